@@ -1,0 +1,64 @@
+import { PGlite } from '@electric-sql/pglite'
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
+import postgres from 'postgres'
+import type { DatabaseChoice } from '@/lib/config'
+import { acquireDataDirLock, type DataDirLock } from './pglite-lock'
+import * as schema from './schema'
+
+export type Schema = typeof schema
+/** The one database type every query is written against, whichever driver runs it. */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>
+/** A transaction handle, accepted wherever a Db is. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
+export type DbOrTx = Db | Tx
+
+export interface DatabaseHandle {
+  db: Db
+  kind: DatabaseChoice['kind']
+  close(): Promise<void>
+}
+
+export interface CreateDbOptions {
+  /** PGlite only: 'memory' for a throw-away database (tests), otherwise files under dataDir. */
+  memory?: boolean
+  /** postgres.js pool size; the default suits a serverless function or one Node process. */
+  maxConnections?: number
+  /** Who holds the embedded database, shown to a second process that tries to open it. */
+  holder?: string
+}
+
+export async function createDb(choice: DatabaseChoice, options: CreateDbOptions = {}): Promise<DatabaseHandle> {
+  if (choice.kind === 'postgres') {
+    const sql = postgres(choice.url, {
+      max: options.maxConnections ?? 10,
+      onnotice: () => {},
+      // Fail fast on an unreachable server instead of hanging a request for minutes.
+      connect_timeout: 10,
+    })
+    const db = drizzlePostgres(sql, { schema }) as unknown as Db
+    return { db, kind: 'postgres', close: () => sql.end({ timeout: 5 }) }
+  }
+
+  let lock: DataDirLock | undefined
+  if (!options.memory) lock = await acquireDataDirLock(choice.dataDir, options.holder ?? 'process')
+  try {
+    const client = options.memory ? new PGlite() : new PGlite(choice.dataDir)
+    await client.waitReady
+    // Both drivers extend PgDatabase; only their result-type parameter differs, which our
+    // queries never depend on, so one cast here keeps every query written once.
+    const db = drizzlePglite(client, { schema }) as unknown as Db
+    return {
+      db,
+      kind: 'pglite',
+      close: async () => {
+        await client.close()
+        await lock?.release()
+      },
+    }
+  } catch (error) {
+    await lock?.release()
+    throw error
+  }
+}

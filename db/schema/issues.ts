@@ -1,0 +1,97 @@
+import { sql } from 'drizzle-orm'
+import { boolean, check, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { createdAt, id, ts, updatedAt } from './columns'
+import { organizations } from './organizations'
+import { replaySessions } from './replay'
+
+export const ISSUE_STATUSES = ['unresolved', 'ticket_created', 'transient', 'resolved'] as const
+export type IssueStatus = (typeof ISSUE_STATUSES)[number]
+export const ISSUE_PRIORITIES = ['critical', 'high', 'medium', 'low'] as const
+export type IssuePriority = (typeof ISSUE_PRIORITIES)[number]
+export const ISSUE_SOURCES = ['session_analysis', 'insight'] as const
+export type IssueSource = (typeof ISSUE_SOURCES)[number]
+
+export const issues = pgTable(
+  'issues',
+  {
+    id: id(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    /** Groups findings across sessions (analysis.md §4.4); unique per organization. */
+    fingerprint: text('fingerprint').notNull(),
+    kind: text('kind').notNull(),
+    sourceType: text('source_type', { enum: ISSUE_SOURCES }).notNull(),
+    title: text('title').notNull(),
+    description: text('description'),
+    status: text('status', { enum: ISSUE_STATUSES }).notNull().default('unresolved'),
+    priority: text('priority', { enum: ISSUE_PRIORITIES }).notNull(),
+    previewUrl: text('preview_url'),
+    stepsToReplicate: text('steps_to_replicate'),
+    aiVerified: boolean('ai_verified'),
+    ticketProvider: text('ticket_provider'),
+    ticketUrl: text('ticket_url'),
+    ticketIdentifier: text('ticket_identifier'),
+    sessionCount: integer('session_count').notNull().default(0),
+    firstSeenAt: ts('first_seen_at').notNull().defaultNow(),
+    lastSeenAt: ts('last_seen_at').notNull().defaultNow(),
+    evidence: jsonb('evidence').$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('issues_org_fingerprint_unique').on(t.organizationId, t.fingerprint),
+    // Keyset order of GET /api/v1/issues, with and without the status filter.
+    index('issues_org_created_idx').on(t.organizationId, t.createdAt.desc(), t.id.desc()),
+    index('issues_org_status_created_idx').on(t.organizationId, t.status, t.createdAt.desc(), t.id.desc()),
+    check('issues_status_check', sql`${t.status} in ('unresolved', 'ticket_created', 'transient', 'resolved')`),
+    check('issues_priority_check', sql`${t.priority} in ('critical', 'high', 'medium', 'low')`),
+    check('issues_source_check', sql`${t.sourceType} in ('session_analysis', 'insight')`),
+  ],
+)
+
+/** The sessions an issue was seen in: one row per distinct session drives `sessionCount`. */
+export const issueSessions = pgTable(
+  'issue_sessions',
+  {
+    issueId: uuid('issue_id')
+      .notNull()
+      .references(() => issues.id, { onDelete: 'cascade' }),
+    sessionId: uuid('session_id')
+      .notNull()
+      .references(() => replaySessions.id, { onDelete: 'cascade' }),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    occurrences: integer('occurrences').notNull().default(1),
+    /** Epoch milliseconds of the first occurrence in the session, to open the replay there. */
+    firstOccurrenceAt: ts('first_occurrence_at').notNull(),
+    evidence: jsonb('evidence').$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.issueId, t.sessionId] }),
+    index('issue_sessions_session_idx').on(t.sessionId),
+  ],
+)
+
+/** Who changed what on an issue, for the dashboard's history and `issue.status_changed`. */
+export const issueActivities = pgTable(
+  'issue_activities',
+  {
+    id: id(),
+    issueId: uuid('issue_id')
+      .notNull()
+      .references(() => issues.id, { onDelete: 'cascade' }),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['created', 'status_changed', 'regressed', 'ticket_linked'] }).notNull(),
+    fromStatus: text('from_status', { enum: ISSUE_STATUSES }),
+    toStatus: text('to_status', { enum: ISSUE_STATUSES }),
+    actorType: text('actor_type', { enum: ['user', 'credential', 'oauth_client', 'system'] }).notNull(),
+    actorId: text('actor_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('issue_activities_issue_idx').on(t.issueId, t.createdAt)],
+)

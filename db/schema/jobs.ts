@@ -1,0 +1,65 @@
+import { sql } from 'drizzle-orm'
+import { check, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { createdAt, id, ts, updatedAt } from './columns'
+import { organizations } from './organizations'
+
+/**
+ * Transactional outbox: events written in the same transaction as the change that caused
+ * them (issue.created, session.finalize, ...). A dispatcher hands them to the jobs engine;
+ * a sweep re-sends whatever a crash left undispatched.
+ */
+export const outbox = pgTable(
+  'outbox',
+  {
+    id: id(),
+    organizationId: uuid('organization_id').references(() => organizations.id, { onDelete: 'cascade' }),
+    /** Stable event id: the Inngest event id and the webhook envelope id derive from it. */
+    eventId: uuid('event_id').notNull().defaultRandom(),
+    name: text('name').notNull(),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    occurredAt: ts('occurred_at').notNull().defaultNow(),
+    dispatchedAt: ts('dispatched_at'),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('outbox_event_id_unique').on(t.eventId),
+    index('outbox_undispatched_idx').on(t.createdAt).where(sql`${t.dispatchedAt} is null`),
+  ],
+)
+
+export const JOB_RUN_STATUSES = ['queued', 'running', 'completed', 'failed'] as const
+export type JobRunStatus = (typeof JOB_RUN_STATUSES)[number]
+
+/**
+ * Runs of the in-process engine. Inngest keeps this state itself; without it, this table is
+ * what lets a run resume after a restart with its completed steps memoized.
+ */
+export const jobRuns = pgTable(
+  'job_runs',
+  {
+    id: id(),
+    functionId: text('function_id').notNull(),
+    /** Deduplicates triggers: the same event (or cron tick) for the same function runs once. */
+    idempotencyKey: text('idempotency_key').notNull(),
+    eventName: text('event_name').notNull(),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    status: text('status', { enum: JOB_RUN_STATUSES }).notNull().default('queued'),
+    attempt: integer('attempt').notNull().default(0),
+    maxAttempts: integer('max_attempts').notNull(),
+    runAfter: ts('run_after').notNull().defaultNow(),
+    /** Results of completed steps by step id, so a retried or resumed run skips them. */
+    steps: jsonb('steps').$type<Record<string, unknown>>().notNull().default({}),
+    lockedUntil: ts('locked_until'),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    completedAt: ts('completed_at'),
+  },
+  (t) => [
+    uniqueIndex('job_runs_function_key_unique').on(t.functionId, t.idempotencyKey),
+    index('job_runs_due_idx').on(t.status, t.runAfter),
+    check('job_runs_status_check', sql`${t.status} in ('queued', 'running', 'completed', 'failed')`),
+  ],
+)

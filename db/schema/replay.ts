@@ -1,0 +1,82 @@
+import { sql } from 'drizzle-orm'
+import { bigint, check, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { createdAt, id, ts, updatedAt } from './columns'
+import { organizations } from './organizations'
+
+export const SESSION_STATUSES = ['receiving', 'processing', 'processed', 'failed'] as const
+export type SessionStatus = (typeof SESSION_STATUSES)[number]
+
+export type Viewport = { width: number; height: number }
+
+/** One recorded browser session, created by its first accepted batch. */
+export const replaySessions = pgTable(
+  'replay_sessions',
+  {
+    id: id(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    /** `session.id` as the recorder sent it. */
+    externalId: text('external_id').notNull(),
+    status: text('status', { enum: SESSION_STATUSES }).notNull().default('receiving'),
+    startedAt: ts('started_at').notNull(),
+    lastActivityAt: ts('last_activity_at').notNull(),
+    entryUrl: text('entry_url').notNull(),
+    anonymousId: text('anonymous_id').notNull(),
+    userId: text('user_id'),
+    userProperties: jsonb('user_properties').$type<Record<string, unknown>>(),
+    userEmail: text('user_email'),
+    userName: text('user_name'),
+    userAgent: text('user_agent'),
+    language: text('language'),
+    viewport: jsonb('viewport').$type<Viewport>(),
+    batchCount: integer('batch_count').notNull().default(0),
+    eventCount: integer('event_count').notNull().default(0),
+    byteSize: bigint('byte_size', { mode: 'number' }).notNull().default(0),
+    /** Set when `flush: final` or the finalizer asks for processing; cleared when a pass starts. */
+    processingRequestedAt: ts('processing_requested_at'),
+    processingStartedAt: ts('processing_started_at'),
+    processedAt: ts('processed_at'),
+    /** Highest batch sequence covered by the last completed pass (late batches re-queue). */
+    processedThroughSequence: integer('processed_through_sequence'),
+    processingAttempts: integer('processing_attempts').notNull().default(0),
+    failureReason: text('failure_reason'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('replay_sessions_org_external_unique').on(t.organizationId, t.externalId),
+    index('replay_sessions_org_created_idx').on(t.organizationId, t.createdAt.desc(), t.id.desc()),
+    index('replay_sessions_status_activity_idx').on(t.status, t.lastActivityAt),
+    check('replay_sessions_status_check', sql`${t.status} in ('receiving', 'processing', 'processed', 'failed')`),
+  ],
+)
+
+/** One accepted ingest request; its events live in blob storage under `blobKey`. */
+export const replayBatches = pgTable(
+  'replay_batches',
+  {
+    id: id(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    sessionId: uuid('session_id')
+      .notNull()
+      .references(() => replaySessions.id, { onDelete: 'cascade' }),
+    windowId: text('window_id').notNull(),
+    sequence: integer('sequence').notNull(),
+    eventCount: integer('event_count').notNull(),
+    firstTimestamp: bigint('first_timestamp', { mode: 'number' }).notNull(),
+    lastTimestamp: bigint('last_timestamp', { mode: 'number' }).notNull(),
+    byteSize: integer('byte_size').notNull(),
+    blobKey: text('blob_key').notNull(),
+    pageUrl: text('page_url').notNull(),
+    flush: text('flush', { enum: ['normal', 'final'] }).notNull().default('normal'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    // Ingest idempotency: a batch re-sent for the same session and sequence is stored once.
+    uniqueIndex('replay_batches_org_session_sequence_unique').on(t.organizationId, t.sessionId, t.sequence),
+    index('replay_batches_created_idx').on(t.organizationId, t.createdAt),
+  ],
+)

@@ -1,0 +1,59 @@
+import { sql } from 'drizzle-orm'
+import { check, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { createdAt, id, ts, updatedAt } from './columns'
+import { organizations } from './organizations'
+import { replaySessions } from './replay'
+
+export const SIGNAL_STATUSES = ['active', 'paused'] as const
+export type SignalStatus = (typeof SIGNAL_STATUSES)[number]
+export const BACKFILL_STATUSES = ['pending', 'running', 'completed', 'failed'] as const
+export type BackfillStatus = (typeof BACKFILL_STATUSES)[number]
+
+export const signals = pgTable(
+  'signals',
+  {
+    id: id(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    prompt: text('prompt').notNull(),
+    status: text('status', { enum: SIGNAL_STATUSES }).notNull().default('active'),
+    backfillStatus: text('backfill_status', { enum: BACKFILL_STATUSES }).notNull().default('pending'),
+    matchCount: integer('match_count').notNull().default(0),
+    lastMatchAt: ts('last_match_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('signals_org_created_idx').on(t.organizationId, t.createdAt.desc(), t.id.desc()),
+    check('signals_status_check', sql`${t.status} in ('active', 'paused')`),
+    check(
+      'signals_backfill_status_check',
+      sql`${t.backfillStatus} in ('pending', 'running', 'completed', 'failed')`,
+    ),
+  ],
+)
+
+/** One row per (signal, session): re-processing a session never counts a match twice. */
+export const signalMatches = pgTable(
+  'signal_matches',
+  {
+    id: id(),
+    signalId: uuid('signal_id')
+      .notNull()
+      .references(() => signals.id, { onDelete: 'cascade' }),
+    sessionId: uuid('session_id')
+      .notNull()
+      .references(() => replaySessions.id, { onDelete: 'cascade' }),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    evidence: jsonb('evidence').$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('signal_matches_signal_session_unique').on(t.signalId, t.sessionId),
+    index('signal_matches_signal_created_idx').on(t.signalId, t.createdAt.desc()),
+  ],
+)

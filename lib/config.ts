@@ -1,0 +1,267 @@
+import { randomBytes } from 'node:crypto'
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { z } from 'zod'
+
+/**
+ * Every environment variable of the operating contract (shared/design/operations.md), parsed
+ * once. Empty strings count as unset so that `FOO=` in an .env file means "use the default".
+ */
+
+const DEFAULT_HOSTED_REDIRECT_ORIGINS = 'https://claude.ai,https://claude.com,https://chatgpt.com'
+
+const positiveInt = z.coerce.number().int().positive()
+const flag = z.enum(['1', '0', 'true', 'false']).transform((v) => v === '1' || v === 'true')
+const httpUrl = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''))
+
+const commaList = (item: z.ZodType<string>) =>
+  z
+    .string()
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(item))
+
+const httpsOrigin = z.string().refine((value) => {
+  try {
+    const url = new URL(value)
+    return url.protocol === 'https:' && url.origin === value.replace(/\/$/, '')
+  } catch {
+    return false
+  }
+}, 'must be a comma-separated list of https origins (scheme and host only)')
+
+const absoluteUriWithoutFragment = z.string().refine((value) => {
+  try {
+    const url = new URL(value)
+    return !url.hash && !value.includes('#')
+  } catch {
+    return false
+  }
+}, 'must be a comma-separated list of absolute URIs without fragments')
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  BASE_URL: httpUrl.optional(),
+  INGEST_URL: httpUrl.optional(),
+  DATA_DIR: z.string().default('.data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/.+/, 'must be a postgres:// or postgresql:// connection URL')
+    .optional(),
+  AUTH_SECRET: z.string().min(32, 'must be at least 32 characters (for example `openssl rand -base64 32`)').optional(),
+  BLOB_READ_WRITE_TOKEN: z.string().optional(),
+  UPSTASH_REDIS_REST_URL: httpUrl.optional(),
+  UPSTASH_REDIS_REST_TOKEN: z.string().optional(),
+  INNGEST_EVENT_KEY: z.string().optional(),
+  INNGEST_SIGNING_KEY: z.string().optional(),
+  INNGEST_DEV: z.string().optional(),
+  INNGEST_BASE_URL: httpUrl.optional(),
+  OAUTH_ACCESS_TOKEN_TTL_SECONDS: positiveInt.default(3600),
+  OAUTH_REFRESH_TOKEN_TTL_DAYS: positiveInt.default(30),
+  OAUTH_AUTHORIZATION_CODE_TTL_SECONDS: positiveInt.default(60),
+  OAUTH_HOSTED_REDIRECT_ORIGINS: commaList(httpsOrigin).default(DEFAULT_HOSTED_REDIRECT_ORIGINS.split(',')),
+  OAUTH_EXTRA_REDIRECT_URIS: commaList(absoluteUriWithoutFragment).default([]),
+  OAUTH_REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).default(0),
+  SESSION_IDLE_SECONDS: positiveInt.default(1800),
+  FINALIZER_INTERVAL_SECONDS: positiveInt.default(60),
+  INSIGHTS_INTERVAL_HOURS: positiveInt.default(24),
+  WEBHOOK_RETRY_DELAYS_SECONDS: commaList(
+    z.string().regex(/^\d+(\.\d+)?$/, 'must be three non-negative numbers of seconds, e.g. 60,300,1500'),
+  )
+    .refine((list) => list.length === 3, 'must list exactly three delays (before retries 1, 2 and 3)')
+    .transform((list) => list.map(Number))
+    .default([60, 300, 1500]),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: flag.default(false),
+  AI_PROVIDER: z.enum(['openai', 'anthropic', 'google', 'openai-compatible']).optional(),
+  AI_MODEL: z.string().optional(),
+  AI_API_KEY: z.string().optional(),
+  AI_BASE_URL: httpUrl.optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+})
+
+type Env = z.infer<typeof EnvSchema>
+
+export type DatabaseChoice = { kind: 'postgres'; url: string } | { kind: 'pglite'; dataDir: string }
+export type BlobChoice = { kind: 'vercel'; token: string } | { kind: 'local'; root: string }
+export type RateLimitChoice = { kind: 'upstash'; url: string; token: string } | { kind: 'memory' }
+export type JobsChoice =
+  | { kind: 'inngest'; eventKey?: string; signingKey?: string; dev: boolean; baseUrl?: string }
+  | { kind: 'in-process' }
+export type AiChoice =
+  | { kind: 'none' }
+  | { kind: 'model'; provider: NonNullable<Env['AI_PROVIDER']>; model: string; apiKey?: string; baseUrl?: string }
+
+export interface Config {
+  nodeEnv: Env['NODE_ENV']
+  port: number
+  baseUrl: string
+  ingestUrl: string
+  dataDir: string
+  authSecret: string
+  /** True when AUTH_SECRET came from the development file rather than the environment. */
+  authSecretGenerated: boolean
+  database: DatabaseChoice
+  blob: BlobChoice
+  rateLimit: RateLimitChoice
+  jobs: JobsChoice
+  ai: AiChoice
+  oauth: {
+    accessTokenTtlSeconds: number
+    refreshTokenTtlDays: number
+    authorizationCodeTtlSeconds: number
+    hostedRedirectOrigins: string[]
+    extraRedirectUris: string[]
+    refreshReuseGraceSeconds: number
+  }
+  sessions: { idleSeconds: number; finalizerIntervalSeconds: number }
+  insights: { intervalHours: number }
+  webhooks: { retryDelaysSeconds: number[]; allowPrivateTargets: boolean }
+  logLevel: Env['LOG_LEVEL']
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+function withoutEmptyStrings(env: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && value.trim() !== '') out[key] = value
+  }
+  return out
+}
+
+function fail(variable: string, message: string): never {
+  throw new ConfigError(`Invalid environment variable ${variable}: ${message}`)
+}
+
+/** Development-only secret, generated once and kept beside the embedded database. */
+function developmentAuthSecret(dataDir: string): string {
+  const file = path.join(dataDir, 'auth-secret')
+  try {
+    const existing = readFileSync(file, 'utf8').trim()
+    if (existing.length >= 32) return existing
+  } catch {
+    // first start: fall through and create it
+  }
+  mkdirSync(dataDir, { recursive: true })
+  const secret = randomBytes(32).toString('base64url')
+  try {
+    // 'wx' so that two processes starting at once agree on the first one written
+    writeFileSync(file, `${secret}\n`, { flag: 'wx', mode: 0o600 })
+    chmodSync(file, 0o600)
+    return secret
+  } catch {
+    return readFileSync(file, 'utf8').trim()
+  }
+}
+
+export function parseConfig(rawEnv: Record<string, string | undefined>): Config {
+  const parsed = EnvSchema.safeParse(withoutEmptyStrings(rawEnv))
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    fail(String(issue?.path[0] ?? 'environment'), issue?.message ?? 'invalid value')
+  }
+  const env = parsed.data
+  const dataDir = path.resolve(env.DATA_DIR)
+  const baseUrl = env.BASE_URL ?? `http://localhost:${env.PORT}`
+
+  if (env.UPSTASH_REDIS_REST_URL && !env.UPSTASH_REDIS_REST_TOKEN)
+    fail('UPSTASH_REDIS_REST_TOKEN', 'is required when UPSTASH_REDIS_REST_URL is set')
+  if (env.UPSTASH_REDIS_REST_TOKEN && !env.UPSTASH_REDIS_REST_URL)
+    fail('UPSTASH_REDIS_REST_URL', 'is required when UPSTASH_REDIS_REST_TOKEN is set')
+
+  const inngestDev = env.INNGEST_DEV !== undefined && env.INNGEST_DEV !== '0' && env.INNGEST_DEV !== 'false'
+  if (!inngestDev && env.INNGEST_SIGNING_KEY && !env.INNGEST_EVENT_KEY)
+    fail('INNGEST_EVENT_KEY', 'is required with INNGEST_SIGNING_KEY (or set INNGEST_DEV=1 for the dev server)')
+  if (!inngestDev && env.INNGEST_EVENT_KEY && !env.INNGEST_SIGNING_KEY)
+    fail('INNGEST_SIGNING_KEY', 'is required with INNGEST_EVENT_KEY (or set INNGEST_DEV=1 for the dev server)')
+
+  if (env.AI_PROVIDER && !env.AI_MODEL) fail('AI_MODEL', 'is required when AI_PROVIDER is set')
+  if (env.AI_PROVIDER && env.AI_PROVIDER !== 'openai-compatible' && !env.AI_API_KEY)
+    fail('AI_API_KEY', `is required for AI_PROVIDER=${env.AI_PROVIDER}`)
+  if (env.AI_PROVIDER === 'openai-compatible' && !env.AI_BASE_URL)
+    fail('AI_BASE_URL', 'is required for AI_PROVIDER=openai-compatible')
+  if (!env.AI_PROVIDER && env.AI_MODEL) fail('AI_PROVIDER', 'is required when AI_MODEL is set')
+
+  let authSecret = env.AUTH_SECRET
+  const authSecretGenerated = !authSecret
+  if (!authSecret) {
+    if (env.NODE_ENV === 'production')
+      fail('AUTH_SECRET', 'is required in production (at least 32 characters, e.g. `openssl rand -base64 32`)')
+    authSecret = developmentAuthSecret(dataDir)
+  }
+
+  return {
+    nodeEnv: env.NODE_ENV,
+    port: env.PORT,
+    baseUrl,
+    ingestUrl: env.INGEST_URL ?? baseUrl,
+    dataDir,
+    authSecret,
+    authSecretGenerated,
+    database: env.DATABASE_URL
+      ? { kind: 'postgres', url: env.DATABASE_URL }
+      : { kind: 'pglite', dataDir: path.join(dataDir, 'pglite') },
+    blob: env.BLOB_READ_WRITE_TOKEN
+      ? { kind: 'vercel', token: env.BLOB_READ_WRITE_TOKEN }
+      : { kind: 'local', root: path.join(dataDir, 'blobs') },
+    rateLimit:
+      env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN
+        ? { kind: 'upstash', url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN }
+        : { kind: 'memory' },
+    jobs:
+      inngestDev || env.INNGEST_SIGNING_KEY
+        ? {
+            kind: 'inngest',
+            eventKey: env.INNGEST_EVENT_KEY,
+            signingKey: env.INNGEST_SIGNING_KEY,
+            dev: inngestDev,
+            baseUrl: env.INNGEST_BASE_URL,
+          }
+        : { kind: 'in-process' },
+    ai:
+      env.AI_PROVIDER && env.AI_MODEL
+        ? {
+            kind: 'model',
+            provider: env.AI_PROVIDER,
+            model: env.AI_MODEL,
+            apiKey: env.AI_API_KEY,
+            baseUrl: env.AI_BASE_URL,
+          }
+        : { kind: 'none' },
+    oauth: {
+      accessTokenTtlSeconds: env.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
+      refreshTokenTtlDays: env.OAUTH_REFRESH_TOKEN_TTL_DAYS,
+      authorizationCodeTtlSeconds: env.OAUTH_AUTHORIZATION_CODE_TTL_SECONDS,
+      hostedRedirectOrigins: env.OAUTH_HOSTED_REDIRECT_ORIGINS.map((o) => o.replace(/\/$/, '')),
+      extraRedirectUris: env.OAUTH_EXTRA_REDIRECT_URIS,
+      refreshReuseGraceSeconds: env.OAUTH_REFRESH_REUSE_GRACE_SECONDS,
+    },
+    sessions: { idleSeconds: env.SESSION_IDLE_SECONDS, finalizerIntervalSeconds: env.FINALIZER_INTERVAL_SECONDS },
+    insights: { intervalHours: env.INSIGHTS_INTERVAL_HOURS },
+    webhooks: {
+      retryDelaysSeconds: env.WEBHOOK_RETRY_DELAYS_SECONDS,
+      allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    },
+    logLevel: env.LOG_LEVEL,
+  }
+}
+
+let cached: Config | undefined
+
+/** The process-wide configuration, parsed from process.env on first use. */
+export function getConfig(): Config {
+  cached ??= parseConfig(process.env)
+  return cached
+}
+
+/** Tests build their own configuration; this swaps the process-wide one. */
+export function setConfigForTests(config: Config | undefined): void {
+  cached = config
+}

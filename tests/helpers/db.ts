@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto'
+import postgres from 'postgres'
+import { createDb, type DatabaseHandle } from '@/db/client'
+import { migrateDatabase } from '@/db/migrate'
+
+/**
+ * A fresh, migrated database for one test file: an in-memory PGlite by default, or a new
+ * database on the server of DATABASE_URL (dropped again by `close`). The suite runs once
+ * each way in CI.
+ */
+export async function createTestDatabase(): Promise<DatabaseHandle> {
+  const url = process.env.DATABASE_URL?.trim()
+  if (!url) {
+    const handle = await createDb({ kind: 'pglite', dataDir: '' }, { memory: true })
+    await migrateDatabase(handle)
+    return handle
+  }
+  const name = `test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`
+  const admin = postgres(url, { max: 1, onnotice: () => {} })
+  try {
+    await admin.unsafe(`create database "${name}"`)
+  } finally {
+    await admin.end()
+  }
+  const target = new URL(url)
+  target.pathname = `/${name}`
+  const handle = await createDb({ kind: 'postgres', url: target.toString() }, { maxConnections: 5 })
+  await migrateDatabase(handle)
+  return {
+    ...handle,
+    close: async () => {
+      await handle.close()
+      const cleanup = postgres(url, { max: 1, onnotice: () => {} })
+      try {
+        await cleanup.unsafe(`drop database if exists "${name}" with (force)`)
+      } finally {
+        await cleanup.end()
+      }
+    },
+  }
+}
+
+/** The connection string of a fresh database, for tests that spawn another process. */
+export function usingPostgres(): boolean {
+  return Boolean(process.env.DATABASE_URL?.trim())
+}

@@ -1,0 +1,66 @@
+import { eq, sql } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { DatabaseHandle } from '@/db/client'
+import { migrateDatabase } from '@/db/migrate'
+import { organizations, replayBatches, replaySessions } from '@/db/schema'
+import { createTestDatabase } from '../helpers/db'
+
+let handle: DatabaseHandle
+
+beforeAll(async () => {
+  handle = await createTestDatabase()
+})
+afterAll(async () => {
+  await handle.close()
+})
+
+describe('database', () => {
+  it('runs on the driver the configuration chose', () => {
+    expect(handle.kind).toBe(process.env.DATABASE_URL ? 'postgres' : 'pglite')
+  })
+
+  it('applies migrations idempotently', async () => {
+    await migrateDatabase(handle)
+    const rows = await handle.db.execute(sql`select count(*)::int as n from organizations`)
+    expect(rows).toBeDefined()
+  })
+
+  it('keeps ingest idempotent per organization, session and sequence', async () => {
+    const [org] = await handle.db.insert(organizations).values({ name: 'Acme' }).returning()
+    const [session] = await handle.db
+      .insert(replaySessions)
+      .values({
+        organizationId: org!.id,
+        externalId: 's1',
+        startedAt: new Date(),
+        lastActivityAt: new Date(),
+        entryUrl: 'https://example.com/',
+        anonymousId: 'anon',
+      })
+      .returning()
+    const batch = {
+      organizationId: org!.id,
+      sessionId: session!.id,
+      windowId: 'w',
+      sequence: 0,
+      eventCount: 1,
+      firstTimestamp: 1,
+      lastTimestamp: 2,
+      byteSize: 10,
+      blobKey: 'k',
+      pageUrl: 'https://example.com/',
+    }
+    const first = await handle.db.insert(replayBatches).values(batch).onConflictDoNothing().returning()
+    const second = await handle.db.insert(replayBatches).values(batch).onConflictDoNothing().returning()
+    expect(first).toHaveLength(1)
+    expect(second).toHaveLength(0)
+    const stored = await handle.db.select().from(replayBatches).where(eq(replayBatches.sessionId, session!.id))
+    expect(stored).toHaveLength(1)
+  })
+
+  it('rejects values outside the allowed states', async () => {
+    await expect(
+      handle.db.execute(sql`insert into organizations (name, plan) values ('x', 'gold')`),
+    ).rejects.toThrow()
+  })
+})
