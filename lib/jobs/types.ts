@@ -1,0 +1,60 @@
+import type { z } from 'zod'
+
+/**
+ * Background jobs: each job is defined once and runs on either engine, Inngest (deployment)
+ * or the in-process runner (embedded default). Handlers only see this small step interface,
+ * which both engines implement with the same semantics: a completed step's result is
+ * memoized by its id, so a retried or resumed run skips it.
+ */
+export interface StepTools {
+  run<T>(id: string, fn: () => Promise<T>): Promise<T>
+  sleep(id: string, seconds: number): Promise<void>
+}
+
+export interface JobEvent<TData> {
+  /** Stable id: the outbox event id, so a re-sent event is recognised as the same one. */
+  id: string
+  name: string
+  data: TData
+  /** Epoch milliseconds. */
+  ts: number
+}
+
+export interface JobContext<TData> {
+  event: JobEvent<TData>
+  step: StepTools
+  /** 0 on the first attempt. */
+  attempt: number
+  runId: string
+}
+
+export type JobTrigger =
+  | { event: string }
+  /** A schedule. `cron` for Inngest; the in-process runner uses `everySeconds` when set. */
+  | { cron: string; everySeconds?: number }
+
+export interface JobDefinition<TSchema extends z.ZodType = z.ZodType> {
+  id: string
+  name: string
+  trigger: JobTrigger
+  /** Retries after the first attempt (Inngest's `retries`). */
+  retries: number
+  payload: TSchema
+  handler(ctx: JobContext<z.infer<TSchema>>): Promise<unknown>
+}
+
+export interface SendEvent {
+  name: string
+  data: Record<string, unknown>
+  /** Deduplication id; a second send with the same id for the same job runs it once. */
+  id?: string
+}
+
+export interface JobsEngine {
+  readonly kind: 'inngest' | 'in-process'
+  send(event: SendEvent | SendEvent[]): Promise<void>
+  /** Starts schedules and the runner (in-process only; a no-op for Inngest). */
+  start(): Promise<void>
+  /** Stops taking new work and waits for running handlers to reach a step boundary. */
+  stop(): Promise<void>
+}
