@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto'
+import type { Dirent } from 'node:fs'
+import { type FileHandle, mkdir, open, readdir, readFile, rename, rm, rmdir, unlink } from 'node:fs/promises'
+import path from 'node:path'
+import { Readable } from 'node:stream'
+import { assertValidBlobKey, assertValidBlobPrefix, isValidBlobKey } from './keys'
+import type { BlobStore, PutOptions } from './types'
+
+/**
+ * Blobs as plain files under one root directory (development and self-hosting). The key is the
+ * relative path, so the layout stays readable with ordinary tools.
+ *
+ * Limitation inherent to files: a key cannot also be a directory, so `a/b` and `a/b/c` cannot
+ * both exist here although they can on Vercel Blob. Keys in this project always end in a file
+ * name with an extension, so the two never meet.
+ */
+
+// Dot-names are refused by the key validator, so temporary files never collide with a key and
+// are skipped by list().
+const TEMP_PREFIX = '.tmp-'
+
+// Errors meaning "there is no object at this key": the path is missing, a parent is a file, or
+// the key names a directory (a prefix of other keys, not an object).
+const MISSING = new Set(['ENOENT', 'ENOTDIR', 'EISDIR'])
+
+function errorCode(error: unknown): string | undefined {
+  return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined
+}
+
+function isMissing(error: unknown): boolean {
+  return MISSING.has(errorCode(error) ?? '')
+}
+
+function toBytes(body: Uint8Array | string): Uint8Array {
+  return typeof body === 'string' ? Buffer.from(body, 'utf8') : body
+}
+
+/** Makes a rename durable across a crash; some platforms cannot fsync a directory, which is fine. */
+async function syncDirectory(dir: string): Promise<void> {
+  let handle: FileHandle | undefined
+  try {
+    handle = await open(dir, 'r')
+    await handle.sync()
+  } catch {
+    // best effort: the data itself is already fsynced
+  } finally {
+    await handle?.close().catch(() => {})
+  }
+}
+
+export class LocalBlobStore implements BlobStore {
+  readonly kind = 'local' as const
+  readonly root: string
+  private readonly rootPrefix: string
+
+  constructor(root: string) {
+    this.root = path.resolve(root)
+    this.rootPrefix = this.root.endsWith(path.sep) ? this.root : this.root + path.sep
+  }
+
+  private pathOf(key: string): string {
+    assertValidBlobKey(key)
+    const full = path.join(this.root, ...key.split('/'))
+    // The validator already makes this impossible; the check keeps it so if the rules change.
+    if (!full.startsWith(this.rootPrefix)) throw new Error(`blob key escapes the root: ${key}`)
+    return full
+  }
+
+  async put(key: string, body: Uint8Array | string, _options?: PutOptions): Promise<void> {
+    const target = this.pathOf(key)
+    const dir = path.dirname(target)
+    const bytes = toBytes(body)
+    // A concurrent delete may prune the freshly created directory before the temporary file is
+    // opened in it; creating it again is enough.
+    for (let attempt = 0; ; attempt++) {
+      const temp = path.join(dir, `${TEMP_PREFIX}${randomUUID()}`)
+      try {
+        await mkdir(dir, { recursive: true, mode: 0o700 })
+        const handle = await open(temp, 'wx', 0o600)
+        try {
+          await handle.writeFile(bytes)
+          await handle.sync()
+        } finally {
+          await handle.close()
+        }
+        await rename(temp, target)
+        await syncDirectory(dir)
+        return
+      } catch (error) {
+        await rm(temp, { force: true }).catch(() => {})
+        if (errorCode(error) === 'ENOENT' && attempt < 3) continue
+        throw error
+      }
+    }
+  }
+
+  async get(key: string): Promise<Uint8Array | null> {
+    const file = this.pathOf(key)
+    try {
+      const buffer = await readFile(file)
+      // A plain Uint8Array view, so callers comparing with other adapters see the same type
+      return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
+    } catch (error) {
+      if (isMissing(error)) return null
+      throw error
+    }
+  }
+
+  async stream(key: string): Promise<ReadableStream<Uint8Array> | null> {
+    const file = this.pathOf(key)
+    let handle: FileHandle
+    try {
+      // Opening before returning makes "missing" a null rather than a failing stream, and the
+      // open descriptor keeps reading the same object even if it is replaced or deleted meanwhile.
+      handle = await open(file, 'r')
+    } catch (error) {
+      if (isMissing(error)) return null
+      throw error
+    }
+    try {
+      if (!(await handle.stat()).isFile()) {
+        await handle.close()
+        return null
+      }
+    } catch (error) {
+      await handle.close().catch(() => {})
+      throw error
+    }
+    const nodeStream = handle.createReadStream({ autoClose: true })
+    return Readable.toWeb(nodeStream) as ReadableStream<Uint8Array>
+  }
+
+  async delete(keys: string[]): Promise<void> {
+    // Validate everything first so that a hostile key in the batch deletes nothing.
+    const files = keys.map((key) => this.pathOf(key))
+    const dirs = new Set<string>()
+    for (const file of files) {
+      try {
+        await unlink(file)
+        dirs.add(path.dirname(file))
+      } catch (error) {
+        // EPERM: unlink of a directory on macOS; like EISDIR it means "not an object"
+        if (!isMissing(error) && errorCode(error) !== 'EPERM') throw error
+      }
+    }
+    for (const dir of dirs) await this.pruneEmptyDirectories(dir)
+  }
+
+  /** Retention deletes whole sessions; without this their empty directories would pile up. */
+  private async pruneEmptyDirectories(start: string): Promise<void> {
+    let dir = start
+    while (dir.startsWith(this.rootPrefix) && dir !== this.root) {
+      try {
+        await rmdir(dir)
+      } catch {
+        // not empty (or already gone, or concurrently refilled): stop climbing
+        return
+      }
+      dir = path.dirname(dir)
+    }
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    assertValidBlobPrefix(prefix)
+    // Start at the deepest directory the prefix names completely; the rest is a string filter.
+    const slash = prefix.lastIndexOf('/')
+    const baseKey = slash === -1 ? '' : prefix.slice(0, slash)
+    const keys: string[] = []
+    await this.walk(baseKey, prefix, keys)
+    return keys.sort()
+  }
+
+  private async walk(dirKey: string, prefix: string, out: string[]): Promise<void> {
+    const dir = dirKey === '' ? this.root : path.join(this.root, ...dirKey.split('/'))
+    let entries: Dirent[]
+    try {
+      entries = await readdir(dir, { withFileTypes: true })
+    } catch (error) {
+      if (isMissing(error)) return
+      throw error
+    }
+    for (const entry of entries) {
+      const key = dirKey === '' ? entry.name : `${dirKey}/${entry.name}`
+      // Skips temporary files and anything this store cannot have written; symlinks are neither
+      // files nor directories here, so they are never followed out of the root
+      if (!isValidBlobKey(key)) continue
+      if (entry.isFile()) {
+        if (key.startsWith(prefix)) out.push(key)
+      } else if (entry.isDirectory()) {
+        const asPrefix = `${key}/`
+        if (asPrefix.startsWith(prefix) || prefix.startsWith(asPrefix)) await this.walk(key, prefix, out)
+      }
+    }
+  }
+}
