@@ -10,11 +10,14 @@ import { z } from 'zod'
 
 const DEFAULT_HOSTED_REDIRECT_ORIGINS = 'https://claude.ai,https://claude.com,https://chatgpt.com'
 
-const positiveInt = z.coerce.number().int().positive()
+const wholeNumber = () => z.coerce.number({ error: 'must be a number' }).int('must be a whole number')
+const positiveInt = wholeNumber().positive('must be greater than 0')
 const flag = z.enum(['1', '0', 'true', 'false']).transform((v) => v === '1' || v === 'true')
-const httpUrl = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''))
+const httpUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .transform((u) => u.replace(/\/+$/, ''))
 
-const commaList = (item: z.ZodType<string>) =>
+const commaList = (item: z.ZodType<string, string>) =>
   z
     .string()
     .transform((s) =>
@@ -45,7 +48,10 @@ const absoluteUriWithoutFragment = z.string().refine((value) => {
 
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  PORT: wholeNumber()
+    .min(1, 'must be a port between 1 and 65535')
+    .max(65535, 'must be a port between 1 and 65535')
+    .default(3000),
   BASE_URL: httpUrl.optional(),
   INGEST_URL: httpUrl.optional(),
   DATA_DIR: z.string().default('.data'),
@@ -53,7 +59,10 @@ const EnvSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\/.+/, 'must be a postgres:// or postgresql:// connection URL')
     .optional(),
-  AUTH_SECRET: z.string().min(32, 'must be at least 32 characters (for example `openssl rand -base64 32`)').optional(),
+  AUTH_SECRET: z
+    .string()
+    .min(32, 'must be at least 32 characters (for example `openssl rand -base64 32`)')
+    .optional(),
   BLOB_READ_WRITE_TOKEN: z.string().optional(),
   UPSTASH_REDIS_REST_URL: httpUrl.optional(),
   UPSTASH_REDIS_REST_TOKEN: z.string().optional(),
@@ -66,7 +75,7 @@ const EnvSchema = z.object({
   OAUTH_AUTHORIZATION_CODE_TTL_SECONDS: positiveInt.default(60),
   OAUTH_HOSTED_REDIRECT_ORIGINS: commaList(httpsOrigin).default(DEFAULT_HOSTED_REDIRECT_ORIGINS.split(',')),
   OAUTH_EXTRA_REDIRECT_URIS: commaList(absoluteUriWithoutFragment).default([]),
-  OAUTH_REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).default(0),
+  OAUTH_REFRESH_REUSE_GRACE_SECONDS: wholeNumber().min(0, 'must be 0 or more').default(0),
   SESSION_IDLE_SECONDS: positiveInt.default(1800),
   FINALIZER_INTERVAL_SECONDS: positiveInt.default(60),
   INSIGHTS_INTERVAL_HOURS: positiveInt.default(24),
@@ -94,7 +103,13 @@ export type JobsChoice =
   | { kind: 'in-process' }
 export type AiChoice =
   | { kind: 'none' }
-  | { kind: 'model'; provider: NonNullable<Env['AI_PROVIDER']>; model: string; apiKey?: string; baseUrl?: string }
+  | {
+      kind: 'model'
+      provider: NonNullable<Env['AI_PROVIDER']>
+      model: string
+      apiKey?: string
+      baseUrl?: string
+    }
 
 export interface Config {
   nodeEnv: Env['NODE_ENV']
@@ -178,9 +193,15 @@ export function parseConfig(rawEnv: Record<string, string | undefined>): Config 
 
   const inngestDev = env.INNGEST_DEV !== undefined && env.INNGEST_DEV !== '0' && env.INNGEST_DEV !== 'false'
   if (!inngestDev && env.INNGEST_SIGNING_KEY && !env.INNGEST_EVENT_KEY)
-    fail('INNGEST_EVENT_KEY', 'is required with INNGEST_SIGNING_KEY (or set INNGEST_DEV=1 for the dev server)')
+    fail(
+      'INNGEST_EVENT_KEY',
+      'is required with INNGEST_SIGNING_KEY (or set INNGEST_DEV=1 for the dev server)',
+    )
   if (!inngestDev && env.INNGEST_EVENT_KEY && !env.INNGEST_SIGNING_KEY)
-    fail('INNGEST_SIGNING_KEY', 'is required with INNGEST_EVENT_KEY (or set INNGEST_DEV=1 for the dev server)')
+    fail(
+      'INNGEST_SIGNING_KEY',
+      'is required with INNGEST_EVENT_KEY (or set INNGEST_DEV=1 for the dev server)',
+    )
 
   if (env.AI_PROVIDER && !env.AI_MODEL) fail('AI_MODEL', 'is required when AI_PROVIDER is set')
   if (env.AI_PROVIDER && env.AI_PROVIDER !== 'openai-compatible' && !env.AI_API_KEY)
@@ -193,7 +214,10 @@ export function parseConfig(rawEnv: Record<string, string | undefined>): Config 
   const authSecretGenerated = !authSecret
   if (!authSecret) {
     if (env.NODE_ENV === 'production')
-      fail('AUTH_SECRET', 'is required in production (at least 32 characters, e.g. `openssl rand -base64 32`)')
+      fail(
+        'AUTH_SECRET',
+        'is required in production (at least 32 characters, e.g. `openssl rand -base64 32`)',
+      )
     authSecret = developmentAuthSecret(dataDir)
   }
 
@@ -243,7 +267,10 @@ export function parseConfig(rawEnv: Record<string, string | undefined>): Config 
       extraRedirectUris: env.OAUTH_EXTRA_REDIRECT_URIS,
       refreshReuseGraceSeconds: env.OAUTH_REFRESH_REUSE_GRACE_SECONDS,
     },
-    sessions: { idleSeconds: env.SESSION_IDLE_SECONDS, finalizerIntervalSeconds: env.FINALIZER_INTERVAL_SECONDS },
+    sessions: {
+      idleSeconds: env.SESSION_IDLE_SECONDS,
+      finalizerIntervalSeconds: env.FINALIZER_INTERVAL_SECONDS,
+    },
     insights: { intervalHours: env.INSIGHTS_INTERVAL_HOURS },
     webhooks: {
       retryDelaysSeconds: env.WEBHOOK_RETRY_DELAYS_SECONDS,

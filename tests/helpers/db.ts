@@ -8,7 +8,12 @@ import { migrateDatabase } from '@/db/migrate'
  * database on the server of DATABASE_URL (dropped again by `close`). The suite runs once
  * each way in CI.
  */
-export async function createTestDatabase(): Promise<DatabaseHandle> {
+export interface TestDatabase extends DatabaseHandle {
+  /** Connection string of the fresh Postgres database (unset on PGlite). */
+  url?: string
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
   const url = process.env.DATABASE_URL?.trim()
   if (!url) {
     const handle = await createDb({ kind: 'pglite', dataDir: '' }, { memory: true })
@@ -28,6 +33,7 @@ export async function createTestDatabase(): Promise<DatabaseHandle> {
   await migrateDatabase(handle)
   return {
     ...handle,
+    url: target.toString(),
     close: async () => {
       await handle.close()
       const cleanup = postgres(url, { max: 1, onnotice: () => {} })
@@ -38,9 +44,4 @@ export async function createTestDatabase(): Promise<DatabaseHandle> {
       }
     },
   }
-}
-
-/** The connection string of a fresh database, for tests that spawn another process. */
-export function usingPostgres(): boolean {
-  return Boolean(process.env.DATABASE_URL?.trim())
 }

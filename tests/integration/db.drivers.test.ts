@@ -54,7 +54,10 @@ describe('database', () => {
     const second = await handle.db.insert(replayBatches).values(batch).onConflictDoNothing().returning()
     expect(first).toHaveLength(1)
     expect(second).toHaveLength(0)
-    const stored = await handle.db.select().from(replayBatches).where(eq(replayBatches.sessionId, session!.id))
+    const stored = await handle.db
+      .select()
+      .from(replayBatches)
+      .where(eq(replayBatches.sessionId, session!.id))
     expect(stored).toHaveLength(1)
   })
 

@@ -1,0 +1,31 @@
+'use server'
+
+import { getDb } from '@/lib/db'
+import { AppError } from '@/lib/errors'
+import { logger } from '@/lib/log'
+import { createFirstAccount } from '@/lib/users/create-first-account'
+
+export interface SignUpInput {
+  name: string
+  email: string
+  password: string
+  organizationName: string
+}
+
+export type SignUpResult = { ok: true } | { ok: false; error: string }
+
+export async function signUpAction(input: SignUpInput): Promise<SignUpResult> {
+  try {
+    await createFirstAccount(await getDb(), {
+      name: String(input.name ?? ''),
+      email: String(input.email ?? ''),
+      password: String(input.password ?? ''),
+      organizationName: String(input.organizationName ?? ''),
+    })
+    return { ok: true }
+  } catch (error) {
+    if (error instanceof AppError) return { ok: false, error: error.message }
+    logger.error({ err: error }, 'first-run sign-up failed')
+    return { ok: false, error: 'Sign-up failed because of a server error. Try again in a moment.' }
+  }
+}

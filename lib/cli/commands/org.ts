@@ -1,0 +1,31 @@
+import { createOrganization } from '@/lib/orgs/create-organization'
+import { setOrganizationPlan } from '@/lib/orgs/set-plan'
+import { type CliCommand, optionalString, requireString } from '../command'
+
+export const orgCreate: CliCommand = {
+  name: 'org:create',
+  summary: 'Create an organization',
+  usage: 'org:create --name N [--plan free|paid]',
+  options: { name: { type: 'string' }, plan: { type: 'string' } },
+  async run(db, values) {
+    const org = await createOrganization(db, {
+      name: requireString(values, 'name', this.usage),
+      plan: optionalString(values, 'plan'),
+    })
+    return { json: { ...org }, text: `Created organization "${org.name}" (id ${org.id}, plan ${org.plan})` }
+  },
+}
+
+export const orgPlan: CliCommand = {
+  name: 'org:plan',
+  summary: "Change an organization's plan",
+  usage: 'org:plan --org ID --plan free|paid',
+  options: { org: { type: 'string' }, plan: { type: 'string' } },
+  async run(db, values) {
+    const result = await setOrganizationPlan(db, {
+      organizationId: requireString(values, 'org', this.usage),
+      plan: requireString(values, 'plan', this.usage),
+    })
+    return { json: { ...result }, text: `Organization ${result.id} is now on the ${result.plan} plan` }
+  },
+}

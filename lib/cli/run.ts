@@ -1,0 +1,85 @@
+import { parseArgs } from 'node:util'
+import { createDb, type DatabaseHandle } from '@/db/client'
+import { migrateDatabase } from '@/db/migrate'
+import { DatabaseBusyError } from '@/db/pglite-lock'
+import { ConfigError, parseConfig } from '@/lib/config'
+import { AppError } from '@/lib/errors'
+import { type CliCommand, UsageError } from './command'
+import { commands } from './commands'
+
+export interface CliIo {
+  stdout: (line: string) => void
+  stderr: (line: string) => void
+  env: Record<string, string | undefined>
+  /** Tests pass the database they made; otherwise the CLI opens the configured one. */
+  database?: DatabaseHandle
+}
+
+function help(): string {
+  const width = Math.max(...commands.map((c) => c.name.length))
+  return [
+    'Usage: npm run --silent admin -- <command> [options] [--json]',
+    '',
+    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.usage.slice(c.name.length + 1)}`),
+  ].join('\n')
+}
+
+function oneLine(message: string): string {
+  return message.replace(/\s+/g, ' ').trim()
+}
+
+async function openDatabase(env: CliIo['env']): Promise<DatabaseHandle> {
+  const config = parseConfig(env)
+  const handle = await createDb(config.database, { holder: 'the admin CLI', maxConnections: 2 })
+  try {
+    await migrateDatabase(handle)
+  } catch (error) {
+    await handle.close()
+    throw error
+  }
+  return handle
+}
+
+/** Runs one admin command; returns the process exit code (0 ok, 1 failure, 2 usage). */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    io.stdout(help())
+    return name ? 0 : 2
+  }
+  const command: CliCommand | undefined = commands.find((c) => c.name === name)
+  if (!command) {
+    io.stderr(`Unknown command "${name}". Run "npm run --silent admin -- help" for the list.`)
+    return 2
+  }
+  let handle: DatabaseHandle | undefined
+  try {
+    const { values } = parseArgs({
+      args: rest,
+      options: { ...command.options, json: { type: 'boolean' } },
+      strict: true,
+      allowPositionals: false,
+    })
+    handle = io.database ?? (await openDatabase(io.env))
+    const result = await command.run(handle.db, values)
+    io.stdout(values.json ? JSON.stringify(result.json) : result.text)
+    return 0
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(oneLine(error.message))
+      return 2
+    }
+    if ((error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.stderr(oneLine(`${(error as Error).message}. Usage: ${command.usage}`))
+      return 2
+    }
+    if (error instanceof AppError || error instanceof ConfigError || error instanceof DatabaseBusyError) {
+      io.stderr(oneLine(error.message))
+      return 1
+    }
+    io.stderr(oneLine(`Unexpected error: ${error instanceof Error ? error.message : String(error)}`))
+    return 1
+  } finally {
+    if (handle && handle !== io.database) await handle.close()
+  }
+}

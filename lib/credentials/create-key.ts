@@ -1,0 +1,59 @@
+import { z } from 'zod'
+import type { DbOrTx } from '@/db/client'
+import { type CredentialKind, credentials } from '@/db/schema'
+import { InvalidInputError } from '@/lib/errors'
+import { getOrganization } from '@/lib/orgs/get-organization'
+import { parseInput } from '@/lib/validation'
+import { SCOPES, type Scope } from './scopes'
+import { displayPrefix, generateToken, hashToken, TOKEN_PREFIXES } from './tokens'
+
+const KeyType = z.enum(['ingest', 'api', 'mcp'], { error: 'Key type must be one of: ingest, api, mcp' })
+const KeyName = z.string().trim().min(1, 'Key name must not be empty').max(64, 'Key name must be at most 64 characters')
+
+const DEFAULT_NAMES: Record<CredentialKind, string> = {
+  ingest: 'Ingest key',
+  api: 'Data API key',
+  mcp: 'MCP key',
+}
+
+export interface CreatedKey {
+  id: string
+  type: CredentialKind
+  /** The full key: shown this once, stored only as its SHA-256. */
+  key: string
+  scopes: Scope[]
+  name: string
+  displayPrefix: string
+}
+
+function scopesFor(type: CredentialKind, write: boolean): Scope[] {
+  if (type === 'ingest') return [SCOPES.ingest]
+  if (type === 'mcp') return [SCOPES.read]
+  return write ? [SCOPES.read, SCOPES.writeIssues] : [SCOPES.read]
+}
+
+export async function createKey(
+  db: DbOrTx,
+  input: { organizationId: string; type: string; write?: boolean; name?: string; createdByUserId?: string },
+): Promise<CreatedKey> {
+  const type = parseInput(KeyType, input.type)
+  if (input.write && type !== 'api')
+    throw new InvalidInputError('Only api keys can allow issue status updates (--write)')
+  const name = parseInput(KeyName, input.name ?? DEFAULT_NAMES[type])
+  await getOrganization(db, input.organizationId)
+  const key = generateToken(TOKEN_PREFIXES[type])
+  const scopes = scopesFor(type, Boolean(input.write))
+  const [row] = await db
+    .insert(credentials)
+    .values({
+      organizationId: input.organizationId,
+      kind: type,
+      name,
+      tokenHash: hashToken(key),
+      displayPrefix: displayPrefix(key),
+      scopes,
+      createdByUserId: input.createdByUserId ?? null,
+    })
+    .returning({ id: credentials.id, displayPrefix: credentials.displayPrefix })
+  return { id: row!.id, type, key, scopes, name, displayPrefix: row!.displayPrefix }
+}

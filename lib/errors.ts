@@ -1,0 +1,50 @@
+/**
+ * Typed domain errors. Domain code throws these; each surface (Data API, ingest, OAuth, MCP,
+ * dashboard, CLI) maps them to its own answer in one place.
+ */
+export abstract class AppError extends Error {
+  abstract readonly code: string
+}
+
+export class NotFoundError extends AppError {
+  readonly code = 'not_found'
+}
+
+export class InvalidInputError extends AppError {
+  readonly code = 'invalid_input'
+}
+
+export class ConflictError extends AppError {
+  readonly code = 'conflict'
+}
+
+export class ForbiddenError extends AppError {
+  readonly code = 'forbidden'
+}
+
+export class RateLimitedError extends AppError {
+  readonly code = 'rate_limited'
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message)
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** Ids come from users; a malformed one must be "not found", never a database error. */
+export function isUuid(value: string): boolean {
+  return UUID.test(value)
+}
+
+/** Postgres' unique_violation, whichever driver reported it. */
+export function isUniqueViolation(error: unknown): boolean {
+  let current: unknown = error
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+    if ((current as { code?: unknown }).code === '23505') return true
+    current = (current as { cause?: unknown }).cause
+  }
+  return false
+}

@@ -1,0 +1,16 @@
+/**
+ * Where to go after signing in: only a same-origin relative path, never another site
+ * (`//evil.example`, `/\evil.example` and absolute URLs fall back to the dashboard).
+ */
+export function safeCallbackPath(value: string | undefined | null): string {
+  if (!value || typeof value !== 'string') return '/'
+  if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/'
+  if (/[\u0000-\u001f\u007f]/.test(value)) return '/'
+  try {
+    const parsed = new URL(value, 'http://service.invalid')
+    if (parsed.origin !== 'http://service.invalid') return '/'
+    return `${parsed.pathname}${parsed.search}${parsed.hash}`
+  } catch {
+    return '/'
+  }
+}

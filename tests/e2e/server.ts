@@ -1,0 +1,95 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { chromium, type Browser } from 'playwright-core'
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+
+/** The flags this machine needs: no sandbox as root, and no calls to Google's services. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  })
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
+    })
+  })
+}
+
+export interface RunningServer {
+  baseUrl: string
+  dataDir: string
+  logs: () => string
+  stop(): Promise<void>
+}
+
+/** Starts `next start` on a free port on the embedded defaults, in a data directory of its own. */
+export async function startBuiltServer(env: Record<string, string> = {}): Promise<RunningServer> {
+  if (!existsSync(path.join(process.cwd(), '.next', 'BUILD_ID')))
+    throw new Error('No production build found: run `npm run build` before the browser tests')
+  const port = await freePort()
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'e2e-'))
+  const baseUrl = `http://127.0.0.1:${port}`
+  let output = ''
+  const child: ChildProcess = spawn(path.join('node_modules', '.bin', 'next'), ['start', '-p', String(port), '-H', '127.0.0.1'], {
+    cwd: process.cwd(),
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      NODE_ENV: 'production',
+      PORT: String(port),
+      BASE_URL: baseUrl,
+      DATA_DIR: dataDir,
+      AUTH_SECRET: 'e2e-secret-e2e-secret-e2e-secret-0123456789',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  child.stdout?.on('data', (chunk) => {
+    output += chunk
+  })
+  child.stderr?.on('data', (chunk) => {
+    output += chunk
+  })
+  const deadline = Date.now() + 60_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`next start exited with ${child.exitCode}:\n${output}`)
+    try {
+      const response = await fetch(`${baseUrl}/login`, { redirect: 'manual' })
+      if (response.status < 500) break
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  return {
+    baseUrl,
+    dataDir,
+    logs: () => output,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve()
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+        setTimeout(() => child.kill('SIGKILL'), 10_000).unref()
+      }),
+  }
+}

@@ -1,0 +1,300 @@
+import { execFile } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { count, eq } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createDb } from '@/db/client'
+import { credentials, memberships, organizations, users } from '@/db/schema'
+import { runCli } from '@/lib/cli/run'
+import { hashToken } from '@/lib/credentials/tokens'
+import { createTestDatabase, type TestDatabase } from '../helpers/db'
+
+const exec = promisify(execFile)
+let database: TestDatabase
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+})
+afterAll(async () => {
+  await database.close()
+})
+
+async function cli(...argv: string[]) {
+  const stdout: string[] = []
+  const stderr: string[] = []
+  const code = await runCli(argv, {
+    stdout: (line) => stdout.push(line),
+    stderr: (line) => stderr.push(line),
+    env: {},
+    database,
+  })
+  return { code, stdout: stdout.join('\n'), stderr: stderr.join('\n') }
+}
+
+async function json(...argv: string[]) {
+  const result = await cli(...argv, '--json')
+  expect(result.stderr).toBe('')
+  expect(result.code).toBe(0)
+  return JSON.parse(result.stdout) as Record<string, unknown>
+}
+
+async function tableCounts() {
+  const [o] = await database.db.select({ n: count() }).from(organizations)
+  const [u] = await database.db.select({ n: count() }).from(users)
+  const [m] = await database.db.select({ n: count() }).from(memberships)
+  const [c] = await database.db.select({ n: count() }).from(credentials)
+  return { organizations: o!.n, users: u!.n, memberships: m!.n, credentials: c!.n }
+}
+
+describe('admin CLI', () => {
+  it('org:create prints exactly the organization', async () => {
+    const org = await json('org:create', '--name', 'Acme')
+    expect(Object.keys(org).sort()).toEqual(['id', 'name', 'plan'])
+    expect(org).toMatchObject({ name: 'Acme', plan: 'free' })
+    const paid = await json('org:create', '--name', 'Paid Co', '--plan', 'paid')
+    expect(paid.plan).toBe('paid')
+  })
+
+  it('org:plan changes the plan', async () => {
+    const org = await json('org:create', '--name', 'Planner')
+    expect(await json('org:plan', '--org', String(org.id), '--plan', 'paid')).toEqual({
+      id: org.id,
+      plan: 'paid',
+    })
+    const [row] = await database.db
+      .select()
+      .from(organizations)
+      .where(eq(organizations.id, String(org.id)))
+    expect(row!.plan).toBe('paid')
+  })
+
+  it('user:create creates the user and the membership', async () => {
+    const org = await json('org:create', '--name', 'Team')
+    const user = await json(
+      'user:create',
+      '--email',
+      ' Ada@Example.COM ',
+      '--password',
+      'correct horse',
+      '--org',
+      String(org.id),
+      '--role',
+      'owner',
+    )
+    expect(Object.keys(user).sort()).toEqual(['email', 'id', 'orgId', 'role'])
+    expect(user).toMatchObject({ email: 'ada@example.com', orgId: org.id, role: 'owner' })
+    const [row] = await database.db
+      .select()
+      .from(users)
+      .where(eq(users.id, String(user.id)))
+    expect(row!.passwordHash).toMatch(/^scrypt\$/)
+    expect(row!.passwordHash).not.toContain('correct horse')
+  })
+
+  it('key:create makes keys with the right prefix and scopes, stored only as a hash', async () => {
+    const org = await json('org:create', '--name', 'Keys')
+    const cases = [
+      [['--type', 'ingest'], 'svc_pk_', ['ingest']],
+      [['--type', 'api'], 'svc_api_', ['read:service']],
+      [['--type', 'api', '--write'], 'svc_api_', ['read:service', 'write:issues']],
+      [['--type', 'mcp'], 'svc_mcp_', ['read:service']],
+    ] as const
+    for (const [args, prefix, scopes] of cases) {
+      const key = await json('key:create', '--org', String(org.id), ...args)
+      expect(Object.keys(key).sort()).toEqual(['id', 'key', 'scopes', 'type'])
+      expect(String(key.key).startsWith(prefix)).toBe(true)
+      expect(String(key.key).length).toBeGreaterThan(prefix.length + 40)
+      expect(key.scopes).toEqual(scopes)
+      const [row] = await database.db
+        .select()
+        .from(credentials)
+        .where(eq(credentials.id, String(key.id)))
+      expect(row!.tokenHash).toBe(hashToken(String(key.key)))
+      expect(JSON.stringify(row)).not.toContain(String(key.key))
+      expect(row!.displayPrefix.startsWith(prefix)).toBe(true)
+    }
+  })
+
+  it('key:revoke revokes once and keeps the first time', async () => {
+    const org = await json('org:create', '--name', 'Revoker')
+    const key = await json('key:create', '--org', String(org.id), '--type', 'api')
+    const first = await json('key:revoke', '--id', String(key.id))
+    expect(Object.keys(first).sort()).toEqual(['id', 'revokedAt'])
+    expect(new Date(String(first.revokedAt)).toISOString()).toBe(first.revokedAt)
+    const second = await json('key:revoke', '--id', String(key.id))
+    expect(second.revokedAt).toBe(first.revokedAt)
+  })
+
+  it('prints a readable line without --json', async () => {
+    const result = await cli('org:create', '--name', 'Readable')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^Created organization "Readable" \(id [0-9a-f-]{36}, plan free\)$/)
+  })
+
+  const failures: [string, string[], RegExp, number][] = [
+    [
+      'unknown organization id',
+      ['key:create', '--org', '00000000-0000-4000-8000-000000000000', '--type', 'api'],
+      /^Organization not found: 00000000/,
+      1,
+    ],
+    [
+      'malformed organization id',
+      ['user:create', '--org', 'nope', '--email', 'x@y.io', '--password', 'long enough pw'],
+      /^Organization not found: nope$/,
+      1,
+    ],
+    [
+      'bad key type',
+      ['key:create', '--org', '00000000-0000-4000-8000-000000000000', '--type', 'root'],
+      /^Key type must be one of: ingest, api, mcp$/,
+      1,
+    ],
+    [
+      '--write on an ingest key',
+      ['key:create', '--org', '00000000-0000-4000-8000-000000000000', '--type', 'ingest', '--write'],
+      /issue status updates/,
+      1,
+    ],
+    ['bad plan', ['org:create', '--name', 'X', '--plan', 'gold'], /^Plan must be one of: free, paid$/, 1],
+    ['empty name', ['org:create', '--name', '   '], /^Missing --name/, 2],
+    ['missing option', ['org:create'], /^Missing --name\. Usage: org:create --name N/, 2],
+    ['unknown option', ['org:create', '--name', 'X', '--colour', 'red'], /^Unknown option '--colour'/, 2],
+    ['unknown key id', ['key:revoke', '--id', '00000000-0000-4000-8000-000000000000'], /^Key not found/, 1],
+    [
+      'short password',
+      [
+        'user:create',
+        '--org',
+        '00000000-0000-4000-8000-000000000000',
+        '--email',
+        'x@y.io',
+        '--password',
+        'short',
+      ],
+      /^Password must be at least 10 characters$/,
+      1,
+    ],
+    [
+      'bad e-mail',
+      [
+        'user:create',
+        '--org',
+        '00000000-0000-4000-8000-000000000000',
+        '--email',
+        'not-an-email',
+        '--password',
+        'long enough pw',
+      ],
+      /^E-mail must be a valid address$/,
+      1,
+    ],
+    ['unknown command', ['org:delete'], /^Unknown command "org:delete"/, 2],
+  ]
+
+  it.each(failures)(
+    '%s: one clear line, non-zero exit, nothing changed',
+    async (_label, argv, message, code) => {
+      const before = await tableCounts()
+      const result = await cli(...argv, '--json')
+      expect(result.code).toBe(code)
+      expect(result.stdout).toBe('')
+      expect(result.stderr).toMatch(message)
+      expect(result.stderr.split('\n')).toHaveLength(1)
+      expect(await tableCounts()).toEqual(before)
+    },
+  )
+
+  it('refuses a duplicate e-mail and changes nothing', async () => {
+    const org = await json('org:create', '--name', 'Dupes')
+    await json(
+      'user:create',
+      '--email',
+      'dup@example.com',
+      '--password',
+      'long enough pw',
+      '--org',
+      String(org.id),
+    )
+    const before = await tableCounts()
+    const result = await cli(
+      'user:create',
+      '--email',
+      'DUP@example.com',
+      '--password',
+      'another long pw',
+      '--org',
+      String(org.id),
+    )
+    expect(result.code).toBe(1)
+    expect(result.stderr).toBe('A user with e-mail dup@example.com already exists')
+    expect(await tableCounts()).toEqual(before)
+  })
+})
+
+describe('admin CLI as a process', () => {
+  const run = (env: Record<string, string>, ...argv: string[]) =>
+    exec('npm', ['run', '--silent', 'admin', '--', ...argv], {
+      // A clean environment: vitest's own (BASE_URL='/', MODE, ...) must not leak into the CLI.
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'silent',
+        ...env,
+      },
+      cwd: process.cwd(),
+    }).then(
+      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+      (e: { code: number; stdout: string; stderr: string }) => ({
+        code: e.code,
+        stdout: e.stdout,
+        stderr: e.stderr,
+      }),
+    )
+
+  const target = (): Record<string, string> =>
+    database.url
+      ? { DATABASE_URL: database.url }
+      : { DATA_DIR: mkdtempSync(path.join(tmpdir(), 'cli-')), DATABASE_URL: '' }
+
+  it('prints one JSON object on stdout and nothing else', async () => {
+    const env = target()
+    const created = await run(env, 'org:create', '--name', 'Acme', '--json')
+    expect(created.code).toBe(0)
+    const org = JSON.parse(created.stdout)
+    expect(created.stdout.trim().split('\n')).toHaveLength(1)
+    expect(org).toMatchObject({ name: 'Acme', plan: 'free' })
+    const key = await run(env, 'key:create', '--org', org.id, '--type', 'ingest', '--json')
+    expect(key.code).toBe(0)
+    expect(JSON.parse(key.stdout).key).toMatch(/^svc_pk_[A-Za-z0-9_-]{43}$/)
+  }, 60_000)
+
+  it('exits non-zero with one line on stderr for an invalid environment variable', async () => {
+    const result = await run({ ...target(), PORT: 'eighty' }, 'org:create', '--name', 'X', '--json')
+    expect(result.code).not.toBe(0)
+    expect(result.stdout).toBe('')
+    expect(result.stderr.trim()).toBe('Invalid environment variable PORT: must be a number')
+  }, 60_000)
+
+  // The embedded database only: Postgres is shared by design, so this runs on PGlite in both suites.
+  it('says clearly when a running server holds the embedded database', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'cli-held-'))
+    const held = await createDb(
+      { kind: 'pglite', dataDir: path.join(dataDir, 'pglite') },
+      { holder: 'the service (test)' },
+    )
+    try {
+      const result = await run({ DATA_DIR: dataDir, DATABASE_URL: '' }, 'org:create', '--name', 'X', '--json')
+      expect(result.code).toBe(1)
+      expect(result.stdout).toBe('')
+      expect(result.stderr.trim()).toMatch(
+        /is held by the service \(test\) \(pid \d+\)\. Stop it first, or set DATABASE_URL/,
+      )
+    } finally {
+      await held.close()
+    }
+  }, 60_000)
+})

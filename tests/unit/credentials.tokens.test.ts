@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest'
+import { displayPrefix, generateToken, hashToken, TOKEN_PREFIXES } from '@/lib/credentials/tokens'
+import { safeCallbackPath } from '@/lib/http/callback-url'
+import { hashPassword, verifyPassword } from '@/lib/users/password'
+
+describe('tokens', () => {
+  it('carries its prefix and 256 random bits', () => {
+    for (const prefix of Object.values(TOKEN_PREFIXES)) {
+      const token = generateToken(prefix)
+      expect(token.startsWith(prefix)).toBe(true)
+      expect(token.slice(prefix.length)).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    }
+    expect(generateToken('svc_api_')).not.toBe(generateToken('svc_api_'))
+  })
+
+  it('hashes with SHA-256 hex', () => {
+    expect(hashToken('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')
+  })
+
+  it('shows only the prefix and six characters', () => {
+    expect(displayPrefix('svc_api_ABCDEFGHIJKLMNOP')).toBe('svc_api_ABCDEF…')
+    expect(displayPrefix('svc_pk_ABCDEFGHIJ')).toBe('svc_pk_ABCDEF…')
+    expect(displayPrefix('whsec_ABCDEFGHIJ')).toBe('whsec_ABCDEF…')
+  })
+})
+
+describe('passwords', () => {
+  it('verify the right password only, with a per-hash salt', async () => {
+    const a = await hashPassword('correct horse battery')
+    const b = await hashPassword('correct horse battery')
+    expect(a).not.toBe(b)
+    expect(a).toMatch(/^scrypt\$131072\$8\$1\$/)
+    expect(await verifyPassword('correct horse battery', a)).toBe(true)
+    expect(await verifyPassword('correct horse batterY', a)).toBe(false)
+    expect(await verifyPassword('anything', 'garbage')).toBe(false)
+  })
+})
+
+describe('callback URLs after sign-in', () => {
+  it.each([
+    ['/issues?status=resolved', '/issues?status=resolved'],
+    ['/oauth/authorize?client_id=x&state=y', '/oauth/authorize?client_id=x&state=y'],
+    ['https://evil.example/', '/'],
+    ['//evil.example/x', '/'],
+    ['/\\evil.example', '/'],
+    ['javascript:alert(1)', '/'],
+    ['/ok\r\nSet-Cookie: x=1', '/'],
+    ['', '/'],
+    [undefined, '/'],
+  ])('%s → %s', (input, expected) => {
+    expect(safeCallbackPath(input)).toBe(expected)
+  })
+})
