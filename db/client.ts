@@ -29,7 +29,10 @@ export interface CreateDbOptions {
   holder?: string
 }
 
-export async function createDb(choice: DatabaseChoice, options: CreateDbOptions = {}): Promise<DatabaseHandle> {
+export async function createDb(
+  choice: DatabaseChoice,
+  options: CreateDbOptions = {},
+): Promise<DatabaseHandle> {
   if (choice.kind === 'postgres') {
     const sql = postgres(choice.url, {
       max: options.maxConnections ?? 10,

@@ -30,11 +30,19 @@ export async function startService(): Promise<void> {
   const rateLimiter = getRateLimiter()
   const jobs = getJobsEngine()
   logger.info(
-    { database: handle.kind, blob: blob.kind, rateLimit: rateLimiter.kind, jobs: jobs.kind, baseUrl: config.baseUrl },
+    {
+      database: handle.kind,
+      blob: blob.kind,
+      rateLimit: rateLimiter.kind,
+      jobs: jobs.kind,
+      baseUrl: config.baseUrl,
+    },
     'service configured',
   )
   if (config.authSecretGenerated)
-    logger.warn('AUTH_SECRET is not set: using a development secret kept in DATA_DIR (never do this in production)')
+    logger.warn(
+      'AUTH_SECRET is not set: using a development secret kept in DATA_DIR (never do this in production)',
+    )
   if (config.webhooks.allowPrivateTargets)
     logger.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS is on: webhooks may reach loopback and private addresses')
 

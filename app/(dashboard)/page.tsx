@@ -46,8 +46,8 @@ export default async function OverviewPage() {
         <section className="card">
           <h2>Start recording sessions</h2>
           <p>
-            Sessions arrive once a site sends replay batches to <code>{ingestUrl}/api/sdk/replay</code> with an ingest
-            key. Create one with the admin command line on the server:
+            Sessions arrive once a site sends replay batches to <code>{ingestUrl}/api/sdk/replay</code> with
+            an ingest key. Create one with the admin command line on the server:
           </p>
           <pre>{`npm run --silent admin -- key:create --org ${organization.id} --type ingest`}</pre>
         </section>

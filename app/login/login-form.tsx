@@ -1,7 +1,7 @@
 'use client'
 
-import { signIn } from 'next-auth/react'
 import { useRouter } from 'next/navigation'
+import { signIn } from 'next-auth/react'
 import { type FormEvent, useState } from 'react'
 
 const MESSAGES: Record<string, string> = {

@@ -16,7 +16,8 @@ export default async function SignupPage() {
           <>
             <h1>Sign-up is closed</h1>
             <p className="muted">
-              This installation already has an owner. Ask them to invite you, or sign in if you have an account.
+              This installation already has an owner. Ask them to invite you, or sign in if you have an
+              account.
             </p>
             <Link className="btn" href="/login">
               Go to sign in
@@ -26,7 +27,8 @@ export default async function SignupPage() {
           <>
             <h1>Set up your installation</h1>
             <p className="muted">
-              Create the first account and your organization. You will be its owner and can invite your team later.
+              Create the first account and your organization. You will be its owner and can invite your team
+              later.
             </p>
             <SignupForm passwordMinLength={PASSWORD_MIN_LENGTH} />
           </>

@@ -1,7 +1,7 @@
 'use client'
 
-import { signIn } from 'next-auth/react'
 import { useRouter } from 'next/navigation'
+import { signIn } from 'next-auth/react'
 import { type FormEvent, useState } from 'react'
 import { signUpAction } from './actions'
 
@@ -27,7 +27,11 @@ export function SignupForm({ passwordMinLength }: { passwordMinLength: number })
       setError(result.error)
       return
     }
-    const signedIn = await signIn('credentials', { email: input.email, password: input.password, redirect: false })
+    const signedIn = await signIn('credentials', {
+      email: input.email,
+      password: input.password,
+      redirect: false,
+    })
     if (!signedIn || signedIn.error) {
       router.replace('/login')
       return

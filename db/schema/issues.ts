@@ -1,5 +1,16 @@
 import { sql } from 'drizzle-orm'
-import { boolean, check, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import {
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core'
 import { createdAt, id, ts, updatedAt } from './columns'
 import { organizations } from './organizations'
 import { replaySessions } from './replay'
@@ -44,7 +55,10 @@ export const issues = pgTable(
     // Keyset order of GET /api/v1/issues, with and without the status filter.
     index('issues_org_created_idx').on(t.organizationId, t.createdAt.desc(), t.id.desc()),
     index('issues_org_status_created_idx').on(t.organizationId, t.status, t.createdAt.desc(), t.id.desc()),
-    check('issues_status_check', sql`${t.status} in ('unresolved', 'ticket_created', 'transient', 'resolved')`),
+    check(
+      'issues_status_check',
+      sql`${t.status} in ('unresolved', 'ticket_created', 'transient', 'resolved')`,
+    ),
     check('issues_priority_check', sql`${t.priority} in ('critical', 'high', 'medium', 'low')`),
     check('issues_source_check', sql`${t.sourceType} in ('session_analysis', 'insight')`),
   ],

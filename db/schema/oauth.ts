@@ -8,7 +8,9 @@ export const oauthClients = pgTable('oauth_clients', {
   clientId: text('client_id').primaryKey(),
   clientName: text('client_name').notNull(),
   redirectUris: text('redirect_uris').array().notNull(),
-  tokenEndpointAuthMethod: text('token_endpoint_auth_method', { enum: ['none', 'client_secret_post'] }).notNull(),
+  tokenEndpointAuthMethod: text('token_endpoint_auth_method', {
+    enum: ['none', 'client_secret_post'],
+  }).notNull(),
   grantTypes: text('grant_types').array().notNull(),
   responseTypes: text('response_types').array().notNull(),
   scope: text('scope').notNull(),

@@ -48,7 +48,10 @@ export const replaySessions = pgTable(
     uniqueIndex('replay_sessions_org_external_unique').on(t.organizationId, t.externalId),
     index('replay_sessions_org_created_idx').on(t.organizationId, t.createdAt.desc(), t.id.desc()),
     index('replay_sessions_status_activity_idx').on(t.status, t.lastActivityAt),
-    check('replay_sessions_status_check', sql`${t.status} in ('receiving', 'processing', 'processed', 'failed')`),
+    check(
+      'replay_sessions_status_check',
+      sql`${t.status} in ('receiving', 'processing', 'processed', 'failed')`,
+    ),
   ],
 )
 
@@ -71,7 +74,9 @@ export const replayBatches = pgTable(
     byteSize: integer('byte_size').notNull(),
     blobKey: text('blob_key').notNull(),
     pageUrl: text('page_url').notNull(),
-    flush: text('flush', { enum: ['normal', 'final'] }).notNull().default('normal'),
+    flush: text('flush', { enum: ['normal', 'final'] })
+      .notNull()
+      .default('normal'),
     createdAt: createdAt(),
   },
   (t) => [

@@ -62,7 +62,10 @@ export const webhookDeliveries = pgTable(
     uniqueIndex('webhook_deliveries_endpoint_event_unique').on(t.endpointId, t.eventId),
     index('webhook_deliveries_due_idx').on(t.status, t.nextAttemptAt),
     index('webhook_deliveries_endpoint_created_idx').on(t.endpointId, t.createdAt.desc()),
-    check('webhook_deliveries_status_check', sql`${t.status} in ('pending', 'succeeded', 'failed', 'cancelled')`),
+    check(
+      'webhook_deliveries_status_check',
+      sql`${t.status} in ('pending', 'succeeded', 'failed', 'cancelled')`,
+    ),
   ],
 )
 

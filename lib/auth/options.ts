@@ -24,7 +24,10 @@ export function getAuthOptions(): NextAuthOptions {
     providers: [
       CredentialsProvider({
         name: 'E-mail and password',
-        credentials: { email: { label: 'E-mail', type: 'email' }, password: { label: 'Password', type: 'password' } },
+        credentials: {
+          email: { label: 'E-mail', type: 'email' },
+          password: { label: 'Password', type: 'password' },
+        },
         async authorize(credentials, req) {
           const email = String(credentials?.email ?? '')
           const password = String(credentials?.password ?? '')

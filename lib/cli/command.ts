@@ -19,7 +19,8 @@ export class UsageError extends Error {
 
 export function requireString(values: OptionValues, name: string, usage: string): string {
   const value = values[name]
-  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`Missing --${name}. Usage: ${usage}`)
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new UsageError(`Missing --${name}. Usage: ${usage}`)
   return value
 }
 

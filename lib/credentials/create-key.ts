@@ -8,7 +8,11 @@ import { SCOPES, type Scope } from './scopes'
 import { displayPrefix, generateToken, hashToken, TOKEN_PREFIXES } from './tokens'
 
 const KeyType = z.enum(['ingest', 'api', 'mcp'], { error: 'Key type must be one of: ingest, api, mcp' })
-const KeyName = z.string().trim().min(1, 'Key name must not be empty').max(64, 'Key name must be at most 64 characters')
+const KeyName = z
+  .string()
+  .trim()
+  .min(1, 'Key name must not be empty')
+  .max(64, 'Key name must be at most 64 characters')
 
 const DEFAULT_NAMES: Record<CredentialKind, string> = {
   ingest: 'Ingest key',

@@ -12,7 +12,9 @@ const holder = globalThis as typeof globalThis & { __serviceDb?: Promise<Databas
 
 async function open(): Promise<DatabaseHandle> {
   const config = getConfig()
-  const handle = await createDb(config.database, { holder: `the service (${process.argv.slice(1).join(' ')})` })
+  const handle = await createDb(config.database, {
+    holder: `the service (${process.argv.slice(1).join(' ')})`,
+  })
   await migrateDatabase(handle)
   logger.info({ database: handle.kind }, 'database ready')
   return handle

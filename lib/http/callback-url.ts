@@ -5,7 +5,8 @@
 export function safeCallbackPath(value: string | undefined | null): string {
   if (!value || typeof value !== 'string') return '/'
   if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/'
-  if (/[\u0000-\u001f\u007f]/.test(value)) return '/'
+  // Control characters (CR/LF above all) never belong in a path we redirect to.
+  if ([...value].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f)) return '/'
   try {
     const parsed = new URL(value, 'http://service.invalid')
     if (parsed.origin !== 'http://service.invalid') return '/'

@@ -1,5 +1,5 @@
-import { getServerSession } from 'next-auth'
 import { redirect } from 'next/navigation'
+import { getServerSession } from 'next-auth'
 import { cache } from 'react'
 import { getAuthOptions } from '@/lib/auth/options'
 import { getDb } from '@/lib/db'

@@ -12,7 +12,10 @@ export interface OrganizationOverview {
 }
 
 /** The dashboard's first figures for one organization. */
-export async function getOrganizationOverview(db: DbOrTx, organizationId: string): Promise<OrganizationOverview> {
+export async function getOrganizationOverview(
+  db: DbOrTx,
+  organizationId: string,
+): Promise<OrganizationOverview> {
   const countWhere = async (
     table: typeof replaySessions | typeof issues | typeof signals | typeof insights,
     extra?: ReturnType<typeof eq>,
@@ -20,7 +23,11 @@ export async function getOrganizationOverview(db: DbOrTx, organizationId: string
     const [row] = await db
       .select({ n: count() })
       .from(table)
-      .where(extra ? and(eq(table.organizationId, organizationId), extra) : eq(table.organizationId, organizationId))
+      .where(
+        extra
+          ? and(eq(table.organizationId, organizationId), extra)
+          : eq(table.organizationId, organizationId),
+      )
     return row?.n ?? 0
   }
   const [sessions, allIssues, unresolvedIssues, signalCount, insightCount, keys] = await Promise.all([

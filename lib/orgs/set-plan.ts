@@ -10,7 +10,8 @@ export async function setOrganizationPlan(
   input: { organizationId: string; plan: string },
 ): Promise<{ id: string; plan: Plan }> {
   const plan = parseInput(PlanSchema, input.plan)
-  if (!isUuid(input.organizationId)) throw new NotFoundError(`Organization not found: ${input.organizationId}`)
+  if (!isUuid(input.organizationId))
+    throw new NotFoundError(`Organization not found: ${input.organizationId}`)
   const [row] = await db
     .update(organizations)
     .set({ plan, updatedAt: sql`now()` })

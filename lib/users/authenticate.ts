@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { users } from '@/db/schema'
-import { Email } from './schemas'
 import { dummyPasswordHash, verifyPassword } from './password'
+import { Email } from './schemas'
 
 export interface AuthenticatedUser {
   id: string
@@ -14,7 +14,11 @@ export interface AuthenticatedUser {
  * Checks an e-mail and password. Unknown e-mails still cost one scrypt verification so that
  * the answer time does not tell which addresses have accounts.
  */
-export async function authenticate(db: Db, email: string, password: string): Promise<AuthenticatedUser | null> {
+export async function authenticate(
+  db: Db,
+  email: string,
+  password: string,
+): Promise<AuthenticatedUser | null> {
   const parsed = Email.safeParse(email)
   if (!parsed.success || typeof password !== 'string' || password.length > 1000) {
     await verifyPassword('x', await dummyPasswordHash())

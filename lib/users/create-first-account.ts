@@ -32,8 +32,13 @@ export async function createFirstAccount(
     await tx.execute(sql`select pg_advisory_xact_lock(${FIRST_ACCOUNT_LOCK_KEY})`)
     const existing = await tx.select({ one: sql<number>`1` }).from(users).limit(1)
     if (existing.length > 0)
-      throw new ForbiddenError('Sign-up is closed: this installation already has an owner. Ask them to invite you.')
-    const [org] = await tx.insert(organizations).values({ name: organizationName }).returning({ id: organizations.id })
+      throw new ForbiddenError(
+        'Sign-up is closed: this installation already has an owner. Ask them to invite you.',
+      )
+    const [org] = await tx
+      .insert(organizations)
+      .values({ name: organizationName })
+      .returning({ id: organizations.id })
     const [user] = await tx
       .insert(users)
       .values({ email, name: name || null, passwordHash })

@@ -10,14 +10,22 @@ export interface UserWithOrganizations {
 }
 
 /** The signed-in user and the organizations they belong to, or null when the user is gone. */
-export async function getUserWithOrganizations(db: DbOrTx, userId: string): Promise<UserWithOrganizations | null> {
+export async function getUserWithOrganizations(
+  db: DbOrTx,
+  userId: string,
+): Promise<UserWithOrganizations | null> {
   const [user] = await db
     .select({ id: users.id, email: users.email, name: users.name })
     .from(users)
     .where(eq(users.id, userId))
   if (!user) return null
   const orgs = await db
-    .select({ id: organizations.id, name: organizations.name, plan: organizations.plan, role: memberships.role })
+    .select({
+      id: organizations.id,
+      name: organizations.name,
+      plan: organizations.plan,
+      role: memberships.role,
+    })
     .from(memberships)
     .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
     .where(eq(memberships.userId, userId))

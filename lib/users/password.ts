@@ -1,4 +1,4 @@
-import { randomBytes, scrypt, type ScryptOptions, timingSafeEqual } from 'node:crypto'
+import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto'
 
 /**
  * Passwords are hashed with scrypt from Node's crypto (OWASP's recommended parameters for

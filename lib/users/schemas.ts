@@ -6,7 +6,9 @@ export const Email = z
   .string()
   .trim()
   .toLowerCase()
-  .pipe(z.email({ error: 'E-mail must be a valid address' }).max(254, 'E-mail must be at most 254 characters'))
+  .pipe(
+    z.email({ error: 'E-mail must be a valid address' }).max(254, 'E-mail must be at most 254 characters'),
+  )
 export const Password = z
   .string()
   .min(PASSWORD_MIN_LENGTH, `Password must be at least ${PASSWORD_MIN_LENGTH} characters`)

@@ -19,7 +19,12 @@ afterAll(async () => {
   await server?.stop()
 })
 
-const owner = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical engine 1843', org: 'Acme' }
+const owner = {
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  password: 'analytical engine 1843',
+  org: 'Acme',
+}
 
 // Not getByRole('alert'): Next's route announcer is an alert region too.
 const formAlert = (page: Page) => page.locator('form p[role="alert"]')
@@ -47,7 +52,9 @@ describe('dashboard sign-up, sign-in and sign-out in Chromium', () => {
     // A fresh installation sends everyone to the first-run sign-up.
     await page.goto(`${server.baseUrl}/`)
     await page.waitForURL(/\/signup$/)
-    await expect(page.getByRole('heading', { name: 'Set up your installation' }).isVisible()).resolves.toBe(true)
+    await expect(page.getByRole('heading', { name: 'Set up your installation' }).isVisible()).resolves.toBe(
+      true,
+    )
     await shot(page, '01-signup')
 
     // Server-side validation answers in the page, and creates nothing.
@@ -63,7 +70,9 @@ describe('dashboard sign-up, sign-in and sign-out in Chromium', () => {
     await page.getByLabel('Password').fill(owner.password)
     await page.getByRole('button', { name: 'Create account' }).click()
     await page.waitForURL(`${server.baseUrl}/`)
-    await expect(page.getByTestId('current-user').textContent()).resolves.toContain(`${owner.email} · ${owner.org}`)
+    await expect(page.getByTestId('current-user').textContent()).resolves.toContain(
+      `${owner.email} · ${owner.org}`,
+    )
     await expect(page.getByRole('heading', { name: owner.org }).isVisible()).resolves.toBe(true)
     await shot(page, '02-overview')
 
@@ -115,7 +124,9 @@ describe('dashboard sign-up, sign-in and sign-out in Chromium', () => {
   })
 
   it('keeps the sign-in page out of frames and refuses open redirects', async () => {
-    const response = await fetch(`${server.baseUrl}/login?callbackUrl=https://evil.example/`, { redirect: 'manual' })
+    const response = await fetch(`${server.baseUrl}/login?callbackUrl=https://evil.example/`, {
+      redirect: 'manual',
+    })
     expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'")
     expect(response.headers.get('x-frame-options')).toBe('DENY')
     expect(response.headers.get('x-content-type-options')).toBe('nosniff')

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { chromium, type Browser } from 'playwright-core'
+import { type Browser, chromium } from 'playwright-core'
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
@@ -29,7 +29,9 @@ function freePort(): Promise<number> {
     const server = createServer()
     server.listen(0, '127.0.0.1', () => {
       const address = server.address()
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      )
     })
   })
 }
@@ -49,20 +51,24 @@ export async function startBuiltServer(env: Record<string, string> = {}): Promis
   const dataDir = mkdtempSync(path.join(tmpdir(), 'e2e-'))
   const baseUrl = `http://127.0.0.1:${port}`
   let output = ''
-  const child: ChildProcess = spawn(path.join('node_modules', '.bin', 'next'), ['start', '-p', String(port), '-H', '127.0.0.1'], {
-    cwd: process.cwd(),
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      NODE_ENV: 'production',
-      PORT: String(port),
-      BASE_URL: baseUrl,
-      DATA_DIR: dataDir,
-      AUTH_SECRET: 'e2e-secret-e2e-secret-e2e-secret-0123456789',
-      ...env,
+  const child: ChildProcess = spawn(
+    path.join('node_modules', '.bin', 'next'),
+    ['start', '-p', String(port), '-H', '127.0.0.1'],
+    {
+      cwd: process.cwd(),
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        NODE_ENV: 'production',
+        PORT: String(port),
+        BASE_URL: baseUrl,
+        DATA_DIR: dataDir,
+        AUTH_SECRET: 'e2e-secret-e2e-secret-e2e-secret-0123456789',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  )
   child.stdout?.on('data', (chunk) => {
     output += chunk
   })

@@ -68,7 +68,12 @@ describe('configuration', () => {
     expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://u:p@db.example.com:5432/app' })
     expect(config.blob).toEqual({ kind: 'vercel', token: 'vercel_blob_rw_abc' })
     expect(config.rateLimit).toEqual({ kind: 'upstash', url: 'https://eu1.upstash.io', token: 'tok' })
-    expect(config.jobs).toMatchObject({ kind: 'inngest', eventKey: 'ek', signingKey: 'signkey-prod-123', dev: false })
+    expect(config.jobs).toMatchObject({
+      kind: 'inngest',
+      eventKey: 'ek',
+      signingKey: 'signkey-prod-123',
+      dev: false,
+    })
     expect(config.oauth.extraRedirectUris).toEqual(['cursor://anysphere.cursor-mcp/oauth/callback'])
     expect(config.webhooks).toEqual({ retryDelaysSeconds: [0.1, 0.2, 0.4], allowPrivateTargets: true })
     expect(config.ai).toMatchObject({ kind: 'model', provider: 'openai', model: 'gpt-5-mini' })
@@ -76,13 +81,22 @@ describe('configuration', () => {
   })
 
   it('treats empty strings as unset', () => {
-    const config = parseConfig({ DATA_DIR: dataDir(), DATABASE_URL: '', PORT: ' ', UPSTASH_REDIS_REST_URL: '' })
+    const config = parseConfig({
+      DATA_DIR: dataDir(),
+      DATABASE_URL: '',
+      PORT: ' ',
+      UPSTASH_REDIS_REST_URL: '',
+    })
     expect(config.database.kind).toBe('pglite')
     expect(config.port).toBe(3000)
   })
 
   it('uses the Inngest dev server with INNGEST_DEV and no keys', () => {
-    const config = parseConfig({ DATA_DIR: dataDir(), INNGEST_DEV: '1', INNGEST_BASE_URL: 'http://127.0.0.1:8288' })
+    const config = parseConfig({
+      DATA_DIR: dataDir(),
+      INNGEST_DEV: '1',
+      INNGEST_BASE_URL: 'http://127.0.0.1:8288',
+    })
     expect(config.jobs).toMatchObject({ kind: 'inngest', dev: true, baseUrl: 'http://127.0.0.1:8288' })
   })
 

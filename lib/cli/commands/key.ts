@@ -6,7 +6,12 @@ export const keyCreate: CliCommand = {
   name: 'key:create',
   summary: 'Create an ingest (svc_pk_), Data API (svc_api_) or legacy MCP (svc_mcp_) key',
   usage: 'key:create --org ID --type ingest|api|mcp [--write] [--name N]',
-  options: { org: { type: 'string' }, type: { type: 'string' }, write: { type: 'boolean' }, name: { type: 'string' } },
+  options: {
+    org: { type: 'string' },
+    type: { type: 'string' },
+    write: { type: 'boolean' },
+    name: { type: 'string' },
+  },
   async run(db, values) {
     const key = await createKey(db, {
       organizationId: requireString(values, 'org', this.usage),

@@ -20,6 +20,9 @@ export const userCreate: CliCommand = {
       role: optionalString(values, 'role'),
       name: optionalString(values, 'name'),
     })
-    return { json: { ...user }, text: `Created ${user.role} ${user.email} (id ${user.id}) in organization ${user.orgId}` }
+    return {
+      json: { ...user },
+      text: `Created ${user.role} ${user.email} (id ${user.id}) in organization ${user.orgId}`,
+    }
   },
 }

@@ -1,0 +1,141 @@
+import { Inngest, type InngestFunction, NonRetriableError as InngestNonRetriableError } from 'inngest'
+import { serve } from 'inngest/next'
+import type { NextRequest } from 'next/server'
+import { getConfig, type JobsChoice } from '@/lib/config'
+import { logger } from '@/lib/log'
+import { isNonRetriable } from './errors'
+import type { JobDefinition, JobsEngine, SendEvent, StepTools } from './types'
+
+export const INNGEST_APP_ID = 'session-replay-issues'
+
+type Retries = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16 | 17 | 18 | 19 | 20
+
+function inngestRetries(def: JobDefinition): Retries {
+  if (!Number.isInteger(def.retries) || def.retries < 0 || def.retries > 20)
+    throw new Error(`Job ${def.id}: retries must be an integer from 0 to 20 (Inngest's limit)`)
+  return def.retries as Retries
+}
+
+/**
+ * Keys come from the configuration rather than Inngest reading process.env itself, so one
+ * parsed configuration decides. With no keys (the in-process default) the client still
+ * constructs; it is only never asked to send or serve.
+ */
+export function createInngestClient(choice: JobsChoice): Inngest {
+  if (choice.kind !== 'inngest')
+    return new Inngest({ id: INNGEST_APP_ID, logger: logger.child({ component: 'inngest' }) })
+  return new Inngest({
+    id: INNGEST_APP_ID,
+    eventKey: choice.eventKey,
+    signingKey: choice.signingKey,
+    isDev: choice.dev,
+    baseUrl: choice.baseUrl,
+    logger: logger.child({ component: 'inngest' }),
+  })
+}
+
+let appClient: Inngest | undefined
+
+/** The app's client, made on first use so that importing this module needs no configuration. */
+export function getInngestClient(): Inngest {
+  appClient ??= createInngestClient(getConfig().jobs)
+  return appClient
+}
+
+/**
+ * Wraps a definition for Inngest. The payload is validated inside the handler (an invalid
+ * one can never succeed, so it fails without retries) and step results go through Inngest's
+ * memoization, which like the in-process engine hands back their JSON form.
+ */
+export function toInngestFunction(
+  def: JobDefinition,
+  client: Inngest = getInngestClient(),
+): InngestFunction.Any {
+  const triggers = 'event' in def.trigger ? [{ event: def.trigger.event }] : [{ cron: def.trigger.cron }]
+  return client.createFunction(
+    { id: def.id, name: def.name, retries: inngestRetries(def), triggers },
+    async ({ event, step, attempt, runId }) => {
+      const parsed = def.payload.safeParse(event.data)
+      if (!parsed.success)
+        throw new InngestNonRetriableError(`Invalid payload for ${def.id}: ${parsed.error.message}`)
+      const tools: StepTools = {
+        run: async <T>(id: string, fn: () => Promise<T>) => (await step.run(id, fn)) as T,
+        sleep: (id: string, seconds: number) => step.sleep(id, seconds * 1000),
+      }
+      try {
+        return await def.handler({
+          event: {
+            id: event.id ?? `${def.id}:${runId}`,
+            name: event.name,
+            data: parsed.data,
+            ts: event.ts ?? Date.now(),
+          },
+          step: tools,
+          attempt,
+          runId,
+        })
+      } catch (error) {
+        if (isNonRetriable(error) && !(error instanceof InngestNonRetriableError))
+          throw new InngestNonRetriableError(error instanceof Error ? error.message : String(error), {
+            cause: error,
+          })
+        throw error
+      }
+    },
+  )
+}
+
+/** Inngest runs and schedules the functions itself; this side only sends events. */
+export function createInngestEngine(client: Inngest): JobsEngine {
+  return {
+    kind: 'inngest',
+    async send(input: SendEvent | SendEvent[]) {
+      const events = Array.isArray(input) ? input : [input]
+      if (events.length === 0) return
+      // Inngest drops a second event with the same id (for 24 hours), which is what makes
+      // the outbox's re-sends harmless.
+      await client.send(events.map((e) => ({ name: e.name, data: e.data, ...(e.id ? { id: e.id } : {}) })))
+    },
+    async start() {},
+    async stop() {},
+  }
+}
+
+type RouteHandler = (request: Request, context?: unknown) => Promise<Response>
+
+export interface InngestServeTarget {
+  client: Inngest
+  functions: InngestFunction.Any[]
+}
+
+/**
+ * GET/POST/PUT for /api/inngest, resolved on the first request rather than at import so the
+ * build and a keyless deployment never need Inngest configured. `resolve` returns null when
+ * jobs run in-process: the endpoint then answers 404, because serving the functions anyway
+ * would let an Inngest dev server that auto-discovers localhost run them a second time next
+ * to the in-process runner (and in cloud mode without a signing key the SDK only answers 500).
+ */
+export function createInngestRoute(resolve: () => InngestServeTarget | null): {
+  GET: RouteHandler
+  POST: RouteHandler
+  PUT: RouteHandler
+} {
+  let served: ReturnType<typeof serve> | undefined
+  const handler =
+    (method: 'GET' | 'POST' | 'PUT'): RouteHandler =>
+    async (request, context) => {
+      const target = resolve()
+      if (!target)
+        return Response.json(
+          {
+            error: 'inngest_not_enabled',
+            message:
+              'Background jobs run in-process. Set INNGEST_SIGNING_KEY and INNGEST_EVENT_KEY (or INNGEST_DEV=1) to serve them to Inngest.',
+          },
+          { status: 404 },
+        )
+      served ??= serve({ client: target.client, functions: target.functions })
+      return served[method](request as NextRequest, context)
+    }
+  return { GET: handler('GET'), POST: handler('POST'), PUT: handler('PUT') }
+}

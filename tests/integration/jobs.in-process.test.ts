@@ -1,0 +1,501 @@
+import { randomUUID } from 'node:crypto'
+import { eq, sql } from 'drizzle-orm'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import type { DatabaseHandle } from '@/db/client'
+import { jobRuns } from '@/db/schema'
+import { useDatabase } from '@/lib/db'
+import {
+  createJobsEngine,
+  defineJob,
+  type JobDefinition,
+  type JobsEngine,
+  NonRetriableError,
+} from '@/lib/jobs'
+import type { InProcessOptions } from '@/lib/jobs/in-process'
+import { createTestDatabase } from '../helpers/db'
+
+let handle: DatabaseHandle
+const engines: JobsEngine[] = []
+
+beforeAll(async () => {
+  handle = await createTestDatabase()
+  useDatabase(handle)
+})
+afterEach(async () => {
+  await Promise.all(engines.splice(0).map((e) => e.stop()))
+})
+afterAll(async () => {
+  useDatabase(undefined)
+  await handle.close()
+})
+
+const fast: InProcessOptions = {
+  pollIntervalMs: 25,
+  leaseMs: 400,
+  backoff: { baseMs: 20, maxMs: 100 },
+  stopTimeoutMs: 200,
+}
+
+async function startEngine(
+  definitions: JobDefinition[],
+  options: InProcessOptions = {},
+): Promise<JobsEngine> {
+  const engine = createJobsEngine({ kind: 'in-process' }, definitions, { inProcess: { ...fast, ...options } })
+  engines.push(engine)
+  await engine.start()
+  return engine
+}
+
+async function waitFor<T>(
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 5000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await probe()
+    if (value) return value
+    if (Date.now() > deadline) throw new Error('timed out waiting')
+    await new Promise((r) => setTimeout(r, 15))
+  }
+}
+
+const runsOf = (functionId: string) =>
+  handle.db.select().from(jobRuns).where(eq(jobRuns.functionId, functionId))
+
+async function settled(functionId: string, count = 1) {
+  return waitFor(async () => {
+    const rows = await runsOf(functionId)
+    return (
+      rows.length >= count && rows.every((r) => r.status === 'completed' || r.status === 'failed') && rows
+    )
+  })
+}
+
+const uniqueName = (label: string) => `test/${label}.${randomUUID().slice(0, 8)}`
+
+describe('in-process engine: events', () => {
+  it('runs the handler of every definition triggered by the event, with its payload', async () => {
+    const event = uniqueName('greet')
+    const seen: unknown[] = []
+    const defs = ['a', 'b'].map((suffix) =>
+      defineJob({
+        id: `${event}-${suffix}`,
+        name: 'greet',
+        trigger: { event },
+        retries: 0,
+        payload: z.object({ name: z.string() }),
+        async handler({ event: e, attempt }) {
+          seen.push({ fn: suffix, name: e.data.name, attempt, eventName: e.name })
+        },
+      }),
+    )
+    const engine = await startEngine(defs)
+    await engine.send({ name: event, data: { name: 'Ada' }, id: randomUUID() })
+    await engine.send({ name: uniqueName('unrelated'), data: {} })
+    await settled(defs[0]!.id)
+    await settled(defs[1]!.id)
+    expect(seen).toHaveLength(2)
+    expect(seen).toContainEqual({ fn: 'a', name: 'Ada', attempt: 0, eventName: event })
+    expect(seen).toContainEqual({ fn: 'b', name: 'Ada', attempt: 0, eventName: event })
+  })
+
+  it('keeps events sent before start and runs them once started', async () => {
+    const event = uniqueName('early')
+    let calls = 0
+    const def = defineJob({
+      id: event,
+      name: 'early',
+      trigger: { event },
+      retries: 0,
+      payload: z.object({}),
+      async handler() {
+        calls++
+      },
+    })
+    const engine = createJobsEngine({ kind: 'in-process' }, [def], { inProcess: fast })
+    engines.push(engine)
+    await engine.send({ name: event, data: {} })
+    expect((await runsOf(def.id))[0]?.status).toBe('queued')
+    await engine.start()
+    await settled(def.id)
+    expect(calls).toBe(1)
+  })
+
+  it('runs duplicate sends with the same id once', async () => {
+    const event = uniqueName('dup')
+    let calls = 0
+    const def = defineJob({
+      id: event,
+      name: 'dup',
+      trigger: { event },
+      retries: 0,
+      payload: z.object({ n: z.number() }),
+      async handler() {
+        calls++
+      },
+    })
+    const engine = await startEngine([def])
+    const id = randomUUID()
+    await engine.send([
+      { name: event, data: { n: 1 }, id },
+      { name: event, data: { n: 1 }, id },
+    ])
+    await engine.send({ name: event, data: { n: 1 }, id })
+    await settled(def.id)
+    await engine.send({ name: event, data: { n: 1 }, id })
+    await new Promise((r) => setTimeout(r, 150))
+    expect(await runsOf(def.id)).toHaveLength(1)
+    expect(calls).toBe(1)
+  })
+
+  it('bounds the number of handlers running at once', async () => {
+    const event = uniqueName('bounded')
+    let running = 0
+    let peak = 0
+    const def = defineJob({
+      id: event,
+      name: 'bounded',
+      trigger: { event },
+      retries: 0,
+      payload: z.object({}),
+      async handler() {
+        running++
+        peak = Math.max(peak, running)
+        await new Promise((r) => setTimeout(r, 40))
+        running--
+      },
+    })
+    const engine = await startEngine([def], { concurrency: 2 })
+    await engine.send(Array.from({ length: 6 }, () => ({ name: event, data: {} })))
+    await settled(def.id, 6)
+    expect(peak).toBe(2)
+  })
+
+  it('shares work between two engines on one database without running a run twice', async () => {
+    const event = uniqueName('shared')
+    const calls = new Map<string, number>()
+    const def = defineJob({
+      id: event,
+      name: 'shared',
+      trigger: { event },
+      retries: 0,
+      payload: z.object({ i: z.number() }),
+      async handler({ runId }) {
+        calls.set(runId, (calls.get(runId) ?? 0) + 1)
+        await new Promise((r) => setTimeout(r, 5))
+      },
+    })
+    const a = await startEngine([def])
+    await startEngine([def])
+    await a.send(Array.from({ length: 12 }, (_, i) => ({ name: event, data: { i } })))
+    const rows = await settled(def.id, 12)
+    expect(rows.every((r) => r.status === 'completed')).toBe(true)
+    expect(calls.size).toBe(12)
+    expect([...calls.values()].every((n) => n === 1)).toBe(true)
+  })
+})
+
+describe('in-process engine: steps, retries and failures', () => {
+  it('memoizes completed steps across retries', async () => {
+    const event = uniqueName('steps')
+    const ran: string[] = []
+    let failOnce = true
+    const def = defineJob({
+      id: event,
+      name: 'steps',
+      trigger: { event },
+      retries: 2,
+      payload: z.object({}),
+      async handler({ step, attempt }) {
+        const a = await step.run('a', async () => {
+          ran.push(`a@${attempt}`)
+          return { at: new Date(0), n: 1 }
+        })
+        const nothing = await step.run('void', async () => {
+          ran.push(`void@${attempt}`)
+        })
+        const b = await step.run('b', async () => {
+          ran.push(`b@${attempt}`)
+          if (failOnce) {
+            failOnce = false
+            throw new Error('flaky')
+          }
+          return a.n + 1
+        })
+        return { a, b, nothing }
+      },
+    })
+    const engine = await startEngine([def])
+    await engine.send({ name: event, data: {} })
+    const [row] = await settled(def.id)
+    expect(row?.status).toBe('completed')
+    // each succeeded step ran exactly once; the failing one ran again on the retry
+    expect(ran).toEqual(['a@0', 'void@0', 'b@0', 'b@1'])
+    expect(row?.attempt).toBe(1)
+    expect(row?.lastError).toContain('flaky')
+    // results are stored as JSON, so a replay sees the same value a first run did
+    expect(row?.steps).toEqual({
+      a: { value: { at: new Date(0).toISOString(), n: 1 } },
+      void: {},
+      b: { value: 2 },
+    })
+  })
+
+  it('retries with backoff until retries are exhausted, then fails with the last error', async () => {
+    const event = uniqueName('flaky')
+    const attempts: number[] = []
+    const started: number[] = []
+    const def = defineJob({
+      id: event,
+      name: 'flaky',
+      trigger: { event },
+      retries: 2,
+      payload: z.object({}),
+      async handler({ attempt }) {
+        attempts.push(attempt)
+        started.push(Date.now())
+        throw new Error(`boom ${attempt}`)
+      },
+    })
+    const engine = await startEngine([def])
+    await engine.send({ name: event, data: {} })
+    const [row] = await settled(def.id)
+    expect(attempts).toEqual([0, 1, 2])
+    expect(row?.status).toBe('failed')
+    expect(row?.attempt).toBe(3)
+    expect(row?.lastError).toBe('Error: boom 2')
+    // base 20 ms doubling: at least 20 ms before retry 1 and 40 ms before retry 2
+    expect(started[1]! - started[0]!).toBeGreaterThanOrEqual(15)
+    expect(started[2]! - started[1]!).toBeGreaterThanOrEqual(35)
+  })
+
+  it('fails at once on a NonRetriableError', async () => {
+    const event = uniqueName('fatal')
+    let calls = 0
+    const def = defineJob({
+      id: event,
+      name: 'fatal',
+      trigger: { event },
+      retries: 5,
+      payload: z.object({}),
+      async handler() {
+        calls++
+        throw new NonRetriableError('record is gone')
+      },
+    })
+    const engine = await startEngine([def])
+    await engine.send({ name: event, data: {} })
+    const [row] = await settled(def.id)
+    expect(calls).toBe(1)
+    expect(row?.status).toBe('failed')
+    expect(row?.lastError).toBe('NonRetriableError: record is gone')
+  })
+
+  it('fails at once when the payload does not match the schema', async () => {
+    const event = uniqueName('invalid')
+    let calls = 0
+    const def = defineJob({
+      id: event,
+      name: 'invalid',
+      trigger: { event },
+      retries: 5,
+      payload: z.object({ sessionId: z.uuid() }),
+      async handler() {
+        calls++
+      },
+    })
+    const engine = await startEngine([def])
+    await engine.send({ name: event, data: { sessionId: 'nope' } })
+    const [row] = await settled(def.id)
+    expect(calls).toBe(0)
+    expect(row?.status).toBe('failed')
+    expect(row?.lastError).toContain('Invalid payload')
+  })
+
+  it('sleeps without counting a failure and resumes after the wake-up time', async () => {
+    const event = uniqueName('sleepy')
+    const ran: string[] = []
+    const def = defineJob({
+      id: event,
+      name: 'sleepy',
+      trigger: { event },
+      retries: 0,
+      payload: z.object({}),
+      async handler({ step, attempt }) {
+        await step.run('before', async () => ran.push(`before@${attempt}`))
+        await step.sleep('nap', 0.15)
+        await step.run('after', async () => ran.push(`after@${attempt}`))
+      },
+    })
+    const engine = await startEngine([def])
+    const sent = Date.now()
+    await engine.send({ name: event, data: {} })
+    const [row] = await settled(def.id)
+    expect(Date.now() - sent).toBeGreaterThanOrEqual(140)
+    expect(row?.status).toBe('completed')
+    expect(row?.attempt).toBe(0)
+    expect(ran).toEqual(['before@0', 'after@0'])
+  })
+})
+
+describe('in-process engine: crash and shutdown', () => {
+  it('resumes a run whose worker died, without re-running its completed steps', async () => {
+    const event = uniqueName('crash')
+    const ran: string[] = []
+    let hang = true
+    const def = defineJob({
+      id: event,
+      name: 'crash',
+      trigger: { event },
+      retries: 2,
+      payload: z.object({ v: z.number() }),
+      async handler({ step, attempt, event: e }) {
+        const first = await step.run('first', async () => {
+          ran.push(`first@${attempt}`)
+          return e.data.v * 2
+        })
+        return step.run('second', async () => {
+          ran.push(`second@${attempt}`)
+          // engine A's handler never gets past this: a process killed mid-step
+          if (hang) await new Promise(() => {})
+          return first + 1
+        })
+      },
+    })
+    const a = await startEngine([def])
+    await a.send({ name: event, data: { v: 20 } })
+    await waitFor(() => ran.includes('second@0'))
+    await a.stop()
+    const [stuck] = await runsOf(def.id)
+    expect(stuck?.status).toBe('running')
+    expect(stuck?.steps).toEqual({ first: { value: 40 } })
+
+    hang = false
+    await startEngine([def])
+    const [row] = await settled(def.id)
+    expect(row?.status).toBe('completed')
+    expect(row?.steps).toEqual({ first: { value: 40 }, second: { value: 41 } })
+    // the takeover counts as an attempt, as a lost worker does on Inngest
+    expect(ran).toEqual(['first@0', 'second@0', 'second@1'])
+    expect(row?.attempt).toBe(1)
+  })
+
+  it('fails a run interrupted on its last attempt', async () => {
+    const event = uniqueName('crash-last')
+    const def = defineJob({
+      id: event,
+      name: 'crash-last',
+      trigger: { event },
+      retries: 0,
+      payload: z.object({}),
+      async handler() {},
+    })
+    // a row exactly as a dead worker leaves it: running, lease long expired
+    await handle.db.insert(jobRuns).values({
+      functionId: def.id,
+      idempotencyKey: randomUUID(),
+      eventName: event,
+      payload: {},
+      maxAttempts: 1,
+      status: 'running',
+      lockedUntil: sql`now() - interval '1 minute'`,
+    })
+    await startEngine([def])
+    const [row] = await settled(def.id)
+    expect(row?.status).toBe('failed')
+    expect(row?.lastError).toContain('Interrupted')
+  })
+
+  it('hands a run back at its next step when stopped, for the next engine to finish', async () => {
+    const event = uniqueName('graceful')
+    const ran: string[] = []
+    let release: () => void = () => {}
+    const gate = new Promise<void>((r) => {
+      release = r
+    })
+    const def = defineJob({
+      id: event,
+      name: 'graceful',
+      trigger: { event },
+      retries: 0,
+      payload: z.object({}),
+      async handler({ step, attempt }) {
+        await step.run('one', async () => {
+          ran.push(`one@${attempt}`)
+          await gate
+        })
+        await step.run('two', async () => ran.push(`two@${attempt}`))
+      },
+    })
+    const a = await startEngine([def], { stopTimeoutMs: 5000 })
+    await a.send({ name: event, data: {} })
+    await waitFor(() => ran.includes('one@0'))
+    const stopping = a.stop()
+    release()
+    await stopping
+    const [yielded] = await runsOf(def.id)
+    expect(yielded?.status).toBe('queued')
+    expect(yielded?.steps).toEqual({ one: {} })
+
+    await startEngine([def])
+    const [row] = await settled(def.id)
+    expect(row?.status).toBe('completed')
+    // a handed-back run did not fail, so it keeps its attempt number
+    expect(ran).toEqual(['one@0', 'two@0'])
+  })
+})
+
+describe('in-process engine: schedules', () => {
+  it('enqueues a run per everySeconds tick, once across two engines, and stops with stop()', async () => {
+    const id = uniqueName('every')
+    const calls: string[] = []
+    const def = defineJob({
+      id,
+      name: 'every',
+      trigger: { cron: '* * * * *', everySeconds: 1 },
+      retries: 0,
+      payload: z.object({ cron: z.string() }),
+      async handler({ event }) {
+        calls.push(event.id)
+        expect(event.name).toBe('inngest/scheduled.timer')
+        expect(event.data.cron).toBe('* * * * *')
+      },
+    })
+    const a = await startEngine([def])
+    const b = await startEngine([def])
+    await settled(id, 2)
+    await a.stop()
+    await b.stop()
+    const rows = await runsOf(id)
+    // both engines enqueued every tick; the unique key kept one run each, and each ran once
+    for (const row of rows) expect(new Date(row.idempotencyKey).getUTCMilliseconds()).toBe(0)
+    expect(new Set(rows.map((r) => r.idempotencyKey)).size).toBe(rows.length)
+    expect(calls.length).toBe(rows.filter((r) => r.status === 'completed').length)
+    expect(new Set(calls).size).toBe(calls.length)
+    const after = rows.length
+
+    await new Promise((r) => setTimeout(r, 1300))
+    expect((await runsOf(id)).length).toBe(after)
+  })
+
+  it('follows a cron expression', async () => {
+    const id = uniqueName('cron')
+    let calls = 0
+    const def = defineJob({
+      id,
+      name: 'cron',
+      // croner accepts a seconds field, which keeps this test short
+      trigger: { cron: '* * * * * *' },
+      retries: 0,
+      payload: z.object({}),
+      async handler() {
+        calls++
+      },
+    })
+    await startEngine([def])
+    const rows = await settled(id, 1)
+    expect(calls).toBeGreaterThanOrEqual(1)
+    expect(rows[0]?.eventName).toBe('inngest/scheduled.timer')
+  })
+})
