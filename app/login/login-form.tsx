@@ -3,6 +3,7 @@
 import { useRouter } from 'next/navigation'
 import { signIn } from 'next-auth/react'
 import { type FormEvent, useState } from 'react'
+import { Field, FormError } from '@/app/_components/form'
 
 const MESSAGES: Record<string, string> = {
   CredentialsSignin: 'Invalid e-mail or password.',
@@ -42,26 +43,9 @@ export function LoginForm({ callbackPath, initialError }: { callbackPath: string
 
   return (
     <form onSubmit={onSubmit} noValidate>
-      {error ? (
-        <p className="alert alert-error" role="alert">
-          {error}
-        </p>
-      ) : null}
-      <div className="field">
-        <label htmlFor="email">E-mail</label>
-        <input className="input" id="email" name="email" type="email" autoComplete="username" required />
-      </div>
-      <div className="field">
-        <label htmlFor="password">Password</label>
-        <input
-          className="input"
-          id="password"
-          name="password"
-          type="password"
-          autoComplete="current-password"
-          required
-        />
-      </div>
+      <FormError message={error} />
+      <Field label="E-mail" name="email" type="email" autoComplete="username" required />
+      <Field label="Password" name="password" type="password" autoComplete="current-password" required />
       <button className="btn btn-primary" type="submit" disabled={pending}>
         {pending ? 'Signing in…' : 'Sign in'}
       </button>

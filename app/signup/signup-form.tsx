@@ -3,6 +3,7 @@
 import { useRouter } from 'next/navigation'
 import { signIn } from 'next-auth/react'
 import { type FormEvent, useState } from 'react'
+import { Field, FormError } from '@/app/_components/form'
 import { signUpAction } from './actions'
 
 export function SignupForm({ passwordMinLength }: { passwordMinLength: number }) {
@@ -42,36 +43,19 @@ export function SignupForm({ passwordMinLength }: { passwordMinLength: number })
 
   return (
     <form onSubmit={onSubmit}>
-      {error ? (
-        <p className="alert alert-error" role="alert">
-          {error}
-        </p>
-      ) : null}
-      <div className="field">
-        <label htmlFor="name">Your name</label>
-        <input className="input" id="name" name="name" autoComplete="name" maxLength={100} />
-      </div>
-      <div className="field">
-        <label htmlFor="email">E-mail</label>
-        <input className="input" id="email" name="email" type="email" autoComplete="email" required />
-      </div>
-      <div className="field">
-        <label htmlFor="password">Password</label>
-        <input
-          className="input"
-          id="password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          minLength={passwordMinLength}
-          required
-        />
-        <span className="muted">At least {passwordMinLength} characters.</span>
-      </div>
-      <div className="field">
-        <label htmlFor="organizationName">Organization name</label>
-        <input className="input" id="organizationName" name="organizationName" required maxLength={100} />
-      </div>
+      <FormError message={error} />
+      <Field label="Your name" name="name" autoComplete="name" maxLength={100} />
+      <Field label="E-mail" name="email" type="email" autoComplete="email" required />
+      <Field
+        label="Password"
+        name="password"
+        type="password"
+        autoComplete="new-password"
+        minLength={passwordMinLength}
+        required
+        hint={`At least ${passwordMinLength} characters.`}
+      />
+      <Field label="Organization name" name="organizationName" required maxLength={100} />
       <button className="btn btn-primary" type="submit" disabled={pending}>
         {pending ? 'Creating your account…' : 'Create account'}
       </button>
