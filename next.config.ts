@@ -1,27 +1,28 @@
 import type { NextConfig } from 'next'
 
+// No page of ours is meant to be framed (clickjacking on forms and dashboard actions).
 const securityHeaders = [
   { key: 'X-Content-Type-Options', value: 'nosniff' },
   { key: 'Referrer-Policy', value: 'strict-origin-when-cross-origin' },
-]
-
-// Sign-in pages are never framed: clickjacking on a password form.
-const noFraming = [
   { key: 'Content-Security-Policy', value: "frame-ancestors 'none'" },
   { key: 'X-Frame-Options', value: 'DENY' },
-  { key: 'Cache-Control', value: 'no-store' },
 ]
+
+// Pages that handle passwords are never cached.
+const noStore = [{ key: 'Cache-Control', value: 'no-store' }]
 
 const nextConfig: NextConfig = {
   // PGlite ships a WASM build and postgres.js/pino use Node APIs: load them from node_modules at
   // run time instead of bundling them into server chunks.
   serverExternalPackages: ['@electric-sql/pglite', 'postgres', 'pino'],
   poweredByHeader: false,
+  // Migrations are read from disk at start-up; serverless bundles must carry them.
+  outputFileTracingIncludes: { '/**': ['./db/migrations/**/*'] },
   async headers() {
     return [
       { source: '/:path*', headers: securityHeaders },
-      { source: '/login', headers: noFraming },
-      { source: '/signup', headers: noFraming },
+      { source: '/login', headers: noStore },
+      { source: '/signup', headers: noStore },
     ]
   },
 }

@@ -29,13 +29,28 @@ export interface CreateDbOptions {
   holder?: string
 }
 
+/**
+ * `?pgbouncer=true` (the Prisma-era convention hosts print) or Supabase's pooler port 6543
+ * mark a transaction-mode pooler. The marker is removed: Postgres would reject it as an
+ * unknown connection parameter.
+ */
+export function poolerAware(connectionUrl: string): { url: string; pooled: boolean } {
+  const url = new URL(connectionUrl)
+  const flagged = url.searchParams.get('pgbouncer') === 'true'
+  url.searchParams.delete('pgbouncer')
+  return { url: url.toString(), pooled: flagged || url.port === '6543' }
+}
+
 export async function createDb(
   choice: DatabaseChoice,
   options: CreateDbOptions = {},
 ): Promise<DatabaseHandle> {
   if (choice.kind === 'postgres') {
-    const sql = postgres(choice.url, {
+    const { url, pooled } = poolerAware(choice.url)
+    const sql = postgres(url, {
       max: options.maxConnections ?? 10,
+      // Transaction-mode poolers (PgBouncer, Supavisor on 6543) cannot keep prepared statements.
+      prepare: !pooled,
       onnotice: () => {},
       // Fail fast on an unreachable server instead of hanging a request for minutes.
       connect_timeout: 10,

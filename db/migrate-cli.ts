@@ -1,21 +1,18 @@
-import { ConfigError, parseConfig } from '@/lib/config'
-import { createDb } from './client'
-import { migrateDatabase } from './migrate'
-import { DatabaseBusyError } from './pglite-lock'
+import { parseConfig } from '@/lib/config'
+import { operatorMessage } from '@/lib/operator-errors'
+import { openMigratedDatabase } from './migrate'
 
 // `npm run db:migrate`: applies the committed migrations to the configured database. The
 // server does the same at start-up; this is for deploy pipelines that migrate first.
 try {
   const config = parseConfig(process.env)
-  const handle = await createDb(config.database, { holder: 'npm run db:migrate', maxConnections: 2 })
-  try {
-    await migrateDatabase(handle)
-    console.log(`Migrations applied (${handle.kind})`)
-  } finally {
-    await handle.close()
-  }
+  const handle = await openMigratedDatabase(config.database, {
+    holder: 'npm run db:migrate',
+    maxConnections: 2,
+  })
+  console.log(`Migrations applied (${handle.kind})`)
+  await handle.close()
 } catch (error) {
-  const known = error instanceof ConfigError || error instanceof DatabaseBusyError
-  console.error(known ? (error as Error).message : `Migration failed: ${(error as Error).message}`)
+  console.error(operatorMessage(error) ?? `Migration failed: ${(error as Error).message}`)
   process.exitCode = 1
 }

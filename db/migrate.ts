@@ -4,7 +4,8 @@ import type { PgliteDatabase } from 'drizzle-orm/pglite'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js'
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
-import type { DatabaseHandle, Schema } from './client'
+import type { DatabaseChoice } from '@/lib/config'
+import { type CreateDbOptions, createDb, type DatabaseHandle, type Schema } from './client'
 
 /**
  * The committed drizzle-kit migrations. `npm run dev|start|test` and the CLI all run from the
@@ -29,4 +30,19 @@ export async function migrateDatabase(handle: DatabaseHandle): Promise<void> {
     await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`)
     await migratePostgres(handle.db as unknown as PostgresJsDatabase<Schema>, migrationsConfig)
   })
+}
+
+/** Opens the configured database and brings its schema up to date, or leaves nothing open. */
+export async function openMigratedDatabase(
+  choice: DatabaseChoice,
+  options: CreateDbOptions = {},
+): Promise<DatabaseHandle> {
+  const handle = await createDb(choice, options)
+  try {
+    await migrateDatabase(handle)
+    return handle
+  } catch (error) {
+    await handle.close()
+    throw error
+  }
 }

@@ -1,10 +1,11 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { randomUUID } from 'node:crypto'
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 
 /**
- * PGlite is an embedded database: exactly one process may open its files. The lock file
- * names the holder so that a second process (the admin CLI while `npm run dev` runs) can say
- * clearly who has it instead of corrupting it.
+ * PGlite is an embedded database: exactly one PGlite instance may open its files. The lock
+ * file names the holder so that a second process (the admin CLI while `npm run dev` runs)
+ * can say clearly who has it instead of corrupting it.
  */
 export interface DataDirLock {
   release(): Promise<void>
@@ -12,6 +13,12 @@ export interface DataDirLock {
 
 export class DatabaseBusyError extends Error {
   override name = 'DatabaseBusyError'
+}
+
+interface LockOwner {
+  pid?: number
+  holder?: string
+  nonce?: string
 }
 
 function isAlive(pid: number): boolean {
@@ -23,35 +30,46 @@ function isAlive(pid: number): boolean {
   }
 }
 
+async function readOwner(file: string): Promise<LockOwner> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as LockOwner
+  } catch {
+    // missing, or half-written by a crashed process: no live owner
+    return {}
+  }
+}
+
 export async function acquireDataDirLock(dataDir: string, holder: string): Promise<DataDirLock> {
   await mkdir(dataDir, { recursive: true })
   const file = path.join(path.dirname(dataDir), `${path.basename(dataDir)}.lock`)
-  const content = JSON.stringify({ pid: process.pid, holder, since: new Date().toISOString() })
-  for (let attempt = 0; attempt < 2; attempt++) {
+  const nonce = randomUUID()
+  const content = JSON.stringify({ pid: process.pid, holder, nonce, since: new Date().toISOString() })
+  for (let attempt = 0; attempt < 3; attempt++) {
     try {
       await writeFile(file, content, { flag: 'wx' })
       return {
         release: async () => {
-          await rm(file, { force: true })
+          // Only remove the lock if it is still ours (a stale-lock takeover may have replaced it).
+          if ((await readOwner(file)).nonce === nonce) await rm(file, { force: true })
         },
       }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-      const existing = await readFile(file, 'utf8').catch(() => '')
-      let owner: { pid?: number; holder?: string } = {}
-      try {
-        owner = JSON.parse(existing)
-      } catch {
-        // half-written by a crashed process: treat as stale
-      }
-      if (owner.pid && owner.pid !== process.pid && isAlive(owner.pid)) {
-        throw new DatabaseBusyError(
-          `The embedded database in ${dataDir} is held by ${owner.holder ?? 'another process'} (pid ${owner.pid}). ` +
-            'Stop it first, or set DATABASE_URL to use a Postgres server that several processes can share.',
-        )
-      }
-      await rm(file, { force: true })
     }
+    const owner = await readOwner(file)
+    // The same process counts too: a second PGlite on the same files would corrupt them.
+    if (owner.pid && isAlive(owner.pid)) {
+      throw new DatabaseBusyError(
+        `The embedded database in ${dataDir} is held by ${owner.holder ?? 'another process'} (pid ${owner.pid}). ` +
+          'Stop it first, or set DATABASE_URL to use a Postgres server that several processes can share.',
+      )
+    }
+    // Stale: move it aside under a unique name. Of two processes racing here only one rename
+    // succeeds; the other retries and finds the winner's fresh lock.
+    await rename(file, `${file}.stale-${nonce}`).then(
+      () => rm(`${file}.stale-${nonce}`, { force: true }),
+      () => undefined,
+    )
   }
-  throw new DatabaseBusyError(`Could not lock the embedded database in ${dataDir}`)
+  throw new DatabaseBusyError(`Could not lock the embedded database in ${dataDir}; try again`)
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { z } from 'zod'
 
@@ -158,22 +158,32 @@ function fail(variable: string, message: string): never {
 /** Development-only secret, generated once and kept beside the embedded database. */
 function developmentAuthSecret(dataDir: string): string {
   const file = path.join(dataDir, 'auth-secret')
-  try {
-    const existing = readFileSync(file, 'utf8').trim()
-    if (existing.length >= 32) return existing
-  } catch {
-    // first start: fall through and create it
+  const read = (): string | undefined => {
+    try {
+      const value = readFileSync(file, 'utf8').trim()
+      return value.length >= 32 ? value : undefined
+    } catch {
+      return undefined
+    }
   }
+  const existing = read()
+  if (existing) return existing
   mkdirSync(dataDir, { recursive: true })
-  const secret = randomBytes(32).toString('base64url')
+  // Written whole to a private temp file, then linked into place: a reader never sees a
+  // half-written secret, and of two processes starting at once the first link wins.
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`
+  writeFileSync(temp, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600 })
   try {
-    // 'wx' so that two processes starting at once agree on the first one written
-    writeFileSync(file, `${secret}\n`, { flag: 'wx', mode: 0o600 })
-    chmodSync(file, 0o600)
-    return secret
+    linkSync(temp, file)
   } catch {
-    return readFileSync(file, 'utf8').trim()
+    // another process linked first, or a short file is in the way (checked below)
+  } finally {
+    rmSync(temp, { force: true })
   }
+  const secret = read()
+  if (!secret)
+    fail('AUTH_SECRET', `is not set and ${file} does not hold a usable secret; delete it or set AUTH_SECRET`)
+  return secret
 }
 
 export function parseConfig(rawEnv: Record<string, string | undefined>): Config {
@@ -209,6 +219,12 @@ export function parseConfig(rawEnv: Record<string, string | undefined>): Config 
   if (env.AI_PROVIDER === 'openai-compatible' && !env.AI_BASE_URL)
     fail('AI_BASE_URL', 'is required for AI_PROVIDER=openai-compatible')
   if (!env.AI_PROVIDER && env.AI_MODEL) fail('AI_PROVIDER', 'is required when AI_MODEL is set')
+
+  if (env.NODE_ENV === 'production' && !env.BASE_URL)
+    fail('BASE_URL', 'is required in production (the public https address of the service)')
+  // The dev server skips request signatures: in production /api/inngest would be open.
+  if (env.NODE_ENV === 'production' && inngestDev)
+    fail('INNGEST_DEV', 'must not be set in production; use INNGEST_EVENT_KEY and INNGEST_SIGNING_KEY')
 
   let authSecret = env.AUTH_SECRET
   const authSecretGenerated = !authSecret

@@ -10,7 +10,21 @@ export const logger = pino({
   level: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level) ? level : 'info',
   base: { service: 'session-replay-issues' },
   redact: {
-    paths: ['*.password', '*.token', '*.key', '*.secret', '*.authorization', 'req.headers.authorization'],
+    paths: [
+      '*.password',
+      '*.passwordHash',
+      '*.token',
+      '*.tokenHash',
+      '*.key',
+      '*.apiKey',
+      '*.secret',
+      '*.authSecret',
+      '*.authorization',
+      '*.cookie',
+      '*.headers.authorization',
+      '*.headers.cookie',
+      '*.headers["x-service-api-key"]',
+    ],
     censor: '[redacted]',
   },
 })

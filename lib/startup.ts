@@ -1,30 +1,15 @@
-import { ConfigError, getConfig } from '@/lib/config'
-import { closeDatabase, getDatabaseHandle } from '@/lib/db'
+import { getConfig } from '@/lib/config'
+import { getDatabaseHandle } from '@/lib/db'
 import { getJobsEngine } from '@/lib/jobs'
 import { logger } from '@/lib/log'
+import { operatorMessage } from '@/lib/operator-errors'
 import { getRateLimiter } from '@/lib/ratelimit'
 import { getBlobStore } from '@/lib/storage'
 
-const state = globalThis as typeof globalThis & { __serviceStarted?: boolean }
+const state = globalThis as typeof globalThis & { __serviceStart?: Promise<void> }
 
-/**
- * Validates configuration, migrates the database and starts the in-process background work.
- * A bad configuration stops the process with one line that names the variable.
- */
-export async function startService(): Promise<void> {
-  if (state.__serviceStarted) return
-  state.__serviceStarted = true
-  let config: ReturnType<typeof getConfig>
-  try {
-    config = getConfig()
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message)
-      process.exit(1)
-    }
-    throw error
-  }
-
+async function start(): Promise<void> {
+  const config = getConfig()
   const handle = await getDatabaseHandle()
   const blob = getBlobStore()
   const rateLimiter = getRateLimiter()
@@ -48,17 +33,33 @@ export async function startService(): Promise<void> {
 
   await jobs.start()
 
-  const shutdown = async (signal: string) => {
-    logger.info({ signal }, 'shutting down: finishing background work')
-    try {
-      await jobs.stop()
-      await closeDatabase()
-    } catch (error) {
-      logger.error({ err: error }, 'error during shutdown')
-    }
+  // Next drains in-flight requests on SIGTERM and then exits by itself; here we only stop
+  // taking background work so a run ends at a step boundary. The database stays open for
+  // the requests Next is still finishing.
+  const stopJobs = (signal: string) => {
+    logger.info({ signal }, 'shutting down: stopping background work')
+    jobs
+      .stop()
+      .catch((error: unknown) => logger.error({ err: error }, 'error while stopping background work'))
   }
-  // Next finishes in-flight requests on SIGTERM; we stop taking background work and close
-  // the database so no row is left half-written.
-  process.once('SIGTERM', () => void shutdown('SIGTERM'))
-  process.once('SIGINT', () => void shutdown('SIGINT'))
+  process.once('SIGTERM', () => stopJobs('SIGTERM'))
+  process.once('SIGINT', () => stopJobs('SIGINT'))
+}
+
+/**
+ * Validates configuration, migrates the database and starts the in-process background work.
+ * A fault the operator can fix (a bad variable, the database held by the CLI or unreachable)
+ * stops the process with one line; anything else is a bug and keeps its stack.
+ */
+export function startService(): Promise<void> {
+  state.__serviceStart ??= start().catch((error: unknown) => {
+    state.__serviceStart = undefined
+    const message = operatorMessage(error)
+    if (message) {
+      console.error(message)
+      process.exit(1)
+    }
+    throw error
+  })
+  return state.__serviceStart
 }

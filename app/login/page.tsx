@@ -1,5 +1,6 @@
 import type { Metadata } from 'next'
 import { redirect } from 'next/navigation'
+import { SignOutButton } from '@/app/_components/sign-out-button'
 import { getDb } from '@/lib/db'
 import { safeCallbackPath } from '@/lib/http/callback-url'
 import { getSignedInUser } from '@/lib/http/session'
@@ -16,7 +17,9 @@ export default async function LoginPage({
   const params = await searchParams
   const callbackPath = safeCallbackPath(params.callbackUrl)
   if (!(await hasAnyUser(await getDb()))) redirect('/signup')
-  if (await getSignedInUser()) redirect(callbackPath)
+  const user = await getSignedInUser()
+  // Someone signed in without an organization stays here to read why (no redirect loop).
+  if (user && user.organizations.length > 0) redirect(callbackPath)
   return (
     <main className="auth-shell">
       <div className="card auth-card">
@@ -27,7 +30,17 @@ export default async function LoginPage({
             You are signed out.
           </p>
         ) : null}
-        <LoginForm callbackPath={callbackPath} initialError={params.error} />
+        {user ? (
+          <>
+            <p className="alert alert-error" role="alert">
+              You are signed in as {user.email}, but this account is not a member of any organization. Ask an
+              owner to invite you, or sign out and use another account.
+            </p>
+            <SignOutButton />
+          </>
+        ) : (
+          <LoginForm callbackPath={callbackPath} initialError={params.error} />
+        )}
       </div>
     </main>
   )

@@ -1,5 +1,7 @@
 'use server'
 
+import { headers } from 'next/headers'
+import { checkSignUpRate, clientAddress } from '@/lib/auth/sign-in-rate'
 import { getDb } from '@/lib/db'
 import { AppError } from '@/lib/errors'
 import { logger } from '@/lib/log'
@@ -15,6 +17,9 @@ export interface SignUpInput {
 export type SignUpResult = { ok: true } | { ok: false; error: string }
 
 export async function signUpAction(input: SignUpInput): Promise<SignUpResult> {
+  // A public endpoint that hashes a password: rate-limited per address like sign-in.
+  if (!(await checkSignUpRate(clientAddress(await headers()))).allowed)
+    return { ok: false, error: 'Too many sign-up attempts from this address. Try again later.' }
   try {
     await createFirstAccount(await getDb(), {
       name: String(input.name ?? ''),

@@ -7,21 +7,21 @@ CREATE TABLE "credentials" (
 	"display_prefix" text NOT NULL,
 	"scopes" text[] DEFAULT '{}'::text[] NOT NULL,
 	"created_by_user_id" uuid,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"last_used_at" timestamp with time zone,
-	"revoked_at" timestamp with time zone,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"last_used_at" timestamp (3) with time zone,
+	"revoked_at" timestamp (3) with time zone,
 	CONSTRAINT "credentials_kind_check" CHECK ("credentials"."kind" in ('ingest', 'api', 'mcp'))
 );
 --> statement-breakpoint
 CREATE TABLE "insights" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"organization_id" uuid NOT NULL,
-	"interval_start" timestamp with time zone NOT NULL,
-	"interval_end" timestamp with time zone NOT NULL,
+	"interval_start" timestamp (3) with time zone NOT NULL,
+	"interval_end" timestamp (3) with time zone NOT NULL,
 	"sessions_count" integer NOT NULL,
 	"content" text NOT NULL,
 	"content_preview" text NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "issue_activities" (
@@ -33,7 +33,12 @@ CREATE TABLE "issue_activities" (
 	"to_status" text,
 	"actor_type" text NOT NULL,
 	"actor_id" text,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+	"metadata" jsonb,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "issue_activities_kind_check" CHECK ("issue_activities"."kind" in ('created', 'status_changed', 'regressed', 'ticket_linked')),
+	CONSTRAINT "issue_activities_actor_check" CHECK ("issue_activities"."actor_type" in ('user', 'credential', 'oauth_client', 'system')),
+	CONSTRAINT "issue_activities_from_status_check" CHECK ("issue_activities"."from_status" in ('unresolved', 'ticket_created', 'transient', 'resolved')),
+	CONSTRAINT "issue_activities_to_status_check" CHECK ("issue_activities"."to_status" in ('unresolved', 'ticket_created', 'transient', 'resolved'))
 );
 --> statement-breakpoint
 CREATE TABLE "issue_sessions" (
@@ -41,9 +46,9 @@ CREATE TABLE "issue_sessions" (
 	"session_id" uuid NOT NULL,
 	"organization_id" uuid NOT NULL,
 	"occurrences" integer DEFAULT 1 NOT NULL,
-	"first_occurrence_at" timestamp with time zone NOT NULL,
+	"first_occurrence_at" timestamp (3) with time zone NOT NULL,
 	"evidence" jsonb,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "issue_sessions_issue_id_session_id_pk" PRIMARY KEY("issue_id","session_id")
 );
 --> statement-breakpoint
@@ -64,11 +69,11 @@ CREATE TABLE "issues" (
 	"ticket_url" text,
 	"ticket_identifier" text,
 	"session_count" integer DEFAULT 0 NOT NULL,
-	"first_seen_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"last_seen_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"first_seen_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"last_seen_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	"evidence" jsonb,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "issues_status_check" CHECK ("issues"."status" in ('unresolved', 'ticket_created', 'transient', 'resolved')),
 	CONSTRAINT "issues_priority_check" CHECK ("issues"."priority" in ('critical', 'high', 'medium', 'low')),
 	CONSTRAINT "issues_source_check" CHECK ("issues"."source_type" in ('session_analysis', 'insight'))
@@ -83,13 +88,14 @@ CREATE TABLE "job_runs" (
 	"status" text DEFAULT 'queued' NOT NULL,
 	"attempt" integer DEFAULT 0 NOT NULL,
 	"max_attempts" integer NOT NULL,
-	"run_after" timestamp with time zone DEFAULT now() NOT NULL,
+	"run_after" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	"steps" jsonb DEFAULT '{}'::jsonb NOT NULL,
-	"locked_until" timestamp with time zone,
+	"locked_until" timestamp (3) with time zone,
+	"claim_id" uuid,
 	"last_error" text,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"completed_at" timestamp with time zone,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"completed_at" timestamp (3) with time zone,
 	CONSTRAINT "job_runs_status_check" CHECK ("job_runs"."status" in ('queued', 'running', 'completed', 'failed'))
 );
 --> statement-breakpoint
@@ -98,12 +104,13 @@ CREATE TABLE "outbox" (
 	"organization_id" uuid,
 	"event_id" uuid DEFAULT gen_random_uuid() NOT NULL,
 	"name" text NOT NULL,
+	"dedupe_key" text,
 	"payload" jsonb NOT NULL,
-	"occurred_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"dispatched_at" timestamp with time zone,
+	"occurred_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"dispatched_at" timestamp (3) with time zone,
 	"attempts" integer DEFAULT 0 NOT NULL,
 	"last_error" text,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "oauth_access_tokens" (
@@ -114,10 +121,10 @@ CREATE TABLE "oauth_access_tokens" (
 	"organization_id" uuid NOT NULL,
 	"scope" text NOT NULL,
 	"resource" text NOT NULL,
-	"expires_at" timestamp with time zone NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"last_used_at" timestamp with time zone,
-	"revoked_at" timestamp with time zone
+	"expires_at" timestamp (3) with time zone NOT NULL,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"last_used_at" timestamp (3) with time zone,
+	"revoked_at" timestamp (3) with time zone
 );
 --> statement-breakpoint
 CREATE TABLE "oauth_authorization_codes" (
@@ -131,9 +138,9 @@ CREATE TABLE "oauth_authorization_codes" (
 	"code_challenge" text NOT NULL,
 	"scope" text NOT NULL,
 	"resource" text NOT NULL,
-	"expires_at" timestamp with time zone NOT NULL,
-	"used_at" timestamp with time zone,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+	"expires_at" timestamp (3) with time zone NOT NULL,
+	"used_at" timestamp (3) with time zone,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "oauth_clients" (
@@ -145,9 +152,10 @@ CREATE TABLE "oauth_clients" (
 	"response_types" text[] NOT NULL,
 	"scope" text NOT NULL,
 	"client_secret_hash" text,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"revoked_at" timestamp with time zone,
-	"last_used_at" timestamp with time zone
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"revoked_at" timestamp (3) with time zone,
+	"last_used_at" timestamp (3) with time zone,
+	CONSTRAINT "oauth_clients_auth_method_check" CHECK ("oauth_clients"."token_endpoint_auth_method" in ('none', 'client_secret_post'))
 );
 --> statement-breakpoint
 CREATE TABLE "oauth_consents" (
@@ -156,9 +164,9 @@ CREATE TABLE "oauth_consents" (
 	"user_id" uuid NOT NULL,
 	"organization_id" uuid NOT NULL,
 	"scope" text NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"last_used_at" timestamp with time zone,
-	"revoked_at" timestamp with time zone
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"last_used_at" timestamp (3) with time zone,
+	"revoked_at" timestamp (3) with time zone
 );
 --> statement-breakpoint
 CREATE TABLE "oauth_refresh_tokens" (
@@ -166,10 +174,10 @@ CREATE TABLE "oauth_refresh_tokens" (
 	"token_hash" text NOT NULL,
 	"chain_id" uuid NOT NULL,
 	"scope" text NOT NULL,
-	"expires_at" timestamp with time zone NOT NULL,
-	"rotated_at" timestamp with time zone,
-	"revoked_at" timestamp with time zone,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+	"expires_at" timestamp (3) with time zone NOT NULL,
+	"rotated_at" timestamp (3) with time zone,
+	"revoked_at" timestamp (3) with time zone,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "oauth_token_chains" (
@@ -181,15 +189,29 @@ CREATE TABLE "oauth_token_chains" (
 	"authorization_code_id" uuid,
 	"scope" text NOT NULL,
 	"resource" text NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"revoked_at" timestamp with time zone
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"revoked_at" timestamp (3) with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "invitations" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"organization_id" uuid NOT NULL,
+	"email" text NOT NULL,
+	"role" text DEFAULT 'member' NOT NULL,
+	"token_hash" text NOT NULL,
+	"invited_by_user_id" uuid,
+	"expires_at" timestamp (3) with time zone NOT NULL,
+	"accepted_at" timestamp (3) with time zone,
+	"revoked_at" timestamp (3) with time zone,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "invitations_role_check" CHECK ("invitations"."role" in ('owner', 'member'))
 );
 --> statement-breakpoint
 CREATE TABLE "memberships" (
 	"organization_id" uuid NOT NULL,
 	"user_id" uuid NOT NULL,
 	"role" text DEFAULT 'member' NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "memberships_organization_id_user_id_pk" PRIMARY KEY("organization_id","user_id"),
 	CONSTRAINT "memberships_role_check" CHECK ("memberships"."role" in ('owner', 'member'))
 );
@@ -199,8 +221,8 @@ CREATE TABLE "organizations" (
 	"name" text NOT NULL,
 	"plan" text DEFAULT 'free' NOT NULL,
 	"retention_days" integer DEFAULT 30 NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "organizations_plan_check" CHECK ("organizations"."plan" in ('free', 'paid'))
 );
 --> statement-breakpoint
@@ -209,8 +231,8 @@ CREATE TABLE "users" (
 	"email" text NOT NULL,
 	"name" text,
 	"password_hash" text NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "replay_batches" (
@@ -226,7 +248,7 @@ CREATE TABLE "replay_batches" (
 	"blob_key" text NOT NULL,
 	"page_url" text NOT NULL,
 	"flush" text DEFAULT 'normal' NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "replay_sessions" (
@@ -234,8 +256,9 @@ CREATE TABLE "replay_sessions" (
 	"organization_id" uuid NOT NULL,
 	"external_id" text NOT NULL,
 	"status" text DEFAULT 'receiving' NOT NULL,
-	"started_at" timestamp with time zone NOT NULL,
-	"last_activity_at" timestamp with time zone NOT NULL,
+	"started_at" timestamp (3) with time zone NOT NULL,
+	"last_activity_at" timestamp (3) with time zone NOT NULL,
+	"last_received_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	"entry_url" text NOT NULL,
 	"anonymous_id" text NOT NULL,
 	"user_id" text,
@@ -248,14 +271,19 @@ CREATE TABLE "replay_sessions" (
 	"batch_count" integer DEFAULT 0 NOT NULL,
 	"event_count" integer DEFAULT 0 NOT NULL,
 	"byte_size" bigint DEFAULT 0 NOT NULL,
-	"processing_requested_at" timestamp with time zone,
-	"processing_started_at" timestamp with time zone,
-	"processed_at" timestamp with time zone,
+	"processing_requested_at" timestamp (3) with time zone,
+	"processing_started_at" timestamp (3) with time zone,
+	"processed_at" timestamp (3) with time zone,
 	"processed_through_sequence" integer,
 	"processing_attempts" integer DEFAULT 0 NOT NULL,
 	"failure_reason" text,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"duration_ms" integer,
+	"page_count" integer,
+	"error_count" integer,
+	"rage_click_count" integer,
+	"digest" jsonb,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "replay_sessions_status_check" CHECK ("replay_sessions"."status" in ('receiving', 'processing', 'processed', 'failed'))
 );
 --> statement-breakpoint
@@ -265,7 +293,7 @@ CREATE TABLE "signal_matches" (
 	"session_id" uuid NOT NULL,
 	"organization_id" uuid NOT NULL,
 	"evidence" jsonb,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "signals" (
@@ -276,9 +304,9 @@ CREATE TABLE "signals" (
 	"status" text DEFAULT 'active' NOT NULL,
 	"backfill_status" text DEFAULT 'pending' NOT NULL,
 	"match_count" integer DEFAULT 0 NOT NULL,
-	"last_match_at" timestamp with time zone,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"last_match_at" timestamp (3) with time zone,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "signals_status_check" CHECK ("signals"."status" in ('active', 'paused')),
 	CONSTRAINT "signals_backfill_status_check" CHECK ("signals"."backfill_status" in ('pending', 'running', 'completed', 'failed'))
 );
@@ -293,11 +321,11 @@ CREATE TABLE "webhook_deliveries" (
 	"is_test" boolean DEFAULT false NOT NULL,
 	"status" text DEFAULT 'pending' NOT NULL,
 	"attempts" integer DEFAULT 0 NOT NULL,
-	"next_attempt_at" timestamp with time zone DEFAULT now(),
-	"last_attempt_at" timestamp with time zone,
+	"next_attempt_at" timestamp (3) with time zone DEFAULT now(),
+	"last_attempt_at" timestamp (3) with time zone,
 	"last_status" integer,
 	"last_error" text,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "webhook_deliveries_status_check" CHECK ("webhook_deliveries"."status" in ('pending', 'succeeded', 'failed', 'cancelled'))
 );
 --> statement-breakpoint
@@ -305,7 +333,7 @@ CREATE TABLE "webhook_delivery_attempts" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"delivery_id" uuid NOT NULL,
 	"attempt" integer NOT NULL,
-	"started_at" timestamp with time zone NOT NULL,
+	"started_at" timestamp (3) with time zone NOT NULL,
 	"duration_ms" integer NOT NULL,
 	"http_status" integer,
 	"error_label" text
@@ -320,9 +348,9 @@ CREATE TABLE "webhook_endpoints" (
 	"secret_ciphertext" text NOT NULL,
 	"secret_prefix" text NOT NULL,
 	"created_by_user_id" uuid,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"revoked_at" timestamp with time zone,
-	"last_delivery_at" timestamp with time zone,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"revoked_at" timestamp (3) with time zone,
+	"last_delivery_at" timestamp (3) with time zone,
 	"last_status" integer,
 	"last_error" text,
 	CONSTRAINT "webhook_endpoints_name_length" CHECK (char_length("webhook_endpoints"."name") <= 64),
@@ -340,6 +368,8 @@ ALTER TABLE "issue_sessions" ADD CONSTRAINT "issue_sessions_organization_id_orga
 ALTER TABLE "issues" ADD CONSTRAINT "issues_organization_id_organizations_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "outbox" ADD CONSTRAINT "outbox_organization_id_organizations_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "oauth_access_tokens" ADD CONSTRAINT "oauth_access_tokens_chain_id_oauth_token_chains_id_fk" FOREIGN KEY ("chain_id") REFERENCES "public"."oauth_token_chains"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "oauth_access_tokens" ADD CONSTRAINT "oauth_access_tokens_client_id_oauth_clients_client_id_fk" FOREIGN KEY ("client_id") REFERENCES "public"."oauth_clients"("client_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "oauth_access_tokens" ADD CONSTRAINT "oauth_access_tokens_organization_id_organizations_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "oauth_authorization_codes" ADD CONSTRAINT "oauth_authorization_codes_client_id_oauth_clients_client_id_fk" FOREIGN KEY ("client_id") REFERENCES "public"."oauth_clients"("client_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "oauth_authorization_codes" ADD CONSTRAINT "oauth_authorization_codes_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "oauth_authorization_codes" ADD CONSTRAINT "oauth_authorization_codes_organization_id_organizations_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -353,6 +383,8 @@ ALTER TABLE "oauth_token_chains" ADD CONSTRAINT "oauth_token_chains_user_id_user
 ALTER TABLE "oauth_token_chains" ADD CONSTRAINT "oauth_token_chains_organization_id_organizations_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "oauth_token_chains" ADD CONSTRAINT "oauth_token_chains_consent_id_oauth_consents_id_fk" FOREIGN KEY ("consent_id") REFERENCES "public"."oauth_consents"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "oauth_token_chains" ADD CONSTRAINT "oauth_token_chains_authorization_code_id_oauth_authorization_codes_id_fk" FOREIGN KEY ("authorization_code_id") REFERENCES "public"."oauth_authorization_codes"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "invitations" ADD CONSTRAINT "invitations_organization_id_organizations_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "invitations" ADD CONSTRAINT "invitations_invited_by_user_id_users_id_fk" FOREIGN KEY ("invited_by_user_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "memberships" ADD CONSTRAINT "memberships_organization_id_organizations_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "memberships" ADD CONSTRAINT "memberships_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "replay_batches" ADD CONSTRAINT "replay_batches_organization_id_organizations_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -377,11 +409,13 @@ CREATE UNIQUE INDEX "issues_org_fingerprint_unique" ON "issues" USING btree ("or
 CREATE INDEX "issues_org_created_idx" ON "issues" USING btree ("organization_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "issues_org_status_created_idx" ON "issues" USING btree ("organization_id","status","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE UNIQUE INDEX "job_runs_function_key_unique" ON "job_runs" USING btree ("function_id","idempotency_key");--> statement-breakpoint
-CREATE INDEX "job_runs_due_idx" ON "job_runs" USING btree ("status","run_after");--> statement-breakpoint
+CREATE INDEX "job_runs_due_idx" ON "job_runs" USING btree ("status","run_after") WHERE "job_runs"."status" in ('queued', 'running');--> statement-breakpoint
 CREATE UNIQUE INDEX "outbox_event_id_unique" ON "outbox" USING btree ("event_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "outbox_dedupe_key_unique" ON "outbox" USING btree ("dedupe_key");--> statement-breakpoint
 CREATE INDEX "outbox_undispatched_idx" ON "outbox" USING btree ("created_at") WHERE "outbox"."dispatched_at" is null;--> statement-breakpoint
 CREATE UNIQUE INDEX "oauth_access_tokens_hash_unique" ON "oauth_access_tokens" USING btree ("token_hash");--> statement-breakpoint
 CREATE INDEX "oauth_access_tokens_chain_idx" ON "oauth_access_tokens" USING btree ("chain_id");--> statement-breakpoint
+CREATE INDEX "oauth_access_tokens_client_idx" ON "oauth_access_tokens" USING btree ("client_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "oauth_codes_hash_unique" ON "oauth_authorization_codes" USING btree ("code_hash");--> statement-breakpoint
 CREATE UNIQUE INDEX "oauth_consents_active_unique" ON "oauth_consents" USING btree ("client_id","user_id","organization_id","scope") WHERE "oauth_consents"."revoked_at" is null;--> statement-breakpoint
 CREATE INDEX "oauth_consents_user_idx" ON "oauth_consents" USING btree ("user_id");--> statement-breakpoint
@@ -389,13 +423,15 @@ CREATE UNIQUE INDEX "oauth_refresh_tokens_hash_unique" ON "oauth_refresh_tokens"
 CREATE INDEX "oauth_refresh_tokens_chain_idx" ON "oauth_refresh_tokens" USING btree ("chain_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "oauth_chains_code_unique" ON "oauth_token_chains" USING btree ("authorization_code_id");--> statement-breakpoint
 CREATE INDEX "oauth_chains_consent_idx" ON "oauth_token_chains" USING btree ("consent_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "invitations_token_hash_unique" ON "invitations" USING btree ("token_hash");--> statement-breakpoint
+CREATE INDEX "invitations_org_idx" ON "invitations" USING btree ("organization_id","created_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "memberships_user_idx" ON "memberships" USING btree ("user_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "users_email_unique" ON "users" USING btree ("email");--> statement-breakpoint
 CREATE UNIQUE INDEX "replay_batches_org_session_sequence_unique" ON "replay_batches" USING btree ("organization_id","session_id","sequence");--> statement-breakpoint
 CREATE INDEX "replay_batches_created_idx" ON "replay_batches" USING btree ("organization_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "replay_sessions_org_external_unique" ON "replay_sessions" USING btree ("organization_id","external_id");--> statement-breakpoint
 CREATE INDEX "replay_sessions_org_created_idx" ON "replay_sessions" USING btree ("organization_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "replay_sessions_status_activity_idx" ON "replay_sessions" USING btree ("status","last_activity_at");--> statement-breakpoint
+CREATE INDEX "replay_sessions_status_received_idx" ON "replay_sessions" USING btree ("status","last_received_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "signal_matches_signal_session_unique" ON "signal_matches" USING btree ("signal_id","session_id");--> statement-breakpoint
 CREATE INDEX "signal_matches_signal_created_idx" ON "signal_matches" USING btree ("signal_id","created_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "signals_org_created_idx" ON "signals" USING btree ("organization_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
-import { check, index, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import { createdAt, id, ts } from './columns'
+import { index, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { createdAt, id, oneOf, ts } from './columns'
 import { organizations, users } from './organizations'
 
 export const CREDENTIAL_KINDS = ['ingest', 'api', 'mcp'] as const
@@ -30,6 +30,6 @@ export const credentials = pgTable(
   (t) => [
     uniqueIndex('credentials_token_hash_unique').on(t.tokenHash),
     index('credentials_org_created_idx').on(t.organizationId, t.createdAt.desc(), t.id.desc()),
-    check('credentials_kind_check', sql`${t.kind} in ('ingest', 'api', 'mcp')`),
+    oneOf('credentials_kind_check', t.kind, CREDENTIAL_KINDS),
   ],
 )

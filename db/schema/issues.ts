@@ -1,7 +1,5 @@
-import { sql } from 'drizzle-orm'
 import {
   boolean,
-  check,
   index,
   integer,
   jsonb,
@@ -11,7 +9,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core'
-import { createdAt, id, ts, updatedAt } from './columns'
+import { createdAt, id, oneOf, ts, updatedAt } from './columns'
 import { organizations } from './organizations'
 import { replaySessions } from './replay'
 
@@ -21,6 +19,10 @@ export const ISSUE_PRIORITIES = ['critical', 'high', 'medium', 'low'] as const
 export type IssuePriority = (typeof ISSUE_PRIORITIES)[number]
 export const ISSUE_SOURCES = ['session_analysis', 'insight'] as const
 export type IssueSource = (typeof ISSUE_SOURCES)[number]
+export const ISSUE_ACTIVITY_KINDS = ['created', 'status_changed', 'regressed', 'ticket_linked'] as const
+export type IssueActivityKind = (typeof ISSUE_ACTIVITY_KINDS)[number]
+export const ISSUE_ACTORS = ['user', 'credential', 'oauth_client', 'system'] as const
+export type IssueActor = (typeof ISSUE_ACTORS)[number]
 
 export const issues = pgTable(
   'issues',
@@ -55,12 +57,9 @@ export const issues = pgTable(
     // Keyset order of GET /api/v1/issues, with and without the status filter.
     index('issues_org_created_idx').on(t.organizationId, t.createdAt.desc(), t.id.desc()),
     index('issues_org_status_created_idx').on(t.organizationId, t.status, t.createdAt.desc(), t.id.desc()),
-    check(
-      'issues_status_check',
-      sql`${t.status} in ('unresolved', 'ticket_created', 'transient', 'resolved')`,
-    ),
-    check('issues_priority_check', sql`${t.priority} in ('critical', 'high', 'medium', 'low')`),
-    check('issues_source_check', sql`${t.sourceType} in ('session_analysis', 'insight')`),
+    oneOf('issues_status_check', t.status, ISSUE_STATUSES),
+    oneOf('issues_priority_check', t.priority, ISSUE_PRIORITIES),
+    oneOf('issues_source_check', t.sourceType, ISSUE_SOURCES),
   ],
 )
 
@@ -78,7 +77,7 @@ export const issueSessions = pgTable(
       .notNull()
       .references(() => organizations.id, { onDelete: 'cascade' }),
     occurrences: integer('occurrences').notNull().default(1),
-    /** Epoch milliseconds of the first occurrence in the session, to open the replay there. */
+    /** When the finding first occurred in the session, to open the replay at that moment. */
     firstOccurrenceAt: ts('first_occurrence_at').notNull(),
     evidence: jsonb('evidence').$type<Record<string, unknown>>(),
     createdAt: createdAt(),
@@ -100,12 +99,20 @@ export const issueActivities = pgTable(
     organizationId: uuid('organization_id')
       .notNull()
       .references(() => organizations.id, { onDelete: 'cascade' }),
-    kind: text('kind', { enum: ['created', 'status_changed', 'regressed', 'ticket_linked'] }).notNull(),
+    kind: text('kind', { enum: ISSUE_ACTIVITY_KINDS }).notNull(),
     fromStatus: text('from_status', { enum: ISSUE_STATUSES }),
     toStatus: text('to_status', { enum: ISSUE_STATUSES }),
-    actorType: text('actor_type', { enum: ['user', 'credential', 'oauth_client', 'system'] }).notNull(),
+    actorType: text('actor_type', { enum: ISSUE_ACTORS }).notNull(),
     actorId: text('actor_id'),
+    /** Kind-specific details, e.g. the ticket provider, URL and identifier of `ticket_linked`. */
+    metadata: jsonb('metadata').$type<Record<string, unknown>>(),
     createdAt: createdAt(),
   },
-  (t) => [index('issue_activities_issue_idx').on(t.issueId, t.createdAt)],
+  (t) => [
+    index('issue_activities_issue_idx').on(t.issueId, t.createdAt),
+    oneOf('issue_activities_kind_check', t.kind, ISSUE_ACTIVITY_KINDS),
+    oneOf('issue_activities_actor_check', t.actorType, ISSUE_ACTORS),
+    oneOf('issue_activities_from_status_check', t.fromStatus, ISSUE_STATUSES),
+    oneOf('issue_activities_to_status_check', t.toStatus, ISSUE_STATUSES),
+  ],
 )

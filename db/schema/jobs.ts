@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
-import { check, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import { createdAt, id, ts, updatedAt } from './columns'
+import { index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { createdAt, id, oneOf, ts, updatedAt } from './columns'
 import { organizations } from './organizations'
 
 /**
@@ -16,6 +16,11 @@ export const outbox = pgTable(
     /** Stable event id: the Inngest event id and the webhook envelope id derive from it. */
     eventId: uuid('event_id').notNull().defaultRandom(),
     name: text('name').notNull(),
+    /**
+     * Optional business key (e.g. `session.finalize:<session>:<last sequence>`): two causes of
+     * the same work, such as the finalizer and a `flush: final` batch, write one row.
+     */
+    dedupeKey: text('dedupe_key'),
     payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
     occurredAt: ts('occurred_at').notNull().defaultNow(),
     dispatchedAt: ts('dispatched_at'),
@@ -25,6 +30,7 @@ export const outbox = pgTable(
   },
   (t) => [
     uniqueIndex('outbox_event_id_unique').on(t.eventId),
+    uniqueIndex('outbox_dedupe_key_unique').on(t.dedupeKey),
     index('outbox_undispatched_idx').on(t.createdAt).where(sql`${t.dispatchedAt} is null`),
   ],
 )
@@ -52,6 +58,8 @@ export const jobRuns = pgTable(
     /** Results of completed steps by step id, so a retried or resumed run skips them. */
     steps: jsonb('steps').$type<Record<string, unknown>>().notNull().default({}),
     lockedUntil: ts('locked_until'),
+    /** Fresh per claim: only the current holder's writes (heartbeats, steps) take effect. */
+    claimId: uuid('claim_id'),
     lastError: text('last_error'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -59,7 +67,8 @@ export const jobRuns = pgTable(
   },
   (t) => [
     uniqueIndex('job_runs_function_key_unique').on(t.functionId, t.idempotencyKey),
-    index('job_runs_due_idx').on(t.status, t.runAfter),
-    check('job_runs_status_check', sql`${t.status} in ('queued', 'running', 'completed', 'failed')`),
+    // Only live runs are ever looked up by due time; completed ones just wait to be pruned.
+    index('job_runs_due_idx').on(t.status, t.runAfter).where(sql`${t.status} in ('queued', 'running')`),
+    oneOf('job_runs_status_check', t.status, JOB_RUN_STATUSES),
   ],
 )

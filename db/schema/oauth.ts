@@ -1,24 +1,30 @@
 import { sql } from 'drizzle-orm'
 import { index, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import { createdAt, id, ts } from './columns'
+import { createdAt, id, oneOf, ts } from './columns'
 import { organizations, users } from './organizations'
 
-export const oauthClients = pgTable('oauth_clients', {
-  /** `svc_client_...`, public. */
-  clientId: text('client_id').primaryKey(),
-  clientName: text('client_name').notNull(),
-  redirectUris: text('redirect_uris').array().notNull(),
-  tokenEndpointAuthMethod: text('token_endpoint_auth_method', {
-    enum: ['none', 'client_secret_post'],
-  }).notNull(),
-  grantTypes: text('grant_types').array().notNull(),
-  responseTypes: text('response_types').array().notNull(),
-  scope: text('scope').notNull(),
-  clientSecretHash: text('client_secret_hash'),
-  createdAt: createdAt(),
-  revokedAt: ts('revoked_at'),
-  lastUsedAt: ts('last_used_at'),
-})
+export const TOKEN_ENDPOINT_AUTH_METHODS = ['none', 'client_secret_post'] as const
+
+export const oauthClients = pgTable(
+  'oauth_clients',
+  {
+    /** `svc_client_...`, public. */
+    clientId: text('client_id').primaryKey(),
+    clientName: text('client_name').notNull(),
+    redirectUris: text('redirect_uris').array().notNull(),
+    tokenEndpointAuthMethod: text('token_endpoint_auth_method', {
+      enum: ['none', 'client_secret_post'],
+    }).notNull(),
+    grantTypes: text('grant_types').array().notNull(),
+    responseTypes: text('response_types').array().notNull(),
+    scope: text('scope').notNull(),
+    clientSecretHash: text('client_secret_hash'),
+    createdAt: createdAt(),
+    revokedAt: ts('revoked_at'),
+    lastUsedAt: ts('last_used_at'),
+  },
+  (t) => [oneOf('oauth_clients_auth_method_check', t.tokenEndpointAuthMethod, TOKEN_ENDPOINT_AUTH_METHODS)],
+)
 
 /** A user's approval of a client for a scope in one organization; revocable. */
 export const oauthConsents = pgTable(
@@ -114,8 +120,12 @@ export const oauthAccessTokens = pgTable(
     chainId: uuid('chain_id')
       .notNull()
       .references(() => oauthTokenChains.id, { onDelete: 'cascade' }),
-    clientId: text('client_id').notNull(),
-    organizationId: uuid('organization_id').notNull(),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => oauthClients.clientId, { onDelete: 'cascade' }),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
     scope: text('scope').notNull(),
     resource: text('resource').notNull(),
     expiresAt: ts('expires_at').notNull(),
@@ -126,6 +136,7 @@ export const oauthAccessTokens = pgTable(
   (t) => [
     uniqueIndex('oauth_access_tokens_hash_unique').on(t.tokenHash),
     index('oauth_access_tokens_chain_idx').on(t.chainId),
+    index('oauth_access_tokens_client_idx').on(t.clientId),
   ],
 )
 

@@ -1,6 +1,5 @@
-import { sql } from 'drizzle-orm'
-import { check, index, integer, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import { createdAt, id, updatedAt } from './columns'
+import { index, integer, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { createdAt, id, oneOf, ts, updatedAt } from './columns'
 
 export const PLANS = ['free', 'paid'] as const
 export type Plan = (typeof PLANS)[number]
@@ -18,7 +17,7 @@ export const organizations = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [check('organizations_plan_check', sql`${t.plan} in ('free', 'paid')`)],
+  (t) => [oneOf('organizations_plan_check', t.plan, PLANS)],
 )
 
 export const users = pgTable(
@@ -50,6 +49,30 @@ export const memberships = pgTable(
   (t) => [
     primaryKey({ columns: [t.organizationId, t.userId] }),
     index('memberships_user_idx').on(t.userId),
-    check('memberships_role_check', sql`${t.role} in ('owner', 'member')`),
+    oneOf('memberships_role_check', t.role, ROLES),
+  ],
+)
+
+/** A one-time invitation link to join an organization (the dashboard's members settings). */
+export const invitations = pgTable(
+  'invitations',
+  {
+    id: id(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
+    role: text('role', { enum: ROLES }).notNull().default('member'),
+    tokenHash: text('token_hash').notNull(),
+    invitedByUserId: uuid('invited_by_user_id').references(() => users.id, { onDelete: 'set null' }),
+    expiresAt: ts('expires_at').notNull(),
+    acceptedAt: ts('accepted_at'),
+    revokedAt: ts('revoked_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('invitations_token_hash_unique').on(t.tokenHash),
+    index('invitations_org_idx').on(t.organizationId, t.createdAt.desc()),
+    oneOf('invitations_role_check', t.role, ROLES),
   ],
 )

@@ -1,6 +1,5 @@
-import { sql } from 'drizzle-orm'
-import { bigint, check, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import { createdAt, id, ts, updatedAt } from './columns'
+import { bigint, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { createdAt, id, oneOf, ts, updatedAt } from './columns'
 import { organizations } from './organizations'
 
 export const SESSION_STATUSES = ['receiving', 'processing', 'processed', 'failed'] as const
@@ -20,7 +19,10 @@ export const replaySessions = pgTable(
     externalId: text('external_id').notNull(),
     status: text('status', { enum: SESSION_STATUSES }).notNull().default('receiving'),
     startedAt: ts('started_at').notNull(),
+    /** From the recorder (the browser's clock): shown to people, never used to schedule. */
     lastActivityAt: ts('last_activity_at').notNull(),
+    /** When the server accepted the last batch: the finalizer's idle check uses this clock. */
+    lastReceivedAt: ts('last_received_at').notNull().defaultNow(),
     entryUrl: text('entry_url').notNull(),
     anonymousId: text('anonymous_id').notNull(),
     userId: text('user_id'),
@@ -41,17 +43,21 @@ export const replaySessions = pgTable(
     processedThroughSequence: integer('processed_through_sequence'),
     processingAttempts: integer('processing_attempts').notNull().default(0),
     failureReason: text('failure_reason'),
+    /** Figures of the last completed analysis pass (null until processed). */
+    durationMs: integer('duration_ms'),
+    pageCount: integer('page_count'),
+    errorCount: integer('error_count'),
+    rageClickCount: integer('rage_click_count'),
+    /** Compact digest of the session (pages, clicks, errors, ...) that signals match against. */
+    digest: jsonb('digest').$type<Record<string, unknown>>(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     uniqueIndex('replay_sessions_org_external_unique').on(t.organizationId, t.externalId),
     index('replay_sessions_org_created_idx').on(t.organizationId, t.createdAt.desc(), t.id.desc()),
-    index('replay_sessions_status_activity_idx').on(t.status, t.lastActivityAt),
-    check(
-      'replay_sessions_status_check',
-      sql`${t.status} in ('receiving', 'processing', 'processed', 'failed')`,
-    ),
+    index('replay_sessions_status_received_idx').on(t.status, t.lastReceivedAt),
+    oneOf('replay_sessions_status_check', t.status, SESSION_STATUSES),
   ],
 )
 

@@ -1,6 +1,5 @@
-import { sql } from 'drizzle-orm'
-import { check, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import { createdAt, id, ts, updatedAt } from './columns'
+import { index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { createdAt, id, oneOf, ts, updatedAt } from './columns'
 import { organizations } from './organizations'
 import { replaySessions } from './replay'
 
@@ -27,11 +26,8 @@ export const signals = pgTable(
   },
   (t) => [
     index('signals_org_created_idx').on(t.organizationId, t.createdAt.desc(), t.id.desc()),
-    check('signals_status_check', sql`${t.status} in ('active', 'paused')`),
-    check(
-      'signals_backfill_status_check',
-      sql`${t.backfillStatus} in ('pending', 'running', 'completed', 'failed')`,
-    ),
+    oneOf('signals_status_check', t.status, SIGNAL_STATUSES),
+    oneOf('signals_backfill_status_check', t.backfillStatus, BACKFILL_STATUSES),
   ],
 )
 

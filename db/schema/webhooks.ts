@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { boolean, check, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import { createdAt, id, ts } from './columns'
+import { createdAt, id, oneOf, ts } from './columns'
 import { organizations, users } from './organizations'
 
 export const webhookEndpoints = pgTable(
@@ -62,10 +62,7 @@ export const webhookDeliveries = pgTable(
     uniqueIndex('webhook_deliveries_endpoint_event_unique').on(t.endpointId, t.eventId),
     index('webhook_deliveries_due_idx').on(t.status, t.nextAttemptAt),
     index('webhook_deliveries_endpoint_created_idx').on(t.endpointId, t.createdAt.desc()),
-    check(
-      'webhook_deliveries_status_check',
-      sql`${t.status} in ('pending', 'succeeded', 'failed', 'cancelled')`,
-    ),
+    oneOf('webhook_deliveries_status_check', t.status, DELIVERY_STATUSES),
   ],
 )
 

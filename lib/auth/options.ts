@@ -2,9 +2,10 @@ import type { NextAuthOptions } from 'next-auth'
 import CredentialsProvider from 'next-auth/providers/credentials'
 import { getConfig } from '@/lib/config'
 import { getDb } from '@/lib/db'
+import { safeCallbackPath } from '@/lib/http/callback-url'
 import { logger } from '@/lib/log'
 import { authenticate } from '@/lib/users/authenticate'
-import { checkSignInRate, SIGN_IN_RATE_LIMITED } from './sign-in-rate'
+import { checkSignInRate, clientAddress, SIGN_IN_RATE_LIMITED } from './sign-in-rate'
 
 /** Dashboard sessions are signed JWT cookies; they never authenticate the Data API. */
 const SESSION_MAX_AGE_SECONDS = 7 * 24 * 60 * 60
@@ -31,8 +32,13 @@ export function getAuthOptions(): NextAuthOptions {
         async authorize(credentials, req) {
           const email = String(credentials?.email ?? '')
           const password = String(credentials?.password ?? '')
-          const forwarded = req?.headers?.['x-forwarded-for']
-          const ip = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim() || 'unknown'
+          const headers = req?.headers ?? {}
+          const ip = clientAddress({
+            get: (name) => {
+              const value = headers[name]
+              return Array.isArray(value) ? (value[0] ?? null) : (value ?? null)
+            },
+          })
           const rate = await checkSignInRate(email, ip)
           if (!rate.allowed) {
             logger.warn({ ip }, 'sign-in rate limited')
@@ -55,13 +61,8 @@ export function getAuthOptions(): NextAuthOptions {
       },
       // Only same-origin redirects after sign-in and sign-out: no open redirect via callbackUrl.
       redirect({ url, baseUrl }) {
-        if (url.startsWith('/') && !url.startsWith('//')) return `${baseUrl}${url}`
-        try {
-          if (new URL(url).origin === baseUrl) return url
-        } catch {
-          // not a URL: fall through to the dashboard
-        }
-        return baseUrl
+        const relative = url.startsWith(baseUrl) ? url.slice(baseUrl.length) || '/' : url
+        return `${baseUrl}${safeCallbackPath(relative)}`
       },
     },
   }

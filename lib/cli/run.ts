@@ -1,9 +1,8 @@
 import { parseArgs } from 'node:util'
-import { createDb, type DatabaseHandle } from '@/db/client'
-import { migrateDatabase } from '@/db/migrate'
-import { DatabaseBusyError } from '@/db/pglite-lock'
-import { ConfigError, parseConfig } from '@/lib/config'
-import { AppError } from '@/lib/errors'
+import type { DatabaseHandle } from '@/db/client'
+import { openMigratedDatabase } from '@/db/migrate'
+import { parseConfig } from '@/lib/config'
+import { oneLine, operatorMessage } from '@/lib/operator-errors'
 import { type CliCommand, UsageError } from './command'
 import { commands } from './commands'
 
@@ -24,20 +23,8 @@ function help(): string {
   ].join('\n')
 }
 
-function oneLine(message: string): string {
-  return message.replace(/\s+/g, ' ').trim()
-}
-
-async function openDatabase(env: CliIo['env']): Promise<DatabaseHandle> {
-  const config = parseConfig(env)
-  const handle = await createDb(config.database, { holder: 'the admin CLI', maxConnections: 2 })
-  try {
-    await migrateDatabase(handle)
-  } catch (error) {
-    await handle.close()
-    throw error
-  }
-  return handle
+function openDatabase(env: CliIo['env']): Promise<DatabaseHandle> {
+  return openMigratedDatabase(parseConfig(env).database, { holder: 'the admin CLI', maxConnections: 2 })
 }
 
 /** Runs one admin command; returns the process exit code (0 ok, 1 failure, 2 usage). */
@@ -73,8 +60,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.stderr(oneLine(`${(error as Error).message}. Usage: ${command.usage}`))
       return 2
     }
-    if (error instanceof AppError || error instanceof ConfigError || error instanceof DatabaseBusyError) {
-      io.stderr(oneLine(error.message))
+    const known = operatorMessage(error)
+    if (known) {
+      io.stderr(known)
       return 1
     }
     io.stderr(oneLine(`Unexpected error: ${error instanceof Error ? error.message : String(error)}`))

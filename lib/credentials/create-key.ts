@@ -45,7 +45,8 @@ export async function createKey(
     throw new InvalidInputError('Only api keys can allow issue status updates (--write)')
   const name = parseInput(KeyName, input.name ?? DEFAULT_NAMES[type])
   await getOrganization(db, input.organizationId)
-  const key = generateToken(TOKEN_PREFIXES[type])
+  const prefix = TOKEN_PREFIXES[type]
+  const key = generateToken(prefix)
   const scopes = scopesFor(type, Boolean(input.write))
   const [row] = await db
     .insert(credentials)
@@ -54,7 +55,7 @@ export async function createKey(
       kind: type,
       name,
       tokenHash: hashToken(key),
-      displayPrefix: displayPrefix(key),
+      displayPrefix: displayPrefix(key, prefix),
       scopes,
       createdByUserId: input.createdByUserId ?? null,
     })

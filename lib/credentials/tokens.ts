@@ -25,9 +25,7 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex')
 }
 
-/** What lists show: the prefix and the first few random characters, never enough to use. */
-export function displayPrefix(token: string): string {
-  const underscore = token.lastIndexOf('_', 12)
-  const prefixEnd = underscore >= 0 ? underscore + 1 : 0
-  return `${token.slice(0, prefixEnd + 6)}…`
+/** What lists show: the prefix and the first six random characters, never enough to use. */
+export function displayPrefix(token: string, prefix: TokenPrefix): string {
+  return `${prefix}${token.slice(prefix.length, prefix.length + 6)}…`
 }

@@ -1,5 +1,5 @@
-import { createDb, type DatabaseHandle, type Db } from '@/db/client'
-import { migrateDatabase } from '@/db/migrate'
+import type { DatabaseHandle, Db } from '@/db/client'
+import { openMigratedDatabase } from '@/db/migrate'
 import { getConfig } from '@/lib/config'
 import { logger } from '@/lib/log'
 
@@ -12,10 +12,9 @@ const holder = globalThis as typeof globalThis & { __serviceDb?: Promise<Databas
 
 async function open(): Promise<DatabaseHandle> {
   const config = getConfig()
-  const handle = await createDb(config.database, {
+  const handle = await openMigratedDatabase(config.database, {
     holder: `the service (${process.argv.slice(1).join(' ')})`,
   })
-  await migrateDatabase(handle)
   logger.info({ database: handle.kind }, 'database ready')
   return handle
 }

@@ -1,8 +1,8 @@
-import { eq, sql } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { organizations, type Plan } from '@/db/schema'
-import { isUuid, NotFoundError } from '@/lib/errors'
 import { parseInput } from '@/lib/validation'
+import { getOrganization } from './get-organization'
 import { Plan as PlanSchema } from './schemas'
 
 export async function setOrganizationPlan(
@@ -10,13 +10,7 @@ export async function setOrganizationPlan(
   input: { organizationId: string; plan: string },
 ): Promise<{ id: string; plan: Plan }> {
   const plan = parseInput(PlanSchema, input.plan)
-  if (!isUuid(input.organizationId))
-    throw new NotFoundError(`Organization not found: ${input.organizationId}`)
-  const [row] = await db
-    .update(organizations)
-    .set({ plan, updatedAt: sql`now()` })
-    .where(eq(organizations.id, input.organizationId))
-    .returning({ id: organizations.id, plan: organizations.plan })
-  if (!row) throw new NotFoundError(`Organization not found: ${input.organizationId}`)
-  return row
+  const { id } = await getOrganization(db, input.organizationId)
+  await db.update(organizations).set({ plan }).where(eq(organizations.id, id))
+  return { id, plan }
 }

@@ -7,6 +7,8 @@ import { parseInput } from '@/lib/validation'
 import { hashPassword } from './password'
 import { Email, Password, PersonName } from './schemas'
 
+const SIGN_UP_CLOSED = 'Sign-up is closed: this installation already has an owner. Ask them to invite you.'
+
 // Serialises concurrent first-run sign-ups: only one can find the installation empty.
 const FIRST_ACCOUNT_LOCK_KEY = 7_424_002
 
@@ -27,14 +29,13 @@ export async function createFirstAccount(
   const password = parseInput(Password, input.password)
   const name = parseInput(PersonName, input.name)
   const organizationName = parseInput(OrganizationName, input.organizationName)
+  // Cheap refusal first: once the installation has an owner, a sign-up POST costs no hash.
+  if (await hasAnyUser(db)) throw new ForbiddenError(SIGN_UP_CLOSED)
   const passwordHash = await hashPassword(password)
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${FIRST_ACCOUNT_LOCK_KEY})`)
     const existing = await tx.select({ one: sql<number>`1` }).from(users).limit(1)
-    if (existing.length > 0)
-      throw new ForbiddenError(
-        'Sign-up is closed: this installation already has an owner. Ask them to invite you.',
-      )
+    if (existing.length > 0) throw new ForbiddenError(SIGN_UP_CLOSED)
     const [org] = await tx
       .insert(organizations)
       .values({ name: organizationName })

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import postgres from 'postgres'
-import { createDb, type DatabaseHandle } from '@/db/client'
-import { migrateDatabase } from '@/db/migrate'
+import type { DatabaseHandle } from '@/db/client'
+import { openMigratedDatabase } from '@/db/migrate'
 
 /**
  * A fresh, migrated database for one test file: an in-memory PGlite by default, or a new
@@ -16,9 +16,7 @@ export interface TestDatabase extends DatabaseHandle {
 export async function createTestDatabase(): Promise<TestDatabase> {
   const url = process.env.DATABASE_URL?.trim()
   if (!url) {
-    const handle = await createDb({ kind: 'pglite', dataDir: '' }, { memory: true })
-    await migrateDatabase(handle)
-    return handle
+    return openMigratedDatabase({ kind: 'pglite', dataDir: '' }, { memory: true })
   }
   const name = `test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`
   const admin = postgres(url, { max: 1, onnotice: () => {} })
@@ -29,8 +27,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   }
   const target = new URL(url)
   target.pathname = `/${name}`
-  const handle = await createDb({ kind: 'postgres', url: target.toString() }, { maxConnections: 5 })
-  await migrateDatabase(handle)
+  const handle = await openMigratedDatabase(
+    { kind: 'postgres', url: target.toString() },
+    { maxConnections: 5 },
+  )
   return {
     ...handle,
     url: target.toString(),

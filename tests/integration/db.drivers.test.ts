@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm'
+import { and, desc, eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DatabaseHandle } from '@/db/client'
 import { migrateDatabase } from '@/db/migrate'
@@ -59,6 +59,37 @@ describe('database', () => {
       .from(replayBatches)
       .where(eq(replayBatches.sessionId, session!.id))
     expect(stored).toHaveLength(1)
+  })
+
+  it('stores times to the millisecond, so a cursor made from a Date matches the row', async () => {
+    const [org] = await handle.db.insert(organizations).values({ name: 'Keyset' }).returning()
+    // One statement: every row gets the same now(); Postgres would keep microseconds.
+    const sessions = await handle.db
+      .insert(replaySessions)
+      .values(
+        [1, 2, 3, 4, 5].map((n) => ({
+          organizationId: org!.id,
+          externalId: `k${n}`,
+          startedAt: new Date(),
+          lastActivityAt: new Date(),
+          entryUrl: 'https://example.com/',
+          anonymousId: 'anon',
+        })),
+      )
+      .returning()
+    const ordered = [...sessions].sort((a, b) => (a.id < b.id ? 1 : -1))
+    const cursor = ordered[1]!
+    const next = await handle.db
+      .select({ id: replaySessions.id })
+      .from(replaySessions)
+      .where(
+        and(
+          eq(replaySessions.organizationId, org!.id),
+          sql`(${replaySessions.createdAt}, ${replaySessions.id}) < (${cursor.createdAt.toISOString()}::timestamptz, ${cursor.id}::uuid)`,
+        ),
+      )
+      .orderBy(desc(replaySessions.createdAt), desc(replaySessions.id))
+    expect(next.map((r) => r.id)).toEqual(ordered.slice(2).map((r) => r.id))
   })
 
   it('rejects values outside the allowed states', async () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs'
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -41,6 +41,14 @@ describe('configuration', () => {
     expect(first.authSecretGenerated).toBe(true)
     expect(readFileSync(path.join(dir, 'auth-secret'), 'utf8').trim()).toBe(first.authSecret)
     expect(statSync(path.join(dir, 'auth-secret')).mode & 0o777).toBe(0o600)
+  })
+
+  it('refuses a development secret file that is too short instead of using it', () => {
+    const dir = dataDir()
+    writeFileSync(path.join(dir, 'auth-secret'), 'short\n')
+    expect(() => parseConfig({ DATA_DIR: dir })).toThrow(
+      /^Invalid environment variable AUTH_SECRET: is not set and /,
+    )
   })
 
   it('derives the adapters from the deployment variables', () => {
@@ -107,7 +115,17 @@ describe('configuration', () => {
     [{ BASE_URL: 'ftp://example.com' }, 'BASE_URL'],
     [{ DATABASE_URL: 'mysql://localhost/db' }, 'DATABASE_URL'],
     [{ AUTH_SECRET: 'short' }, 'AUTH_SECRET'],
-    [{ NODE_ENV: 'production' }, 'AUTH_SECRET'],
+    [{ NODE_ENV: 'production', BASE_URL: 'https://replay.example.com' }, 'AUTH_SECRET'],
+    [{ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(40) }, 'BASE_URL'],
+    [
+      {
+        NODE_ENV: 'production',
+        AUTH_SECRET: 'x'.repeat(40),
+        BASE_URL: 'https://replay.example.com',
+        INNGEST_DEV: '1',
+      },
+      'INNGEST_DEV',
+    ],
     [{ UPSTASH_REDIS_REST_URL: 'https://x.upstash.io' }, 'UPSTASH_REDIS_REST_TOKEN'],
     [{ UPSTASH_REDIS_REST_TOKEN: 't' }, 'UPSTASH_REDIS_REST_URL'],
     [{ INNGEST_SIGNING_KEY: 'k' }, 'INNGEST_EVENT_KEY'],

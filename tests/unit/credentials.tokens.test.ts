@@ -18,9 +18,11 @@ describe('tokens', () => {
   })
 
   it('shows only the prefix and six characters', () => {
-    expect(displayPrefix('svc_api_ABCDEFGHIJKLMNOP')).toBe('svc_api_ABCDEF…')
-    expect(displayPrefix('svc_pk_ABCDEFGHIJ')).toBe('svc_pk_ABCDEF…')
-    expect(displayPrefix('whsec_ABCDEFGHIJ')).toBe('whsec_ABCDEF…')
+    expect(displayPrefix('svc_api_ABCDEFGHIJKLMNOP', 'svc_api_')).toBe('svc_api_ABCDEF…')
+    expect(displayPrefix('svc_pk_ABCDEFGHIJ', 'svc_pk_')).toBe('svc_pk_ABCDEF…')
+    // an underscore in the random part is not mistaken for the end of the prefix
+    expect(displayPrefix('svc_pk_ab_cdefgh', 'svc_pk_')).toBe('svc_pk_ab_cde…')
+    expect(displayPrefix('whsec_ABCDEFGHIJ', 'whsec_')).toBe('whsec_ABCDEF…')
   })
 })
 
@@ -29,7 +31,7 @@ describe('passwords', () => {
     const a = await hashPassword('correct horse battery')
     const b = await hashPassword('correct horse battery')
     expect(a).not.toBe(b)
-    expect(a).toMatch(/^scrypt\$131072\$8\$1\$/)
+    expect(a).toMatch(/^scrypt\$32768\$8\$3\$/)
     expect(await verifyPassword('correct horse battery', a)).toBe(true)
     expect(await verifyPassword('correct horse batterY', a)).toBe(false)
     expect(await verifyPassword('anything', 'garbage')).toBe(false)
