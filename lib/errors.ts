@@ -48,3 +48,38 @@ export function isUniqueViolation(error: unknown): boolean {
   }
   return false
 }
+
+/** Missing, unknown, revoked or expired credentials; the message is what the caller sees. */
+export class UnauthorizedError extends AppError {
+  readonly code = 'unauthorized'
+}
+
+export class PayloadTooLargeError extends AppError {
+  readonly code = 'payload_too_large'
+}
+
+export class UnsupportedMediaTypeError extends AppError {
+  readonly code = 'unsupported_media_type'
+}
+
+export interface ValidationIssue {
+  path: (string | number)[]
+  message: string
+  code: string
+}
+
+/** A request body that failed its schema; `details` lists every issue found. */
+export class ValidationError extends AppError {
+  readonly code = 'validation_failed'
+  constructor(
+    message: string,
+    readonly details: ValidationIssue[],
+  ) {
+    super(message)
+  }
+}
+
+/** A body that is not parseable at all (not JSON, bad gzip). */
+export class MalformedBodyError extends AppError {
+  readonly code = 'malformed_body'
+}

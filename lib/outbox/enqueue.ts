@@ -1,0 +1,29 @@
+import { outbox } from '@/db/schema'
+import type { DbOrTx } from '@/lib/db'
+import type { EventName } from './events'
+
+export interface OutboxEvent {
+  organizationId: string
+  name: EventName
+  payload: Record<string, unknown>
+  /** Two causes of the same work (a retried batch, a racing finalizer) write one row. */
+  dedupeKey?: string
+}
+
+/**
+ * Writes an event in the caller's transaction, so it exists exactly when the change that
+ * caused it does. Returns the event id, or null when the dedupe key was already written.
+ */
+export async function enqueueEvent(tx: DbOrTx, event: OutboxEvent): Promise<string | null> {
+  const [row] = await tx
+    .insert(outbox)
+    .values({
+      organizationId: event.organizationId,
+      name: event.name,
+      payload: event.payload,
+      dedupeKey: event.dedupeKey ?? null,
+    })
+    .onConflictDoNothing()
+    .returning({ eventId: outbox.eventId })
+  return row?.eventId ?? null
+}
