@@ -18,3 +18,11 @@ export class NonRetriableError extends Error {
 export function isNonRetriable(error: unknown): boolean {
   return error instanceof NonRetriableError || (error instanceof Error && error.name === 'NonRetriableError')
 }
+
+const MAX_ERROR_LENGTH = 4000
+
+/** The error as stored on a failed run: bounded, since a handler may throw anything. */
+export function describeError(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error)
+  return text.slice(0, MAX_ERROR_LENGTH)
+}

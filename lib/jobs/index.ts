@@ -34,9 +34,11 @@ const holder = globalThis as typeof globalThis & { __serviceJobsEngine?: JobsEng
 /** The app's engine, chosen from configuration on first use. */
 export function getJobsEngine(): JobsEngine {
   if (!holder.__serviceJobsEngine) {
-    const choice = getConfig().jobs
+    const config = getConfig()
+    const choice = config.jobs
     holder.__serviceJobsEngine = createJobsEngine(choice, jobDefinitions, {
       inngestClient: choice.kind === 'inngest' ? getInngestClient() : undefined,
+      inProcess: { production: config.nodeEnv === 'production' },
     })
     logger.info(
       {

@@ -1,19 +1,16 @@
 import { Inngest, type InngestFunction, NonRetriableError as InngestNonRetriableError } from 'inngest'
-import { serve } from 'inngest/next'
-import type { NextRequest } from 'next/server'
 import { getConfig, type JobsChoice } from '@/lib/config'
 import { logger } from '@/lib/log'
 import { isNonRetriable } from './errors'
-import type { JobDefinition, JobsEngine, SendEvent, StepTools } from './types'
+import { checkRetries } from './retries'
+import type { JobDefinition, JobsEngine, SendEvent, SendOptions, StepTools } from './types'
 
 export const INNGEST_APP_ID = 'session-replay-issues'
 
 type Retries = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16 | 17 | 18 | 19 | 20
 
 function inngestRetries(def: JobDefinition): Retries {
-  if (!Number.isInteger(def.retries) || def.retries < 0 || def.retries > 20)
-    throw new Error(`Job ${def.id}: retries must be an integer from 0 to 20 (Inngest's limit)`)
-  return def.retries as Retries
+  return checkRetries(def) as Retries
 }
 
 /**
@@ -89,7 +86,9 @@ export function toInngestFunction(
 export function createInngestEngine(client: Inngest): JobsEngine {
   return {
     kind: 'inngest',
-    async send(input: SendEvent | SendEvent[]) {
+    // `options.db` is ignored: the event leaves over HTTP now, whatever becomes of the caller's
+    // transaction (see SendOptions; the outbox is what ties an event to a commit).
+    async send(input: SendEvent | SendEvent[], _options?: SendOptions) {
       const events = Array.isArray(input) ? input : [input]
       if (events.length === 0) return
       // Inngest drops a second event with the same id (for 24 hours), which is what makes
@@ -101,41 +100,8 @@ export function createInngestEngine(client: Inngest): JobsEngine {
   }
 }
 
-type RouteHandler = (request: Request, context?: unknown) => Promise<Response>
-
+/** What /api/inngest serves (see lib/http/inngest-route.ts). */
 export interface InngestServeTarget {
   client: Inngest
   functions: InngestFunction.Any[]
-}
-
-/**
- * GET/POST/PUT for /api/inngest, resolved on the first request rather than at import so the
- * build and a keyless deployment never need Inngest configured. `resolve` returns null when
- * jobs run in-process: the endpoint then answers 404, because serving the functions anyway
- * would let an Inngest dev server that auto-discovers localhost run them a second time next
- * to the in-process runner (and in cloud mode without a signing key the SDK only answers 500).
- */
-export function createInngestRoute(resolve: () => InngestServeTarget | null): {
-  GET: RouteHandler
-  POST: RouteHandler
-  PUT: RouteHandler
-} {
-  let served: ReturnType<typeof serve> | undefined
-  const handler =
-    (method: 'GET' | 'POST' | 'PUT'): RouteHandler =>
-    async (request, context) => {
-      const target = resolve()
-      if (!target)
-        return Response.json(
-          {
-            error: 'inngest_not_enabled',
-            message:
-              'Background jobs run in-process. Set INNGEST_SIGNING_KEY and INNGEST_EVENT_KEY (or INNGEST_DEV=1) to serve them to Inngest.',
-          },
-          { status: 404 },
-        )
-      served ??= serve({ client: target.client, functions: target.functions })
-      return served[method](request as NextRequest, context)
-    }
-  return { GET: handler('GET'), POST: handler('POST'), PUT: handler('PUT') }
 }

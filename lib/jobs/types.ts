@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import type { DbOrTx } from '@/db/client'
 
 /**
  * Background jobs: each job is defined once and runs on either engine, Inngest (deployment)
@@ -50,9 +51,20 @@ export interface SendEvent {
   id?: string
 }
 
+export interface SendOptions {
+  /**
+   * The caller's transaction (or database). The in-process engine writes its runs with it, so
+   * they commit or roll back with the caller's change; without it a send inside a transaction
+   * would wait on that transaction forever on PGlite, which runs one query at a time. Inngest
+   * ignores it: its sends go out over HTTP at once, outside any transaction, so code that needs
+   * the event and its cause to commit together writes an outbox row instead of sending.
+   */
+  db?: DbOrTx
+}
+
 export interface JobsEngine {
   readonly kind: 'inngest' | 'in-process'
-  send(event: SendEvent | SendEvent[]): Promise<void>
+  send(event: SendEvent | SendEvent[], options?: SendOptions): Promise<void>
   /** Starts schedules and the runner (in-process only; a no-op for Inngest). */
   start(): Promise<void>
   /** Stops taking new work and waits for running handlers to reach a step boundary. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { eq, sql } from 'drizzle-orm'
+import pino from 'pino'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import type { DatabaseHandle } from '@/db/client'
@@ -13,6 +14,7 @@ import {
   NonRetriableError,
 } from '@/lib/jobs'
 import type { InProcessOptions } from '@/lib/jobs/in-process'
+import { claimDue, updateOwned } from '@/lib/jobs/in-process/runs-store'
 import { createTestDatabase } from '../helpers/db'
 
 let handle: DatabaseHandle
@@ -73,6 +75,22 @@ async function settled(functionId: string, count = 1) {
 }
 
 const uniqueName = (label: string) => `test/${label}.${randomUUID().slice(0, 8)}`
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** A logger that keeps its records, for the tests about what the engine says and how often. */
+function captureLogs() {
+  const lines: { level: number; msg?: string; runs?: string[] }[] = []
+  const log = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) })
+  return { log, lines }
+}
+
+/** A run as a send leaves it, written directly so the test controls who claims it. */
+const queueRun = (functionId: string, eventName = functionId) =>
+  handle.db
+    .insert(jobRuns)
+    .values({ functionId, idempotencyKey: randomUUID(), eventName, payload: {}, maxAttempts: 1 })
+    .returning()
 
 describe('in-process engine: events', () => {
   it('runs the handler of every definition triggered by the event, with its payload', async () => {
@@ -497,5 +515,262 @@ describe('in-process engine: schedules', () => {
     const rows = await settled(id, 1)
     expect(calls).toBeGreaterThanOrEqual(1)
     expect(rows[0]?.eventName).toBe('inngest/scheduled.timer')
+  })
+})
+
+describe('in-process engine: definitions and limits', () => {
+  const base = {
+    id: 'test/limits',
+    name: 'limits',
+    trigger: { event: 'test/limits' },
+    payload: z.object({}),
+    async handler() {},
+  }
+
+  it('refuses retries Inngest would refuse, in defineJob and in the engine', () => {
+    for (const retries of [-1, 1.5, 21, Number.NaN])
+      expect(() => defineJob({ ...base, retries })).toThrow(/retries must be an integer from 0 to 20/)
+    expect(defineJob({ ...base, retries: 20 }).retries).toBe(20)
+    // a definition built by hand, past defineJob, is refused when the engine is made
+    expect(() => createJobsEngine({ kind: 'in-process' }, [{ ...base, retries: 21 }])).toThrow(/retries/)
+  })
+
+  it('fails the attempt when a step result is over 4 MB of JSON, as Inngest would', async () => {
+    const event = uniqueName('huge')
+    let after = false
+    const def = defineJob({
+      ...base,
+      id: event,
+      trigger: { event },
+      retries: 0,
+      async handler({ step }) {
+        await step.run('big', async () => 'x'.repeat(4 * 1024 * 1024))
+        after = true
+      },
+    })
+    const engine = await startEngine([def])
+    await engine.send({ name: event, data: {} })
+    const [row] = await settled(def.id)
+    expect(row?.status).toBe('failed')
+    expect(row?.lastError).toMatch(/^StepResultTooLargeError: Step "big" returned 4\.0 MB .*limited to 4 MB/)
+    expect(row?.steps).toEqual({})
+    expect(after).toBe(false)
+  })
+})
+
+describe('in-process engine: sending inside a transaction', () => {
+  it("enqueues with the caller's transaction: runs after a commit, leaves nothing after a rollback", async () => {
+    const event = uniqueName('tx')
+    const seen: number[] = []
+    const def = defineJob({
+      id: event,
+      name: 'tx',
+      trigger: { event },
+      retries: 0,
+      payload: z.object({ n: z.number() }),
+      async handler({ event: e }) {
+        seen.push(e.data.n)
+      },
+    })
+    const engine = await startEngine([def])
+    // Without the handle this would wait on the open transaction forever on PGlite.
+    await handle.db.transaction(async (tx) => {
+      await engine.send({ name: event, data: { n: 1 } }, { db: tx })
+    })
+    await settled(def.id)
+
+    await expect(
+      handle.db.transaction(async (tx) => {
+        await engine.send({ name: event, data: { n: 2 } }, { db: tx })
+        expect(await tx.select().from(jobRuns).where(eq(jobRuns.functionId, def.id))).toHaveLength(2)
+        throw new Error('roll back')
+      }),
+    ).rejects.toThrow('roll back')
+    await pause(150)
+    expect(await runsOf(def.id)).toHaveLength(1)
+    expect(seen).toEqual([1])
+  })
+})
+
+describe('in-process engine: claims', () => {
+  it('claims due runs at most `limit` at a time and each once, with a fresh claim id per claim', async () => {
+    const fn = uniqueName('claim')
+    for (let i = 0; i < 5; i++) await queueRun(fn)
+    const racing = await Promise.all([1, 2, 3].map(() => claimDue(handle.db, [fn], 2, 60_000)))
+    const rest = await claimDue(handle.db, [fn], 5, 60_000)
+    const claimed = [...racing.flat(), ...rest]
+    expect(racing.every((batch) => batch.length <= 2)).toBe(true)
+    expect(claimed.map((r) => r.id).sort()).toEqual((await runsOf(fn)).map((r) => r.id).sort())
+    expect(claimed.every((r) => r.status === 'running' && r.claimId)).toBe(true)
+    const claimIds = new Set(claimed.map((r) => r.claimId))
+    expect(claimIds.size).toBe([...racing, rest].filter((batch) => batch.length > 0).length)
+    expect(await claimDue(handle.db, [fn], 5, 60_000)).toEqual([])
+  })
+
+  it('lets only the latest claim write, whatever the attempt number says', async () => {
+    const fn = uniqueName('fence')
+    await queueRun(fn)
+    const [first] = await claimDue(handle.db, [fn], 1, 60_000)
+    await handle.db
+      .update(jobRuns)
+      .set({ lockedUntil: sql`now() - interval '1 second'` })
+      .where(eq(jobRuns.functionId, fn))
+    const [second] = await claimDue(handle.db, [fn], 1, 60_000)
+    expect(second?.id).toBe(first?.id)
+    expect(second?.claimId).not.toBe(first?.claimId)
+    // a stale holder that still believes in the new attempt number is fenced off all the same
+    expect(
+      await updateOwned(handle.db, { ...first!, attempt: second!.attempt }, { lastError: 'stale' }),
+    ).toBe(false)
+    expect(await updateOwned(handle.db, second!, { lastError: 'current' })).toBe(true)
+    expect((await runsOf(fn))[0]?.lastError).toBe('current')
+  })
+
+  it.each([
+    { write: 'heartbeat', leaseMs: 300 },
+    { write: 'step result', leaseMs: 60_000 },
+  ])("drops a stale holder's $write after its run was claimed again", async ({ write, leaseMs }) => {
+    const event = uniqueName('stale')
+    const ran: string[] = []
+    let release: () => void = () => {}
+    const gate = new Promise<void>((r) => {
+      release = r
+    })
+    const def = defineJob({
+      id: event,
+      name: 'stale',
+      trigger: { event },
+      retries: 1,
+      payload: z.object({}),
+      async handler({ step, attempt }) {
+        await step.run('one', async () => {
+          ran.push(`one@${attempt}`)
+          await gate
+          return 'from the stale holder'
+        })
+        await step.run('two', async () => ran.push(`two@${attempt}`))
+      },
+    })
+    const engine = await startEngine([def], { leaseMs })
+    await engine.send({ name: event, data: {} })
+    await waitFor(() => ran.includes('one@0'))
+    // Another worker's claim, as after a hand-back: same attempt number, new claim id and lease.
+    const theirs = randomUUID()
+    await handle.db
+      .update(jobRuns)
+      .set({ claimId: theirs, lockedUntil: sql`now() + interval '1 hour'` })
+      .where(eq(jobRuns.functionId, def.id))
+    const [taken] = await runsOf(def.id)
+    // a 300 ms lease beats every 100 ms; a 60 s one not before the step ends
+    if (write === 'heartbeat') await pause(350)
+    release()
+    await pause(150)
+    const [row] = await runsOf(def.id)
+    expect(row).toMatchObject({ status: 'running', attempt: 0, claimId: theirs, steps: {} })
+    expect(row?.lockedUntil).toEqual(taken?.lockedUntil)
+    expect(ran).toEqual(['one@0'])
+  })
+
+  it('gives back the runs it claimed after stop() began, their attempt unspent', async () => {
+    const event = uniqueName('late-claim')
+    let calls = 0
+    const def = defineJob({
+      id: event,
+      name: 'late-claim',
+      trigger: { event },
+      retries: 0,
+      payload: z.object({}),
+      async handler() {
+        calls++
+      },
+    })
+    const [queued] = await queueRun(def.id, event)
+    let hold: Promise<void> | undefined
+    let release: () => void = () => {}
+    const { log, lines } = captureLogs()
+    const engine = createJobsEngine({ kind: 'in-process' }, [def], {
+      inProcess: {
+        ...fast,
+        logger: log,
+        // the first claim is held back until stop() has begun
+        db: async () => {
+          await hold
+          return handle.db
+        },
+      },
+    })
+    engines.push(engine)
+    hold = new Promise<void>((r) => {
+      release = r
+    })
+    await engine.start()
+    const stopping = engine.stop()
+    release()
+    await stopping
+    expect(lines.find((l) => l.msg === 'stopping: gave claimed runs back')?.runs).toEqual([queued?.id])
+    const [row] = await runsOf(def.id)
+    expect(row).toMatchObject({ status: 'queued', attempt: 0, lockedUntil: null, claimId: null })
+    expect(calls).toBe(0)
+
+    await startEngine([def])
+    const [done] = await settled(def.id)
+    expect(done).toMatchObject({ status: 'completed', attempt: 0 })
+    expect(calls).toBe(1)
+  })
+})
+
+describe('in-process engine: operations', () => {
+  it('warns once, at start, when it runs in production', async () => {
+    const loud = captureLogs()
+    const engine = await startEngine([], { production: true, logger: loud.log })
+    await engine.stop()
+    await engine.start()
+    const warnings = loud.lines.filter((l) => l.level === 40)
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]?.msg).toMatch(/IN-PROCESS IN PRODUCTION.*configure Inngest/)
+
+    const quiet = captureLogs()
+    await startEngine([], { production: false, logger: quiet.log })
+    expect(quiet.lines.filter((l) => l.level === 40)).toEqual([])
+  })
+
+  it('polls less often while the database is down, and logs the outage and its end once', async () => {
+    const event = uniqueName('outage')
+    let calls = 0
+    const def = defineJob({
+      id: event,
+      name: 'outage',
+      trigger: { event },
+      retries: 0,
+      payload: z.object({}),
+      async handler() {
+        calls++
+      },
+    })
+    await queueRun(def.id, event)
+    let down = true
+    let asked = 0
+    const { log, lines } = captureLogs()
+    await startEngine([def], {
+      logger: log,
+      pollIntervalMs: 10,
+      maxPollIntervalMs: 80,
+      db: async () => {
+        asked++
+        if (down) throw new Error('connect ECONNREFUSED 127.0.0.1:5432')
+        return handle.db
+      },
+    })
+    await pause(500)
+    // every 10 ms would be some 50 attempts; doubling up to 80 ms is about 8
+    expect(asked).toBeGreaterThanOrEqual(4)
+    expect(asked).toBeLessThanOrEqual(12)
+    expect(lines.filter((l) => l.level >= 50)).toHaveLength(1)
+
+    down = false
+    await settled(def.id)
+    expect(calls).toBe(1)
+    expect(lines.filter((l) => l.msg === 'claiming job runs works again')).toHaveLength(1)
+    expect(lines.filter((l) => l.level >= 50)).toHaveLength(1)
   })
 })

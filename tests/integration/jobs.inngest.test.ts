@@ -1,9 +1,12 @@
+import { readdir, readFile } from 'node:fs/promises'
+import path from 'node:path'
 import { InngestTestEngine } from '@inngest/test'
-import { afterEach, describe, expect, it } from 'vitest'
+import type { Inngest } from 'inngest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { parseConfig, setConfigForTests } from '@/lib/config'
 import { defineJob, NonRetriableError } from '@/lib/jobs'
-import { createInngestClient, toInngestFunction } from '@/lib/jobs/inngest'
+import { createInngestClient, createInngestEngine, toInngestFunction } from '@/lib/jobs/inngest'
 
 // Exposes the checkpoint that says whether Inngest would retry a failed run.
 class RejectionProbe extends InngestTestEngine {
@@ -85,8 +88,20 @@ describe('Inngest engine', () => {
     expect(scheduled.opts.triggers).toEqual([{ cron: 'TZ=Europe/Paris 0 3 * * *' }])
   })
 
-  it('refuses retries Inngest cannot express', () => {
+  it('refuses retries Inngest cannot express, already in defineJob', () => {
     expect(() => toInngestFunction({ ...order, retries: 21 }, client)).toThrow(/retries/)
+    // the same check as the in-process engine's, so a definition is refused on both or neither
+    for (const retries of [-1, 2.5, 21]) expect(() => defineJob({ ...order, retries })).toThrow(/retries/)
+    for (const retries of [0, 20])
+      expect(toInngestFunction(defineJob({ ...order, retries }), client).opts.retries).toBe(retries)
+  })
+
+  it("sends at once and ignores a caller's transaction handle", async () => {
+    const send = vi.fn(async () => ({ ids: ['evt-1'] }))
+    const engine = createInngestEngine({ send } as unknown as Inngest)
+    const tx = {} as NonNullable<Parameters<typeof engine.send>[1]>['db']
+    await engine.send({ name: EVENT, data: { orderId: 'o-9' }, id: 'evt-1' }, { db: tx })
+    expect(send).toHaveBeenCalledWith([{ name: EVENT, data: { orderId: 'o-9' }, id: 'evt-1' }])
   })
 
   it('runs the handler with the validated payload and passes step results through', async () => {
@@ -185,5 +200,17 @@ describe('/api/inngest route', () => {
     const response = await GET(new Request('http://localhost:3000/api/inngest'))
     expect(response.status).toBe(200)
     expect(await response.json()).toMatchObject({ mode: 'dev', function_count: 0, has_signing_key: false })
+  })
+})
+
+describe('module boundaries', () => {
+  it('keeps lib/jobs free of Next (only app/ and lib/http/ import it)', async () => {
+    const root = path.resolve(import.meta.dirname, '../../lib/jobs')
+    const files = (await readdir(root, { recursive: true })).filter((f) => f.endsWith('.ts'))
+    expect(files.length).toBeGreaterThan(5)
+    for (const file of files) {
+      const source = await readFile(path.join(root, file), 'utf8')
+      expect(source, file).not.toMatch(/from '(next|next\/[^']*|inngest\/next)'/)
+    }
   })
 })

@@ -1,0 +1,147 @@
+import type { JobDefinition, JobsEngine, SendEvent, SendOptions } from '../types'
+import { Attempt, type AttemptContext, drain } from './attempt'
+import { Poller } from './poller'
+import { type ClaimedRun, claimDue, giveBack, insertRuns, prune } from './runs-store'
+import { Scheduler } from './scheduler'
+import { indexDefinitions, runForTick, runsForEvents } from './triggers'
+
+const HOUR = 3_600_000
+
+/** Options with their defaults applied (see InProcessOptions). */
+export interface EngineSettings extends Omit<AttemptContext, 'stopping'> {
+  concurrency: number
+  pollIntervalMs: number
+  maxPollIntervalMs: number
+  stopTimeoutMs: number
+  retentionMs: number
+  production: boolean
+}
+
+/**
+ * Runs job definitions inside this process with the durable state in `job_runs`, so any
+ * number of processes on one database share the work and a restart loses nothing.
+ */
+export class InProcessEngine implements JobsEngine {
+  readonly kind = 'in-process' as const
+  private readonly byId: Map<string, JobDefinition>
+  private readonly byEvent: Map<string, JobDefinition[]>
+  private readonly scheduler: Scheduler
+  private readonly poller: Poller
+  private readonly inFlight = new Set<Attempt>()
+  private readonly ctx: AttemptContext
+  private started = false
+  private stopping = false
+  private warnedProduction = false
+  private pruneTimer: ReturnType<typeof setInterval> | undefined
+
+  constructor(
+    definitions: readonly JobDefinition[],
+    private readonly s: EngineSettings,
+  ) {
+    this.ctx = { ...s, stopping: () => this.stopping }
+    const { byId, byEvent } = indexDefinitions(definitions)
+    this.byId = byId
+    this.byEvent = byEvent
+    this.scheduler = new Scheduler(definitions, (def, tick) => void this.enqueueTick(def, tick))
+    this.poller = new Poller({
+      intervalMs: s.pollIntervalMs,
+      maxIntervalMs: s.maxPollIntervalMs,
+      log: s.log,
+      pump: () => this.pump(),
+    })
+  }
+
+  async send(input: SendEvent | SendEvent[], options: SendOptions = {}): Promise<void> {
+    const rows = runsForEvents(Array.isArray(input) ? input : [input], (name) => this.byEvent.get(name) ?? [])
+    if (rows.length === 0) return
+    await insertRuns(options.db ?? (await this.s.db()), rows)
+    // Inside a caller's transaction the rows are not visible yet; a poll after the commit finds them.
+    void this.poller.wake()
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return
+    this.started = true
+    this.stopping = false
+    if (this.s.production && !this.warnedProduction) {
+      this.warnedProduction = true
+      this.s.log.warn(
+        'BACKGROUND JOBS RUN IN-PROCESS IN PRODUCTION: they only make progress inside this one server process, while it is up. On serverless hosting (Vercel, Lambda, ...) processes are frozen between requests and jobs stall: configure Inngest there (INNGEST_EVENT_KEY and INNGEST_SIGNING_KEY).',
+      )
+    }
+    this.pruneTimer = setInterval(() => void this.prune(), HOUR)
+    this.pruneTimer.unref()
+    this.scheduler.start()
+    this.s.log.info(
+      { functions: [...this.byId.keys()], concurrency: this.s.concurrency, schedules: this.scheduler.size },
+      'in-process jobs engine started',
+    )
+    this.poller.start()
+  }
+
+  async stop(): Promise<void> {
+    if (!this.started) return
+    this.started = false
+    this.stopping = true
+    clearInterval(this.pruneTimer)
+    this.scheduler.stop()
+    await this.poller.stop()
+
+    const abandoned = await drain([...this.inFlight], this.s.stopTimeoutMs)
+    for (const attempt of abandoned) this.inFlight.delete(attempt)
+    if (abandoned.length > 0)
+      this.s.log.warn(
+        { runs: abandoned.map((a) => a.row.id) },
+        'jobs still running at stop; left to their lease',
+      )
+    this.stopping = false
+    this.s.log.info('in-process jobs engine stopped')
+  }
+
+  /** Claims as many due runs as there are free slots; true when it reached the database. */
+  private async pump(): Promise<boolean> {
+    const free = this.s.concurrency - this.inFlight.size
+    if (!this.started || free <= 0 || this.byId.size === 0) return false
+    const db = await this.s.db()
+    const runs = await claimDue(db, [...this.byId.keys()], free, this.s.leaseMs)
+    if (this.started) {
+      for (const run of runs) this.launch(run)
+      return true
+    }
+    // stop() began while the claim was on its way, and stop() only waits for runs that had
+    // started: these go back untouched for the next process.
+    await Promise.all(runs.map((run) => giveBack(db, run)))
+    if (runs.length > 0) this.s.log.info({ runs: runs.map((r) => r.id) }, 'stopping: gave claimed runs back')
+    return true
+  }
+
+  private launch(run: ClaimedRun): void {
+    const attempt = new Attempt(run, this.ctx)
+    this.inFlight.add(attempt)
+    attempt.done = attempt
+      .execute(this.byId.get(run.functionId))
+      .catch((error) => this.s.log.error({ err: error, runId: run.id }, 'job run bookkeeping failed'))
+      .finally(() => {
+        this.inFlight.delete(attempt)
+        void this.poller.wake()
+      })
+  }
+
+  private async enqueueTick(def: JobDefinition, tick: number): Promise<void> {
+    if ('event' in def.trigger) return
+    try {
+      await insertRuns(await this.s.db(), [runForTick(def, def.trigger.cron, tick)])
+      void this.poller.wake()
+    } catch (error) {
+      this.s.log.error({ err: error, functionId: def.id }, 'enqueueing a scheduled run failed')
+    }
+  }
+
+  private async prune(): Promise<void> {
+    try {
+      await prune(await this.s.db(), this.s.retentionMs)
+    } catch (error) {
+      this.s.log.warn({ err: error }, 'pruning old job runs failed')
+    }
+  }
+}

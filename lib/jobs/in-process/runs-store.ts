@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto'
+import { and, eq, inArray, lt, lte, or, sql } from 'drizzle-orm'
+import type { PgUpdateSetSource } from 'drizzle-orm/pg-core'
+import type { Db, DbOrTx } from '@/db/client'
+import { jobRuns } from '@/db/schema'
+
+/**
+ * Every statement the in-process engine runs against `job_runs`. Writes made while holding a
+ * run are fenced by its `claim_id`, which each claim renews: a holder whose lease ran out and
+ * whose run was claimed again can neither extend nor overwrite the new holder's state.
+ */
+
+export type RunRow = typeof jobRuns.$inferSelect
+export type NewRun = typeof jobRuns.$inferInsert
+export type RunUpdate = PgUpdateSetSource<typeof jobRuns>
+/** A run as its holder got it from a claim. */
+export type ClaimedRun = RunRow & { claimId: string }
+
+// Times are computed by the database so that every process compares against one clock.
+export const msFromNow = (ms: number) =>
+  sql`now() + (${Math.round(ms)}::double precision * interval '1 millisecond')`
+
+const INTERRUPTED = 'Interrupted: the worker stopped before the run finished'
+
+/** `db` may be a caller's transaction, so that the runs commit or roll back with it. */
+export async function insertRuns(db: DbOrTx, rows: NewRun[]): Promise<void> {
+  if (rows.length === 0) return
+  // The unique (function_id, idempotency_key) index is what makes a re-sent event a no-op.
+  await db.insert(jobRuns).values(rows).onConflictDoNothing()
+}
+
+/**
+ * Takes up to `limit` due runs: queued ones whose time has come, and running ones whose lease
+ * expired (their process died). The materialized CTE pins the locked selection to exactly
+ * those rows (an `in (subquery)` may be re-planned and re-evaluated), and `skip locked` lets
+ * concurrent claimers pass over each other's rows. Taking over an expired lease counts as an
+ * attempt, as a lost worker does on Inngest.
+ */
+export async function claimDue(
+  db: Db,
+  functionIds: string[],
+  limit: number,
+  leaseMs: number,
+): Promise<ClaimedRun[]> {
+  if (functionIds.length === 0 || limit <= 0) return []
+  const claimId = randomUUID()
+  const due = and(
+    inArray(jobRuns.functionId, functionIds),
+    or(
+      and(eq(jobRuns.status, 'queued'), lte(jobRuns.runAfter, sql`now()`)),
+      and(eq(jobRuns.status, 'running'), lt(jobRuns.lockedUntil, sql`now()`)),
+    ),
+  )
+  const wasRunning = sql`${jobRuns.status} = 'running'`
+  const result = await db.execute(sql`
+    with due as materialized (
+      select ${jobRuns.id} from ${jobRuns} where ${due}
+      order by ${jobRuns.runAfter} limit ${limit}
+      for update skip locked
+    )
+    update ${jobRuns} set
+      status = 'running',
+      attempt = case when ${wasRunning} then ${jobRuns.attempt} + 1 else ${jobRuns.attempt} end,
+      last_error = case when ${wasRunning} then ${INTERRUPTED} else ${jobRuns.lastError} end,
+      locked_until = ${msFromNow(leaseMs)},
+      claim_id = ${claimId},
+      updated_at = now()
+    from due where ${jobRuns.id} = due.id
+    returning ${jobRuns.id}`)
+  const ids = returnedIds(result)
+  if (ids.length === 0) return []
+  // Read back through the typed builder, so both drivers hand over the same row shape.
+  const rows = await db
+    .select()
+    .from(jobRuns)
+    .where(and(inArray(jobRuns.id, ids), eq(jobRuns.claimId, claimId)))
+  return rows.filter((row): row is ClaimedRun => row.claimId === claimId)
+}
+
+/** postgres.js returns the rows as an array, PGlite as `{ rows }`. */
+function returnedIds(result: unknown): string[] {
+  const rows = Array.isArray(result)
+    ? result
+    : result && typeof result === 'object' && 'rows' in result && Array.isArray(result.rows)
+      ? result.rows
+      : undefined
+  if (!rows) throw new Error('claiming job runs: unexpected result shape from the database driver')
+  return rows.map((row: unknown) => {
+    const id = row && typeof row === 'object' && 'id' in row ? row.id : undefined
+    if (typeof id !== 'string') throw new Error('claiming job runs: a returned row has no id')
+    return id
+  })
+}
+
+/** Writes only while `run` is still held under this claim; false when it no longer is. */
+export async function updateOwned(db: Db, run: ClaimedRun, values: RunUpdate): Promise<boolean> {
+  const updated = await db
+    .update(jobRuns)
+    .set({ ...values, updatedAt: sql`now()` })
+    .where(and(eq(jobRuns.id, run.id), eq(jobRuns.status, 'running'), eq(jobRuns.claimId, run.claimId)))
+    .returning({ id: jobRuns.id })
+  return updated.length > 0
+}
+
+/** Records a step's JSON result under `key`, together with whatever else the holder writes. */
+export function saveStep(
+  db: Db,
+  run: ClaimedRun,
+  key: string,
+  json: string,
+  values: RunUpdate,
+): Promise<boolean> {
+  return updateOwned(db, run, {
+    ...values,
+    steps: sql`${jobRuns.steps} || jsonb_build_object(${key}::text, ${json}::jsonb)`,
+  })
+}
+
+/**
+ * Returns a held run to the queue without spending an attempt: for the next process (or this
+ * one, restarted) to pick up where its completed steps left off.
+ */
+export function giveBack(db: Db, run: ClaimedRun): Promise<boolean> {
+  return updateOwned(db, run, { status: 'queued', lockedUntil: null, claimId: null })
+}
+
+/** Deletes completed runs older than `retentionMs`; failed ones are kept for inspection. */
+export async function prune(db: Db, retentionMs: number): Promise<void> {
+  await db
+    .delete(jobRuns)
+    .where(and(eq(jobRuns.status, 'completed'), lt(jobRuns.completedAt, msFromNow(-retentionMs))))
+}
