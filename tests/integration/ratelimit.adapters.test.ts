@@ -185,8 +185,14 @@ describe('rate limiter factory', () => {
   it('memoizes the app-wide limiter, warning when in-process counters run in production', async () => {
     const warn = vi.spyOn(logger, 'warn')
     useRateLimiter(undefined)
-    // Vitest exports BASE_URL=/ into process.env, so the test builds its own configuration.
-    setConfigForTests(parseConfig({ NODE_ENV: 'production', AUTH_SECRET: process.env.AUTH_SECRET }))
+    // A production configuration needs its public address and a real secret.
+    setConfigForTests(
+      parseConfig({
+        NODE_ENV: 'production',
+        BASE_URL: 'https://replay.example.com',
+        AUTH_SECRET: process.env.AUTH_SECRET,
+      }),
+    )
     try {
       const limiter = getRateLimiter()
       expect(limiter.kind).toBe('memory')

@@ -1,0 +1,4 @@
+import { listInsightsRequest } from '@/lib/api/lists'
+import { dataApiRoute } from '@/lib/http/data-api'
+
+export const GET = dataApiRoute({ scope: 'read:service', limit: 'read' }, listInsightsRequest)

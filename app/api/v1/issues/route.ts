@@ -1,0 +1,4 @@
+import { listIssuesRequest } from '@/lib/api/issues'
+import { dataApiRoute } from '@/lib/http/data-api'
+
+export const GET = dataApiRoute({ scope: 'read:service', limit: 'read' }, listIssuesRequest)

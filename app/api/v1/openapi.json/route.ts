@@ -1,0 +1,3 @@
+import { openApiResponse } from '@/lib/http/openapi'
+
+export const GET = openApiResponse

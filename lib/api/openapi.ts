@@ -1,0 +1,214 @@
+import { z } from 'zod'
+import { ISSUE_STATUSES } from '@/db/schema'
+import { ReplayBatch } from '@/lib/ingest/schema'
+import { Insight } from '@/lib/insights/views'
+import { Issue, IssueListItem } from '@/lib/issues/views'
+import { Signal } from '@/lib/signals/views'
+import { UpdateIssueBody } from './issues'
+
+/**
+ * The OpenAPI 3.1 document of the Data API and the ingest API, generated from the zod
+ * schemas the handlers use, so the document cannot drift from the code.
+ */
+const ErrorBody = z.object({ error: z.string() }).meta({ description: 'Every Data API error' })
+const IngestValidationError = z.object({
+  error: z.literal('Invalid replay batch'),
+  details: z.array(
+    z.object({ path: z.array(z.union([z.string(), z.number()])), message: z.string(), code: z.string() }),
+  ),
+})
+const IngestError = z.object({ error: z.string(), requestId: z.string().optional() })
+const Cursor = z.string().nullable().meta({ description: 'Opaque; pass back as `cursor` for the next page' })
+
+const schemas = {
+  Issue,
+  IssueListItem,
+  Signal,
+  Insight,
+  Error: ErrorBody,
+  IssueList: z.object({ issues: z.array(IssueListItem), nextCursor: Cursor }),
+  IssueResponse: z.object({ issue: Issue }),
+  SignalList: z.object({ signals: z.array(Signal), nextCursor: Cursor }),
+  InsightList: z.object({ insights: z.array(Insight), nextCursor: Cursor }),
+  UpdateIssueBody,
+  ReplayBatch,
+  IngestOk: z.object({ ok: z.literal(true) }),
+  IngestValidationError,
+  IngestError,
+}
+
+type SchemaName = keyof typeof schemas
+const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` })
+const jsonContent = (name: SchemaName) => ({ 'application/json': { schema: ref(name) } })
+
+const rateLimitHeaders = {
+  'X-RateLimit-Limit': { schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { schema: { type: 'integer' }, description: 'Unix seconds' },
+}
+
+function dataApiErrors(scope: string) {
+  return {
+    '400': { description: 'Invalid parameter or body', content: jsonContent('Error') },
+    '401': {
+      description: 'Missing or invalid bearer token',
+      headers: { 'WWW-Authenticate': { schema: { type: 'string', example: `Bearer scope="${scope}"` } } },
+      content: jsonContent('Error'),
+    },
+    '403': { description: `Missing required scope: ${scope}`, content: jsonContent('Error') },
+    '429': {
+      description: 'Rate limit exceeded',
+      headers: { 'Retry-After': { schema: { type: 'integer', minimum: 1 } }, ...rateLimitHeaders },
+      content: jsonContent('Error'),
+    },
+  }
+}
+
+const limitParam = (max: number, fallback: number) => ({
+  name: 'limit',
+  in: 'query',
+  schema: { type: 'integer', minimum: 1, maximum: max, default: fallback },
+})
+const cursorParam = { name: 'cursor', in: 'query', schema: { type: 'string' } }
+const issueIdParam = {
+  name: 'issueId',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', format: 'uuid' },
+}
+
+function listOperation(summary: string, scope: string, name: SchemaName, parameters: unknown[]) {
+  return {
+    summary,
+    security: [{ bearer: [scope] }],
+    parameters,
+    responses: {
+      '200': { description: 'A page', headers: rateLimitHeaders, content: jsonContent(name) },
+      ...dataApiErrors(scope),
+    },
+  }
+}
+
+export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string }) {
+  const components = Object.fromEntries(
+    Object.entries(schemas).map(([name, schema]) => {
+      const { $schema: _ignored, ...json } = z.toJSONSchema(schema, {
+        io: name === 'ReplayBatch' || name === 'UpdateIssueBody' ? 'input' : 'output',
+        unrepresentable: 'any',
+      }) as Record<string, unknown>
+      return [name, json]
+    }),
+  )
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Session Replay Issues API',
+      version: '1.0.0',
+      description: 'Data API (v1) and the replay ingest API (0.1.0).',
+    },
+    servers: [{ url: urls.baseUrl }],
+    paths: {
+      '/api/v1/issues': {
+        get: listOperation('List issues, newest first', 'read:service', 'IssueList', [
+          limitParam(200, 25),
+          cursorParam,
+          { name: 'status', in: 'query', schema: { type: 'string', enum: ISSUE_STATUSES } },
+        ]),
+      },
+      '/api/v1/issues/{issueId}': {
+        get: {
+          summary: 'Get one issue',
+          security: [{ bearer: ['read:service'] }],
+          parameters: [issueIdParam],
+          responses: {
+            '200': {
+              description: 'The issue',
+              headers: rateLimitHeaders,
+              content: jsonContent('IssueResponse'),
+            },
+            '404': {
+              description: 'Issue not found (also for a malformed id)',
+              content: jsonContent('Error'),
+            },
+            ...dataApiErrors('read:service'),
+          },
+        },
+        patch: {
+          summary: "Set an issue's status",
+          security: [{ bearer: ['write:issues'] }],
+          parameters: [issueIdParam],
+          requestBody: { required: true, content: jsonContent('UpdateIssueBody') },
+          responses: {
+            '200': {
+              description: 'The issue',
+              headers: rateLimitHeaders,
+              content: jsonContent('IssueResponse'),
+            },
+            '404': { description: 'Issue not found', content: jsonContent('Error') },
+            ...dataApiErrors('write:issues'),
+          },
+        },
+      },
+      '/api/v1/signals': {
+        get: listOperation('List signals, newest first', 'read:service', 'SignalList', [
+          limitParam(200, 50),
+          cursorParam,
+        ]),
+      },
+      '/api/v1/insights': {
+        get: listOperation('List insights, newest first', 'read:service', 'InsightList', [
+          limitParam(100, 25),
+          cursorParam,
+        ]),
+      },
+      '/api/sdk/replay': {
+        servers: [{ url: urls.ingestUrl }],
+        post: {
+          summary: 'Send a batch of rrweb events (ingest API 0.1.0)',
+          security: [{ ingestKey: [] }, { ingestKeyQuery: [] }],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': { schema: ref('ReplayBatch') },
+              'text/plain': { schema: ref('ReplayBatch') },
+            },
+          },
+          responses: {
+            '200': { description: 'Stored (also for a re-sent batch)', content: jsonContent('IngestOk') },
+            '400': { description: 'Invalid replay batch', content: jsonContent('IngestValidationError') },
+            '401': {
+              description: 'Missing API key / Invalid or revoked API key',
+              content: jsonContent('IngestError'),
+            },
+            '413': {
+              description: 'Over 10 MiB of JSON or 5 MiB compressed',
+              content: jsonContent('IngestError'),
+            },
+            '415': {
+              description: 'Unsupported Content-Type or Content-Encoding',
+              content: jsonContent('IngestError'),
+            },
+            '429': {
+              description: 'Rate limit exceeded (100 per minute per key)',
+              headers: { 'Retry-After': { schema: { type: 'integer', minimum: 1 } } },
+              content: jsonContent('IngestError'),
+            },
+            '500': { description: 'Storage or server error', content: jsonContent('IngestError') },
+          },
+        },
+      },
+    },
+    components: {
+      schemas: components,
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'svc_api_ key, svc_oat_ OAuth token or svc_mcp_ key',
+        },
+        ingestKey: { type: 'apiKey', in: 'header', name: 'X-Service-Api-Key' },
+        ingestKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key' },
+      },
+    },
+  }
+}

@@ -1,0 +1,96 @@
+import { and, eq, gt, isNull, sql } from 'drizzle-orm'
+import type { DbOrTx } from '@/db/client'
+import { credentials, oauthAccessTokens, oauthTokenChains } from '@/db/schema'
+import { hashToken, TOKEN_PREFIXES } from './tokens'
+import { touchCredential } from './touch'
+
+export type PrincipalKind = 'api_key' | 'mcp_key' | 'oauth'
+
+/** Who is calling the Data API or MCP, as every domain function sees it. */
+export interface Principal {
+  kind: PrincipalKind
+  organizationId: string
+  scopes: string[]
+  /** The credential row (static keys) or access token row (OAuth). */
+  credentialId: string
+  /** OAuth only: the client, which is what OAuth callers are rate-limited by. */
+  clientId: string | null
+  /** OAuth only: the resource the token is bound to (RFC 8707). */
+  resource: string | null
+  /** Static keys per key, OAuth tokens per client: the spec's "per token or OAuth client". */
+  rateLimitKey: string
+}
+
+const MAX_TOKEN_LENGTH = 200
+
+async function resolveStaticKey(db: DbOrTx, token: string, kind: 'api' | 'mcp'): Promise<Principal | null> {
+  const [row] = await db
+    .select({ id: credentials.id, organizationId: credentials.organizationId, scopes: credentials.scopes })
+    .from(credentials)
+    .where(
+      and(
+        eq(credentials.tokenHash, hashToken(token)),
+        eq(credentials.kind, kind),
+        isNull(credentials.revokedAt),
+      ),
+    )
+  if (!row) return null
+  touchCredential(db, row.id)
+  return {
+    kind: kind === 'api' ? 'api_key' : 'mcp_key',
+    organizationId: row.organizationId,
+    scopes: row.scopes,
+    credentialId: row.id,
+    clientId: null,
+    resource: null,
+    rateLimitKey: `key:${row.id}`,
+  }
+}
+
+async function resolveAccessToken(db: DbOrTx, token: string): Promise<Principal | null> {
+  const [row] = await db
+    .select({
+      id: oauthAccessTokens.id,
+      organizationId: oauthAccessTokens.organizationId,
+      scope: oauthAccessTokens.scope,
+      clientId: oauthAccessTokens.clientId,
+      resource: oauthAccessTokens.resource,
+    })
+    .from(oauthAccessTokens)
+    .innerJoin(oauthTokenChains, eq(oauthTokenChains.id, oauthAccessTokens.chainId))
+    .where(
+      and(
+        eq(oauthAccessTokens.tokenHash, hashToken(token)),
+        isNull(oauthAccessTokens.revokedAt),
+        isNull(oauthTokenChains.revokedAt),
+        // The database's clock decides expiry, the same clock that set it.
+        gt(oauthAccessTokens.expiresAt, sql`now()`),
+      ),
+    )
+  if (!row) return null
+  return {
+    kind: 'oauth',
+    organizationId: row.organizationId,
+    scopes: row.scope.split(' ').filter(Boolean),
+    credentialId: row.id,
+    clientId: row.clientId,
+    resource: row.resource,
+    rateLimitKey: `client:${row.clientId}`,
+  }
+}
+
+/**
+ * One resolver for every bearer credential: `svc_api_` Data API keys, `svc_oat_` OAuth access
+ * tokens and legacy `svc_mcp_` keys, looked up by the SHA-256 of the whole token through a
+ * unique index (no secret is compared byte by byte). Null for anything missing, malformed,
+ * unknown, revoked or expired: callers answer all of them alike.
+ */
+export async function resolveBearer(db: DbOrTx, authorization: string | null): Promise<Principal | null> {
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '')
+  const token = match?.[1]
+  if (!token || token.length > MAX_TOKEN_LENGTH) return null
+  if (token.startsWith(TOKEN_PREFIXES.api)) return resolveStaticKey(db, token, 'api')
+  if (token.startsWith(TOKEN_PREFIXES.mcp)) return resolveStaticKey(db, token, 'mcp')
+  if (token.startsWith(TOKEN_PREFIXES.oauthAccess)) return resolveAccessToken(db, token)
+  return null
+}

@@ -1,0 +1,21 @@
+import { hkdfSync } from 'node:crypto'
+import { getConfig } from '@/lib/config'
+
+/**
+ * Purpose-bound keys derived from AUTH_SECRET with HKDF-SHA256, so that one secret in the
+ * environment never signs two kinds of thing with the same key (cursors, CSRF tokens,
+ * webhook-secret encryption).
+ */
+export type KeyPurpose = 'cursor-v1' | 'csrf-v1' | 'webhook-secret-v1'
+
+const cache = new Map<string, Buffer>()
+
+export function deriveKey(purpose: KeyPurpose, secret = getConfig().authSecret): Buffer {
+  const cacheKey = `${purpose}\n${secret}`
+  let key = cache.get(cacheKey)
+  if (!key) {
+    key = Buffer.from(hkdfSync('sha256', secret, 'session-replay-issues', purpose, 32))
+    cache.set(cacheKey, key)
+  }
+  return key
+}

@@ -1,0 +1,28 @@
+import { and, eq } from 'drizzle-orm'
+import type { DbOrTx } from '@/db/client'
+import { issues } from '@/db/schema'
+import type { Principal } from '@/lib/credentials/resolve-bearer'
+import { isUuid, NotFoundError } from '@/lib/errors'
+import { type Issue, toIssue } from './views'
+
+export const ISSUE_NOT_FOUND = 'Issue not found'
+
+/** One issue of the caller's organization; another organization's issue does not exist. */
+export async function getIssueRow(db: DbOrTx, organizationId: string, issueId: string) {
+  // A malformed id names no issue: "not found", like an unknown one (documented in README).
+  if (!isUuid(issueId)) throw new NotFoundError(ISSUE_NOT_FOUND)
+  const [row] = await db
+    .select()
+    .from(issues)
+    .where(and(eq(issues.id, issueId), eq(issues.organizationId, organizationId)))
+  if (!row) throw new NotFoundError(ISSUE_NOT_FOUND)
+  return row
+}
+
+export async function getIssue(
+  db: DbOrTx,
+  principal: Pick<Principal, 'organizationId'>,
+  issueId: string,
+): Promise<Issue> {
+  return toIssue(await getIssueRow(db, principal.organizationId, issueId))
+}

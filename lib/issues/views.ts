@@ -1,0 +1,71 @@
+import { z } from 'zod'
+import { ISSUE_PRIORITIES, ISSUE_STATUSES, type issues } from '@/db/schema'
+
+type IssueRow = typeof issues.$inferSelect
+
+const isoDate = z.iso.datetime({ offset: true })
+
+/** The list shape of the spec's Issue table (no updatedAt, stepsToReplicate, aiVerified). */
+export const IssueListItem = z.object({
+  id: z.uuid(),
+  title: z.string(),
+  description: z.string().nullable(),
+  status: z.enum(ISSUE_STATUSES),
+  priority: z.enum(ISSUE_PRIORITIES),
+  previewUrl: z.string().nullable(),
+  createdAt: isoDate,
+  sessionCount: z.number().int(),
+  ticketProvider: z.string().nullable(),
+  ticketUrl: z.string().nullable(),
+  ticketIdentifier: z.string().nullable(),
+})
+
+export const Issue = IssueListItem.extend({
+  updatedAt: isoDate,
+  stepsToReplicate: z.string().nullable(),
+  aiVerified: z.boolean().nullable(),
+})
+
+export type IssueListItem = z.infer<typeof IssueListItem>
+export type Issue = z.infer<typeof Issue>
+
+/** The columns the list needs, so list queries read no more than they answer. */
+export type IssueListRow = Pick<
+  IssueRow,
+  | 'id'
+  | 'title'
+  | 'description'
+  | 'status'
+  | 'priority'
+  | 'previewUrl'
+  | 'createdAt'
+  | 'sessionCount'
+  | 'ticketProvider'
+  | 'ticketUrl'
+  | 'ticketIdentifier'
+>
+
+export function toIssueListItem(row: IssueListRow): IssueListItem {
+  return {
+    id: row.id,
+    title: row.title,
+    description: row.description,
+    status: row.status,
+    priority: row.priority,
+    previewUrl: row.previewUrl,
+    createdAt: row.createdAt.toISOString(),
+    sessionCount: row.sessionCount,
+    ticketProvider: row.ticketProvider,
+    ticketUrl: row.ticketUrl,
+    ticketIdentifier: row.ticketIdentifier,
+  }
+}
+
+export function toIssue(row: IssueRow): Issue {
+  return {
+    ...toIssueListItem(row),
+    updatedAt: row.updatedAt.toISOString(),
+    stepsToReplicate: row.stepsToReplicate,
+    aiVerified: row.aiVerified,
+  }
+}

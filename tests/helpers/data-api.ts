@@ -1,0 +1,41 @@
+import { GET as getInsights } from '@/app/api/v1/insights/route'
+import { GET as getIssue, PATCH as patchIssue } from '@/app/api/v1/issues/[issueId]/route'
+import { GET as getIssues } from '@/app/api/v1/issues/route'
+import { GET as getSignals } from '@/app/api/v1/signals/route'
+
+const BASE = 'http://localhost:3000'
+
+export type Query = Record<string, string | number | undefined>
+
+function url(path: string, query: Query = {}) {
+  const u = new URL(path, BASE)
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) u.searchParams.set(k, String(v))
+  return u
+}
+
+function headers(token: string | null, extra: Record<string, string> = {}) {
+  return token ? { authorization: `Bearer ${token}`, ...extra } : extra
+}
+
+/** Calls the Data API route handlers with real Requests, as Next would. */
+export const api = {
+  listIssues: (token: string | null, query?: Query, extra?: Record<string, string>) =>
+    getIssues(new Request(url('/api/v1/issues', query), { headers: headers(token, extra) })),
+  getIssue: (token: string | null, issueId: string) =>
+    getIssue(new Request(url(`/api/v1/issues/${encodeURIComponent(issueId)}`), { headers: headers(token) }), {
+      params: Promise.resolve({ issueId }),
+    }),
+  patchIssue: (token: string | null, issueId: string, body: unknown) =>
+    patchIssue(
+      new Request(url(`/api/v1/issues/${encodeURIComponent(issueId)}`), {
+        method: 'PATCH',
+        headers: headers(token, { 'content-type': 'application/json' }),
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      }),
+      { params: Promise.resolve({ issueId }) },
+    ),
+  listSignals: (token: string | null, query?: Query) =>
+    getSignals(new Request(url('/api/v1/signals', query), { headers: headers(token) })),
+  listInsights: (token: string | null, query?: Query) =>
+    getInsights(new Request(url('/api/v1/insights', query), { headers: headers(token) })),
+}

@@ -1,0 +1,131 @@
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import addFormats from 'ajv-formats'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { GET as getOpenApi } from '@/app/api/v1/openapi.json/route'
+import { createKey } from '@/lib/credentials/create-key'
+import { useDatabase } from '@/lib/db'
+import { createOrganization } from '@/lib/orgs/create-organization'
+import { makeBatch } from '../fixtures/replay-batch'
+import { api } from '../helpers/data-api'
+import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { sendBatch } from '../helpers/ingest'
+import { seedInsight, seedIssue, seedSignal } from '../helpers/seed'
+
+type Json = Record<string, unknown>
+let database: TestDatabase
+let document: {
+  openapi: string
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema: Json }> }> }>
+  >
+  components: { schemas: Record<string, Json> }
+}
+const ajv = new Ajv2020({ strict: false, allErrors: true })
+addFormats(ajv)
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+  useDatabase(database)
+  const response = getOpenApi()
+  expect(response.status).toBe(200)
+  document = (await response.json()) as typeof document
+})
+afterAll(async () => {
+  useDatabase(undefined)
+  await database.close()
+})
+
+function schemaFor(path: string, method: string, status: number): Json {
+  const content = document.paths[path]?.[method]?.responses[String(status)]?.content
+  const schema = content?.['application/json']?.schema
+  if (!schema) throw new Error(`the document has no ${status} answer for ${method.toUpperCase()} ${path}`)
+  const ref = schema.$ref as string | undefined
+  return ref ? document.components.schemas[ref.split('/').pop()!]! : schema
+}
+
+/** Asserts that a real answer of the handler matches what the document promises. */
+async function expectDocumented(path: string, method: string, response: Response) {
+  const body = await response.json()
+  const validate = ajv.compile(schemaFor(path, method, response.status))
+  expect(validate(body), `${method} ${path} ${response.status}: ${ajv.errorsText(validate.errors)}`).toBe(
+    true,
+  )
+}
+
+describe('GET /api/v1/openapi.json', () => {
+  it('is an OpenAPI 3.1 document of every Data API and ingest operation', () => {
+    expect(document.openapi).toBe('3.1.0')
+    expect(Object.keys(document.paths).sort()).toEqual(
+      [
+        '/api/sdk/replay',
+        '/api/v1/insights',
+        '/api/v1/issues',
+        '/api/v1/issues/{issueId}',
+        '/api/v1/signals',
+      ].sort(),
+    )
+    expect(Object.keys(document.paths['/api/v1/issues/{issueId}']!).sort()).toEqual(['get', 'patch'])
+    for (const schema of Object.values(document.components.schemas))
+      expect(() => ajv.compile(schema)).not.toThrow()
+  })
+
+  it('describes the real answers of every Data API endpoint, successes and errors', async () => {
+    const org = (await createOrganization(database.db, { name: 'Documented' })).id
+    const read = (await createKey(database.db, { organizationId: org, type: 'api' })).key
+    const write = (await createKey(database.db, { organizationId: org, type: 'api', write: true })).key
+    const issue = await seedIssue(database.db, org, {
+      ticketProvider: 'github',
+      ticketUrl: 'https://github.com/a/b/issues/1',
+      ticketIdentifier: '#1',
+    })
+    await seedIssue(database.db, org, {
+      description: null,
+      previewUrl: null,
+      stepsToReplicate: null,
+      aiVerified: false,
+    })
+    await seedSignal(database.db, org)
+    await seedSignal(database.db, org, { lastMatchAt: new Date(), matchCount: 2 })
+    await seedInsight(database.db, org)
+
+    await expectDocumented('/api/v1/issues', 'get', await api.listIssues(read, { limit: 1 }))
+    await expectDocumented('/api/v1/issues', 'get', await api.listIssues(read, { status: 'resolved' }))
+    await expectDocumented('/api/v1/issues', 'get', await api.listIssues(read, { limit: 0 }))
+    await expectDocumented('/api/v1/issues', 'get', await api.listIssues(null))
+    await expectDocumented('/api/v1/issues/{issueId}', 'get', await api.getIssue(read, issue.id))
+    await expectDocumented('/api/v1/issues/{issueId}', 'get', await api.getIssue(read, 'nope'))
+    await expectDocumented(
+      '/api/v1/issues/{issueId}',
+      'patch',
+      await api.patchIssue(write, issue.id, { status: 'resolved' }),
+    )
+    await expectDocumented(
+      '/api/v1/issues/{issueId}',
+      'patch',
+      await api.patchIssue(read, issue.id, { status: 'resolved' }),
+    )
+    await expectDocumented('/api/v1/issues/{issueId}', 'patch', await api.patchIssue(write, issue.id, '{'))
+    await expectDocumented('/api/v1/signals', 'get', await api.listSignals(read))
+    await expectDocumented('/api/v1/insights', 'get', await api.listInsights(read))
+    await expectDocumented('/api/v1/insights', 'get', await api.listInsights(read, { limit: 500 }))
+  })
+
+  it('describes the ingest request body and its answers', async () => {
+    const org = (await createOrganization(database.db, { name: 'Ingest' })).id
+    const key = (await createKey(database.db, { organizationId: org, type: 'ingest' })).key
+    const batch = makeBatch({ sessionId: 'documented' })
+    const validateBatch = ajv.compile(document.components.schemas.ReplayBatch!)
+    expect(validateBatch(JSON.parse(JSON.stringify(batch))), ajv.errorsText(validateBatch.errors)).toBe(true)
+    expect(validateBatch({ ...batch, replay: { events: [], sequence: 0 } })).toBe(false)
+
+    await expectDocumented('/api/sdk/replay', 'post', await sendBatch(batch, { key }))
+    await expectDocumented('/api/sdk/replay', 'post', await sendBatch({ session: {} }, { key }))
+    await expectDocumented('/api/sdk/replay', 'post', await sendBatch(batch, { key: null }))
+    await expectDocumented(
+      '/api/sdk/replay',
+      'post',
+      await sendBatch(batch, { key, contentType: 'image/png' }),
+    )
+  })
+})
