@@ -1,12 +1,12 @@
 import type { InngestFunction } from 'inngest'
 import { toInngestFunction } from '@/lib/jobs/inngest'
-import { jobDefinitions } from '@/lib/jobs/registry'
+import { getJobDefinitions } from '@/lib/jobs/registry'
 import { getInngestClient } from './client'
 
 let functions: InngestFunction.Any[] | undefined
 
 /** The same registry the in-process engine runs, wrapped for Inngest once, on first use. */
 export function getInngestFunctions(): InngestFunction.Any[] {
-  functions ??= jobDefinitions.map((def) => toInngestFunction(def, getInngestClient()))
+  functions ??= getJobDefinitions().map((def) => toInngestFunction(def, getInngestClient()))
   return functions
 }

@@ -273,6 +273,7 @@ CREATE TABLE "replay_sessions" (
 	"byte_size" bigint DEFAULT 0 NOT NULL,
 	"processing_requested_at" timestamp (3) with time zone,
 	"processing_started_at" timestamp (3) with time zone,
+	"processing_claim" text,
 	"processed_at" timestamp (3) with time zone,
 	"processed_through_sequence" integer,
 	"processing_attempts" integer DEFAULT 0 NOT NULL,

@@ -38,6 +38,8 @@ export const replaySessions = pgTable(
     /** Set when `flush: final` or the finalizer asks for processing; cleared when a pass starts. */
     processingRequestedAt: ts('processing_requested_at'),
     processingStartedAt: ts('processing_started_at'),
+    /** The job run that holds the session while it is `processing` (its retries may resume). */
+    processingClaim: text('processing_claim'),
     processedAt: ts('processed_at'),
     /** Highest batch sequence covered by the last completed pass (late batches re-queue). */
     processedThroughSequence: integer('processed_through_sequence'),

@@ -3,11 +3,12 @@ import { getConfig, type JobsChoice } from '@/lib/config'
 import { logger } from '@/lib/log'
 import { createInProcessEngine, type InProcessOptions } from './in-process'
 import { createInngestClient, createInngestEngine, getInngestClient } from './inngest'
-import { jobDefinitions } from './registry'
+import { getJobDefinitions } from './registry'
 import type { JobDefinition, JobsEngine } from './types'
 
 export { isNonRetriable, NonRetriableError } from './errors'
-export { defineJob, jobDefinitions } from './registry'
+export { defineJob } from './define'
+export { buildJobDefinitions, getJobDefinitions } from './registry'
 export type * from './types'
 
 export interface JobsEngineOptions {
@@ -36,6 +37,7 @@ export function getJobsEngine(): JobsEngine {
   if (!holder.__serviceJobsEngine) {
     const config = getConfig()
     const choice = config.jobs
+    const jobDefinitions = getJobDefinitions()
     holder.__serviceJobsEngine = createJobsEngine(choice, jobDefinitions, {
       inngestClient: choice.kind === 'inngest' ? getInngestClient() : undefined,
       inProcess: { production: config.nodeEnv === 'production' },

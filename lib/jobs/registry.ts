@@ -1,19 +1,21 @@
-import type { z } from 'zod'
-import { checkRetries } from './retries'
+import type { Config } from '@/lib/config'
+import { getConfig } from '@/lib/config'
+import { processingJobs } from '@/lib/processing/jobs'
 import type { JobDefinition } from './types'
 
-/**
- * Keeps the payload type flowing into the handler while the result still fits the
- * untyped list below (handler is a method, so its parameter is checked bivariantly).
- * Refuses at definition time what either engine would refuse at start.
- */
-export function defineJob<TSchema extends z.ZodType>(def: JobDefinition<TSchema>): JobDefinition<TSchema> {
-  checkRetries(def)
-  return def
-}
+export { defineJob } from './define'
 
 /**
- * Every background job of the service; both engines serve exactly this list. Session
- * finalization, processing, insights and webhook delivery join it as they are built.
+ * Every background job of the service; both engines serve exactly this list. Built on first
+ * use (schedules come from configuration), never at import time.
  */
-export const jobDefinitions: JobDefinition[] = []
+export function buildJobDefinitions(config: Config): JobDefinition[] {
+  return [...processingJobs(config)]
+}
+
+let cached: JobDefinition[] | undefined
+
+export function getJobDefinitions(): JobDefinition[] {
+  cached ??= buildJobDefinitions(getConfig())
+  return cached
+}

@@ -12,7 +12,7 @@ import { logger } from '@/lib/log'
 export async function dispatchOutbox(
   db: Db,
   jobs: JobsEngine,
-  selection: { eventIds: string[] } | { olderThanSeconds: number; limit: number },
+  selection: { eventIds: string[] } | { olderThanSeconds: number; limit: number; organizationId?: string },
 ): Promise<number> {
   const filter =
     'eventIds' in selection
@@ -20,6 +20,7 @@ export async function dispatchOutbox(
       : and(
           isNull(outbox.dispatchedAt),
           lt(outbox.createdAt, sql`now() - make_interval(secs => ${selection.olderThanSeconds})`),
+          selection.organizationId ? eq(outbox.organizationId, selection.organizationId) : undefined,
         )
   if ('eventIds' in selection && selection.eventIds.length === 0) return 0
   const rows = await db

@@ -5,6 +5,16 @@
 export const EVENTS = {
   /** A session was asked to be processed now (`flush: final`, or the finalizer). */
   sessionFinalize: 'session/finalize.requested',
+  /** A new issue (webhook `issue.created`), from session analysis or from an insight. */
+  issueCreated: 'issue/created',
+  /** A resolved issue seen again in a new session (webhook `issue.recurred`). */
+  issueRecurred: 'issue/recurred',
+  /** A session matched a signal (webhook `signal.matched`). */
+  signalMatched: 'signal/matched',
+  /** A signal was created: backfill it over recent sessions. */
+  signalCreated: 'signal/created',
+  /** An insight was written (webhook `insight.generated`). */
+  insightGenerated: 'insight/generated',
 } as const
 
 export type EventName = (typeof EVENTS)[keyof typeof EVENTS]

@@ -1,6 +1,16 @@
 import type { CliCommand } from '../command'
+import { jobsRun } from './jobs'
 import { keyCreate, keyRevoke } from './key'
 import { orgCreate, orgPlan } from './org'
+import { signalCreate } from './signal'
 import { userCreate } from './user'
 
-export const commands: CliCommand[] = [orgCreate, orgPlan, userCreate, keyCreate, keyRevoke]
+export const commands: CliCommand[] = [
+  orgCreate,
+  orgPlan,
+  userCreate,
+  keyCreate,
+  keyRevoke,
+  signalCreate,
+  jobsRun,
+]

@@ -1,0 +1,47 @@
+import { generateText, type LanguageModel, Output } from 'ai'
+import { z } from 'zod'
+import { logger } from '@/lib/log'
+import { MODEL_TIMEOUT_MS } from './model'
+
+export const IssueReview = z.object({
+  verified: z
+    .boolean()
+    .describe(
+      'true when the evidence shows a real problem a developer should fix; false for noise or expected behaviour',
+    ),
+  title: z.string().min(5).max(200).describe('A precise title: what failed, where, after which action'),
+  description: z.string().min(10).max(4000),
+  stepsToReplicate: z.string().min(10).max(4000).describe('Numbered steps, from the evidence only'),
+})
+export type IssueReview = z.infer<typeof IssueReview>
+
+/**
+ * Asks the model to confirm or reject a new issue from its evidence and to improve its text.
+ * Any failure (no answer, invalid answer, timeout) returns null: the deterministic issue
+ * stands and nothing waits on the model.
+ */
+export async function reviewIssue(
+  model: LanguageModel,
+  issue: { title: string; description: string | null; stepsToReplicate: string | null; evidence: unknown },
+): Promise<IssueReview | null> {
+  try {
+    const { output } = await generateText({
+      model,
+      output: Output.object({ schema: IssueReview }),
+      abortSignal: AbortSignal.timeout(MODEL_TIMEOUT_MS),
+      maxRetries: 1,
+      system:
+        'You review problems detected automatically in recorded browser sessions. Judge only from the evidence given; never invent steps, values or causes that it does not show.',
+      prompt: JSON.stringify({
+        title: issue.title,
+        description: issue.description,
+        stepsToReplicate: issue.stepsToReplicate,
+        evidence: issue.evidence,
+      }),
+    })
+    return output
+  } catch (error) {
+    logger.warn({ err: error }, 'issue review by the model failed; keeping the deterministic text')
+    return null
+  }
+}

@@ -1,0 +1,27 @@
+import { generateText, type LanguageModel } from 'ai'
+import type { IntervalFigures } from '@/lib/insights/figures'
+import { logger } from '@/lib/log'
+import { MODEL_TIMEOUT_MS } from './model'
+
+/** Insight prose written by the model from the figures only; null falls back to the template. */
+export async function writeInsightWithModel(
+  model: LanguageModel,
+  current: IntervalFigures,
+  previous: IntervalFigures | null,
+  rises: string[],
+): Promise<string | null> {
+  try {
+    const { text } = await generateText({
+      model,
+      abortSignal: AbortSignal.timeout(MODEL_TIMEOUT_MS),
+      maxRetries: 1,
+      system:
+        'Write a short markdown report for developers about one period of user sessions. Lead with what changed against the previous period. State only figures present in the data; no advice that the data does not support.',
+      prompt: JSON.stringify({ period: current, previousPeriod: previous, sharpRises: rises }),
+    })
+    return text.trim() || null
+  } catch (error) {
+    logger.warn({ err: error }, 'insight text by the model failed; using the template')
+    return null
+  }
+}

@@ -1,0 +1,65 @@
+import { getConfig } from '@/lib/config'
+import { generateInsightsForInterval, lastInterval } from '@/lib/insights/generate'
+import type { JobsEngine, SendEvent, StepTools } from '@/lib/jobs/types'
+import { EVENTS } from '@/lib/outbox/events'
+import { sweepSessions } from '@/lib/processing/finalizer'
+import { processSession } from '@/lib/processing/process-session'
+import { backfillSignal } from '@/lib/signals/backfill'
+import { getBlobStore } from '@/lib/storage'
+import type { CliCommand } from '../command'
+
+// The CLI runs the work itself, in order, instead of handing it to an engine it does not run.
+const inline: StepTools = { run: (_id, fn) => fn(), sleep: async () => {} }
+const collect = (into: SendEvent[]): JobsEngine => ({
+  kind: 'in-process',
+  send: async (events) => {
+    into.push(...(Array.isArray(events) ? events : [events]))
+  },
+  start: async () => {},
+  stop: async () => {},
+})
+
+export const jobsRun: CliCommand = {
+  name: 'jobs:run',
+  summary: 'Run background work now, in this process: finalize idle sessions, write insights',
+  usage: 'jobs:run [--finalize] [--insights]',
+  options: { finalize: { type: 'boolean' }, insights: { type: 'boolean' } },
+  async run(db, values) {
+    const config = getConfig()
+    const all = !values.finalize && !values.insights
+    let finalized = 0
+    let insights = 0
+    if (all || values.finalize) {
+      const sent: SendEvent[] = []
+      const jobs = collect(sent)
+      // The sweep hands every waiting outbox event (idle sessions, flush: final requests,
+      // signal backfills) to `collect`; they are handled here, in order.
+      await sweepSessions(db, jobs, { idleSeconds: config.sessions.idleSeconds })
+      const deps = { db, blobs: getBlobStore(), jobs, baseUrl: config.baseUrl, ingestUrl: config.ingestUrl }
+      for (const event of sent) {
+        if (event.name === EVENTS.sessionFinalize) {
+          const outcome = await processSession(deps, {
+            sessionId: String(event.data.sessionId),
+            runId: `cli:${event.id ?? crypto.randomUUID()}`,
+            step: inline,
+          })
+          if (outcome.status === 'processed') finalized++
+        } else if (event.name === EVENTS.signalCreated) {
+          await backfillSignal(db, {
+            organizationId: String(event.data.organizationId),
+            signalId: String(event.data.signalId),
+          })
+        }
+      }
+    }
+    if (all || values.insights)
+      insights = await generateInsightsForInterval(
+        db,
+        lastInterval(Date.now(), config.insights.intervalHours),
+      )
+    return {
+      json: { finalized, insights },
+      text: `Processed ${finalized} session(s); wrote ${insights} insight(s)`,
+    }
+  },
+}

@@ -1,0 +1,162 @@
+import { and, count, eq, gt, sql } from 'drizzle-orm'
+import type { Tx } from '@/db/client'
+import { ISSUE_PRIORITIES, type IssuePriority, issueActivities, issueSessions, issues } from '@/db/schema'
+import type { Finding } from '@/lib/analysis/types'
+import { enqueueEvent } from '@/lib/outbox/enqueue'
+import { EVENTS } from '@/lib/outbox/events'
+import { issueEventData } from './event-data'
+
+export interface RecordedFindings {
+  /** Issues this session created. */
+  created: string[]
+  /** Existing issues this session was newly linked to (sessionCount + 1). */
+  linked: string[]
+  /** Resolved issues seen again: back to unresolved. */
+  regressed: string[]
+}
+
+// Breadth escalation (analysis.md §4.5.3): the tenth distinct session within a day raises
+// the priority one step, once.
+const BREADTH_SESSIONS = 10
+
+function raise(priority: IssuePriority): IssuePriority {
+  const index = ISSUE_PRIORITIES.indexOf(priority)
+  return ISSUE_PRIORITIES[Math.max(0, index - 1)]!
+}
+
+export function previewUrl(baseUrl: string, sessionId: string, sessionStart: number, at: number): string {
+  return `${baseUrl}/sessions/${sessionId}?t=${Math.max(0, Math.round(at - sessionStart))}`
+}
+
+/**
+ * Turns one session's findings into issues, in the caller's transaction: a new fingerprint
+ * creates an issue (and its `issue.created` outbox event), a known one links the session and
+ * counts it once per distinct session, a resolved one seen again regresses. Re-processing a
+ * session changes no count.
+ */
+export async function recordFindings(
+  tx: Tx,
+  input: {
+    organizationId: string
+    sessionId: string
+    sessionStart: number
+    findings: Finding[]
+    baseUrl: string
+  },
+): Promise<RecordedFindings> {
+  const result: RecordedFindings = { created: [], linked: [], regressed: [] }
+  for (const finding of input.findings) {
+    const seenAt = new Date(finding.firstTimestamp)
+    const [issue] = await tx
+      .insert(issues)
+      .values({
+        organizationId: input.organizationId,
+        fingerprint: finding.fingerprint,
+        kind: finding.kind,
+        sourceType: 'session_analysis',
+        title: finding.title,
+        description: finding.description,
+        priority: finding.priority,
+        previewUrl: previewUrl(input.baseUrl, input.sessionId, input.sessionStart, finding.firstTimestamp),
+        stepsToReplicate: finding.stepsToReplicate,
+        sessionCount: 0,
+        firstSeenAt: seenAt,
+        lastSeenAt: new Date(finding.lastTimestamp),
+        evidence: { ...finding.evidence, pathPattern: finding.pathPattern, url: finding.url },
+      })
+      .onConflictDoUpdate({
+        target: [issues.organizationId, issues.fingerprint],
+        set: { lastSeenAt: sql`greatest(${issues.lastSeenAt}, excluded.last_seen_at)` },
+      })
+      .returning({
+        id: issues.id,
+        status: issues.status,
+        priority: issues.priority,
+        updatedAt: issues.updatedAt,
+        inserted: sql<boolean>`(xmax = 0)`,
+      })
+    const issueId = issue!.id
+
+    const [link] = await tx
+      .insert(issueSessions)
+      .values({
+        issueId,
+        sessionId: input.sessionId,
+        organizationId: input.organizationId,
+        occurrences: finding.occurrences,
+        firstOccurrenceAt: seenAt,
+        evidence: finding.trigger ? { trigger: finding.trigger } : null,
+      })
+      .onConflictDoUpdate({
+        target: [issueSessions.issueId, issueSessions.sessionId],
+        // Re-processing sees the whole session again: the count is replaced, not added.
+        set: { occurrences: finding.occurrences },
+      })
+      .returning({ inserted: sql<boolean>`(xmax = 0)` })
+    if (!link?.inserted) continue
+
+    await tx
+      .update(issues)
+      .set({ sessionCount: sql`${issues.sessionCount} + 1` })
+      .where(eq(issues.id, issueId))
+
+    if (issue!.inserted) {
+      result.created.push(issueId)
+      await tx.insert(issueActivities).values({
+        issueId,
+        organizationId: input.organizationId,
+        kind: 'created',
+        toStatus: 'unresolved',
+        actorType: 'system',
+      })
+      await enqueueEvent(tx, {
+        organizationId: input.organizationId,
+        name: EVENTS.issueCreated,
+        payload: await issueEventData(tx, issueId),
+        dedupeKey: `issue.created:${issueId}`,
+      })
+      continue
+    }
+    result.linked.push(issueId)
+
+    // Seen again after it was resolved: a regression (only for an occurrence after resolving).
+    if (issue!.status === 'resolved' && finding.firstTimestamp > issue!.updatedAt.getTime()) {
+      await tx
+        .update(issues)
+        .set({ status: 'unresolved', updatedAt: sql`now()` })
+        .where(eq(issues.id, issueId))
+      await tx.insert(issueActivities).values({
+        issueId,
+        organizationId: input.organizationId,
+        kind: 'regressed',
+        fromStatus: 'resolved',
+        toStatus: 'unresolved',
+        actorType: 'system',
+        metadata: { sessionId: input.sessionId },
+      })
+      await enqueueEvent(tx, {
+        organizationId: input.organizationId,
+        name: EVENTS.issueRecurred,
+        payload: { ...(await issueEventData(tx, issueId)), sessionId: input.sessionId },
+        dedupeKey: `issue.recurred:${issueId}:${input.sessionId}`,
+      })
+      result.regressed.push(issueId)
+    }
+
+    const [recent] = await tx
+      .select({ n: count() })
+      .from(issueSessions)
+      .where(
+        and(
+          eq(issueSessions.issueId, issueId),
+          gt(issueSessions.createdAt, sql`now() - interval '24 hours'`),
+        ),
+      )
+    if (recent?.n === BREADTH_SESSIONS && issue!.priority !== 'critical')
+      await tx
+        .update(issues)
+        .set({ priority: raise(issue!.priority) })
+        .where(eq(issues.id, issueId))
+  }
+  return result
+}

@@ -1,0 +1,65 @@
+import { and, eq, inArray, lt, or, sql } from 'drizzle-orm'
+import type { DbOrTx } from '@/db/client'
+import { replaySessions } from '@/db/schema'
+
+// A session left `processing` this long by a run that died is taken over by the next trigger.
+export const STALE_PROCESSING_MINUTES = 30
+
+export interface ClaimedSession {
+  organizationId: string
+  startedAt: number
+}
+
+/**
+ * Moves a session to `processing` for one job run. Exactly one of two racing triggers (the
+ * finalizer and `flush: final`) wins; the winner's own retries may resume its claim.
+ */
+export async function claimSession(
+  db: DbOrTx,
+  sessionId: string,
+  runId: string,
+): Promise<ClaimedSession | null> {
+  const [row] = await db
+    .update(replaySessions)
+    .set({
+      status: 'processing',
+      processingClaim: runId,
+      processingStartedAt: sql`now()`,
+      processingAttempts: sql`${replaySessions.processingAttempts} + 1`,
+      failureReason: null,
+    })
+    .where(
+      and(
+        eq(replaySessions.id, sessionId),
+        or(
+          inArray(replaySessions.status, ['receiving', 'failed']),
+          and(eq(replaySessions.status, 'processing'), eq(replaySessions.processingClaim, runId)),
+          and(
+            eq(replaySessions.status, 'processing'),
+            lt(
+              replaySessions.processingStartedAt,
+              sql`now() - make_interval(mins => ${STALE_PROCESSING_MINUTES})`,
+            ),
+          ),
+        ),
+      ),
+    )
+    .returning({ organizationId: replaySessions.organizationId, startedAt: replaySessions.startedAt })
+  return row ? { organizationId: row.organizationId, startedAt: row.startedAt.getTime() } : null
+}
+
+/**
+ * Records why a pass failed. The claim stays with the run, so the engine's retry of that run
+ * resumes it; a later trigger (the finalizer) may also take a failed session over.
+ */
+export async function markSessionFailed(
+  db: DbOrTx,
+  sessionId: string,
+  runId: string,
+  reason: string,
+): Promise<void> {
+  await db
+    .update(replaySessions)
+    .set({ status: 'failed', failureReason: reason.slice(0, 1000) })
+    .where(and(eq(replaySessions.id, sessionId), eq(replaySessions.processingClaim, runId)))
+}

@@ -1,0 +1,71 @@
+import { and, eq, lt, or, sql } from 'drizzle-orm'
+import type { Db } from '@/db/client'
+import { replaySessions } from '@/db/schema'
+import type { JobsEngine } from '@/lib/jobs/types'
+import { dispatchOutbox } from '@/lib/outbox/dispatch'
+import { enqueueEvent } from '@/lib/outbox/enqueue'
+import { EVENTS } from '@/lib/outbox/events'
+import { STALE_PROCESSING_MINUTES } from './claim'
+
+// A session whose passes keep failing is left `failed` (with its reason) after this many.
+export const MAX_PROCESSING_ATTEMPTS = 5
+const SWEEP_LIMIT = 500
+
+/**
+ * The scheduled finalizer: asks for processing of every session idle for `idleSeconds`
+ * (server clock), of failed sessions with attempts left, and of sessions a dead run left
+ * `processing`; then re-sends outbox events that a crash left behind. Returns how many
+ * sessions it asked for.
+ */
+export async function sweepSessions(
+  db: Db,
+  jobs: JobsEngine,
+  options: { idleSeconds: number },
+): Promise<number> {
+  const due = await db
+    .select({
+      id: replaySessions.id,
+      organizationId: replaySessions.organizationId,
+      batchCount: replaySessions.batchCount,
+      attempts: replaySessions.processingAttempts,
+    })
+    .from(replaySessions)
+    .where(
+      or(
+        and(
+          eq(replaySessions.status, 'receiving'),
+          lt(replaySessions.lastReceivedAt, sql`now() - make_interval(secs => ${options.idleSeconds})`),
+        ),
+        and(
+          eq(replaySessions.status, 'failed'),
+          lt(replaySessions.processingAttempts, MAX_PROCESSING_ATTEMPTS),
+        ),
+        and(
+          eq(replaySessions.status, 'processing'),
+          lt(
+            replaySessions.processingStartedAt,
+            sql`now() - make_interval(mins => ${STALE_PROCESSING_MINUTES})`,
+          ),
+        ),
+      ),
+    )
+    .limit(SWEEP_LIMIT)
+  for (const session of due) {
+    await db.transaction(async (tx) => {
+      await enqueueEvent(tx, {
+        organizationId: session.organizationId,
+        name: EVENTS.sessionFinalize,
+        payload: { organizationId: session.organizationId, sessionId: session.id },
+        // The same idle state asks once, however often the sweep runs before it is handled.
+        dedupeKey: `session.finalize:${session.id}:sweep:${session.batchCount}:${session.attempts}`,
+      })
+      await tx
+        .update(replaySessions)
+        .set({ processingRequestedAt: sql`now()` })
+        .where(eq(replaySessions.id, session.id))
+    })
+  }
+  // Everything still undispatched (just written, or left by a crash) goes to the engine now.
+  await dispatchOutbox(db, jobs, { olderThanSeconds: -1, limit: 5000 })
+  return due.length
+}

@@ -1,0 +1,153 @@
+import type { LanguageModel } from 'ai'
+import { and, eq, max, sql } from 'drizzle-orm'
+import type { Db } from '@/db/client'
+import { replayBatches, replaySessions } from '@/db/schema'
+import { matchSignalsWithModel, reviewNewIssues } from '@/lib/ai/apply'
+import { analyzeEvents } from '@/lib/analysis'
+import type { AnalysisResult } from '@/lib/analysis/types'
+import { recordFindings } from '@/lib/issues/record-findings'
+import type { JobsEngine, StepTools } from '@/lib/jobs/types'
+import { dispatchOutbox } from '@/lib/outbox/dispatch'
+import { enqueueEvent } from '@/lib/outbox/enqueue'
+import { EVENTS } from '@/lib/outbox/events'
+import { readSessionEvents, sessionBatches } from '@/lib/sessions/read-events'
+import { activeSignals, matchSessionDeterministically } from '@/lib/signals/record-matches'
+import type { BlobStore } from '@/lib/storage/types'
+import { claimSession, markSessionFailed } from './claim'
+
+export interface ProcessingDeps {
+  db: Db
+  blobs: BlobStore
+  jobs: JobsEngine
+  baseUrl: string
+  ingestUrl: string
+  /** With a model, new issues are reviewed and signals judged by it; without, all is deterministic. */
+  model?: LanguageModel | null
+}
+
+export type ProcessOutcome =
+  | { status: 'skipped'; reason: string }
+  | {
+      status: 'processed'
+      created: string[]
+      linked: string[]
+      regressed: string[]
+      signals: string[]
+      requeued: boolean
+    }
+
+/**
+ * One processing pass over a session, written as idempotent steps: claim it, analyse every
+ * stored batch (streamed), then record issues, signal matches and the session's figures in
+ * one transaction that also writes the outbox events. A retry resumes after the last
+ * completed step; a second trigger finds the session claimed and does nothing.
+ */
+export async function processSession(
+  deps: ProcessingDeps,
+  input: { sessionId: string; runId: string; step: StepTools },
+): Promise<ProcessOutcome> {
+  const { db, blobs } = deps
+  const { sessionId, runId, step } = input
+
+  const claim = await step.run('claim', () => claimSession(db, sessionId, runId))
+  if (!claim)
+    return { status: 'skipped', reason: 'not waiting for processing (already claimed or processed)' }
+
+  let analysis: { result: AnalysisResult; throughSequence: number }
+  try {
+    analysis = await step.run('analyze', async () => {
+      const batches = await sessionBatches(db, sessionId)
+      const result = await analyzeEvents(readSessionEvents(blobs, batches), {
+        ignoreRequestUrls: [deps.ingestUrl],
+      })
+      return { result, throughSequence: batches.at(-1)?.sequence ?? -1 }
+    })
+  } catch (error) {
+    await markSessionFailed(db, sessionId, runId, `analysis failed: ${(error as Error).message}`)
+    throw error
+  }
+
+  const recorded = await step.run('record', () =>
+    db.transaction(async (tx) => {
+      const [owned] = await tx
+        .select({ id: replaySessions.id })
+        .from(replaySessions)
+        .where(and(eq(replaySessions.id, sessionId), eq(replaySessions.processingClaim, runId)))
+        .for('update')
+      if (!owned) return null
+      const issues = await recordFindings(tx, {
+        organizationId: claim.organizationId,
+        sessionId,
+        sessionStart: claim.startedAt,
+        findings: analysis.result.findings,
+        baseUrl: deps.baseUrl,
+      })
+      const signals = deps.model
+        ? []
+        : await matchSessionDeterministically(tx, {
+            organizationId: claim.organizationId,
+            sessionId,
+            digest: analysis.result.digest,
+            signals: await activeSignals(tx, claim.organizationId),
+          })
+      // Batches that arrived during the pass: the session goes back to waiting, and is asked
+      // for again at once when the recorder flushed it as final meanwhile.
+      const [latest] = await tx
+        .select({ sequence: max(replayBatches.sequence) })
+        .from(replayBatches)
+        .where(eq(replayBatches.sessionId, sessionId))
+      const late = (latest?.sequence ?? -1) > analysis.throughSequence
+      const { summary, digest } = analysis.result
+      const [session] = await tx
+        .update(replaySessions)
+        .set({
+          status: late ? 'receiving' : 'processed',
+          processedAt: sql`now()`,
+          processedThroughSequence: analysis.throughSequence,
+          processingClaim: null,
+          failureReason: null,
+          durationMs: summary.durationMs,
+          pageCount: summary.pageCount,
+          errorCount: summary.errorCount,
+          rageClickCount: summary.rageClickCount,
+          digest: digest as unknown as Record<string, unknown>,
+        })
+        .where(eq(replaySessions.id, sessionId))
+        .returning({
+          requestedAgain: sql<boolean>`coalesce(${replaySessions.processingRequestedAt} > ${replaySessions.processingStartedAt}, false)`,
+        })
+      const requeued = late && Boolean(session?.requestedAgain)
+      if (requeued)
+        await enqueueEvent(tx, {
+          organizationId: claim.organizationId,
+          name: EVENTS.sessionFinalize,
+          payload: { organizationId: claim.organizationId, sessionId },
+          dedupeKey: `session.finalize:${sessionId}:after:${latest?.sequence}`,
+        })
+      return { ...issues, signals, requeued }
+    }),
+  )
+  if (!recorded) return { status: 'skipped', reason: 'the claim was taken over by another run' }
+
+  const model = deps.model
+  if (model) {
+    // After the commit: a slow or failing model never holds up issue creation.
+    await step.run('ai-review', () => reviewNewIssues(db, model, recorded.created))
+    recorded.signals = await step.run('ai-signals', () =>
+      matchSignalsWithModel(db, model, {
+        organizationId: claim.organizationId,
+        sessionId,
+        digest: analysis.result.digest,
+      }),
+    )
+  }
+
+  await step.run('dispatch', () =>
+    dispatchOutbox(db, deps.jobs, {
+      olderThanSeconds: -1,
+      limit: 1000,
+      organizationId: claim.organizationId,
+    }),
+  )
+  return { status: 'processed', ...recorded }
+}

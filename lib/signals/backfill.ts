@@ -1,0 +1,60 @@
+import { and, asc, eq, gt, isNotNull, sql } from 'drizzle-orm'
+import type { Db } from '@/db/client'
+import { replaySessions, signals } from '@/db/schema'
+import type { SessionDigest } from '@/lib/analysis/types'
+import { matchSessionDeterministically } from './record-matches'
+
+export const BACKFILL_DAYS = 30
+const PAGE = 200
+
+/**
+ * Matches one signal against the organization's processed sessions of the last 30 days, in
+ * pages (a digest per session, never the replay itself). Idempotent: matches are unique per
+ * (signal, session), so a retried or repeated backfill counts nothing twice.
+ */
+export async function backfillSignal(
+  db: Db,
+  input: { organizationId: string; signalId: string },
+): Promise<number> {
+  const [signal] = await db
+    .update(signals)
+    .set({ backfillStatus: 'running' })
+    .where(and(eq(signals.id, input.signalId), eq(signals.organizationId, input.organizationId)))
+    .returning({ id: signals.id, prompt: signals.prompt })
+  if (!signal) return 0
+  try {
+    let matched = 0
+    let after = '00000000-0000-0000-0000-000000000000'
+    for (;;) {
+      const page = await db
+        .select({ id: replaySessions.id, digest: replaySessions.digest })
+        .from(replaySessions)
+        .where(
+          and(
+            eq(replaySessions.organizationId, input.organizationId),
+            isNotNull(replaySessions.digest),
+            gt(replaySessions.createdAt, sql`now() - make_interval(days => ${BACKFILL_DAYS})`),
+            gt(replaySessions.id, after),
+          ),
+        )
+        .orderBy(asc(replaySessions.id))
+        .limit(PAGE)
+      for (const session of page) {
+        const ids = await matchSessionDeterministically(db, {
+          organizationId: input.organizationId,
+          sessionId: session.id,
+          digest: session.digest as unknown as SessionDigest,
+          signals: [signal],
+        })
+        matched += ids.length
+      }
+      if (page.length < PAGE) break
+      after = page[page.length - 1]!.id
+    }
+    await db.update(signals).set({ backfillStatus: 'completed' }).where(eq(signals.id, signal.id))
+    return matched
+  } catch (error) {
+    await db.update(signals).set({ backfillStatus: 'failed' }).where(eq(signals.id, signal.id))
+    throw error
+  }
+}

@@ -1,0 +1,45 @@
+import { z } from 'zod'
+import type { Db } from '@/db/client'
+import { signals } from '@/db/schema'
+import { getOrganization } from '@/lib/orgs/get-organization'
+import { enqueueEvent } from '@/lib/outbox/enqueue'
+import { EVENTS } from '@/lib/outbox/events'
+import { parseInput } from '@/lib/validation'
+import { type Signal, toSignal } from './views'
+
+const Name = z
+  .string()
+  .trim()
+  .min(1, 'Signal name must not be empty')
+  .max(100, 'Signal name must be at most 100 characters')
+const Prompt = z
+  .string()
+  .trim()
+  .min(3, 'Signal prompt must be at least 3 characters')
+  .max(2000, 'Signal prompt must be at most 2000 characters')
+
+/**
+ * Creates an active signal and, in the same transaction, the event that backfills it over
+ * the organization's sessions of the last 30 days. Returns it in its Data API shape.
+ */
+export async function createSignal(
+  db: Db,
+  input: { organizationId: string; name: string; prompt: string },
+): Promise<{ signal: Signal; eventId: string | null }> {
+  const name = parseInput(Name, input.name)
+  const prompt = parseInput(Prompt, input.prompt)
+  await getOrganization(db, input.organizationId)
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(signals)
+      .values({ organizationId: input.organizationId, name, prompt })
+      .returning()
+    const eventId = await enqueueEvent(tx, {
+      organizationId: input.organizationId,
+      name: EVENTS.signalCreated,
+      payload: { organizationId: input.organizationId, signalId: row!.id },
+      dedupeKey: `signal.backfill:${row!.id}`,
+    })
+    return { signal: toSignal(row!), eventId }
+  })
+}

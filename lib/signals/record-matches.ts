@@ -1,0 +1,67 @@
+import { and, eq, sql } from 'drizzle-orm'
+import type { DbOrTx } from '@/db/client'
+import { signalMatches, signals } from '@/db/schema'
+import type { SessionDigest } from '@/lib/analysis/types'
+import { enqueueEvent } from '@/lib/outbox/enqueue'
+import { EVENTS } from '@/lib/outbox/events'
+import { matchDigest, parsePrompt } from './deterministic-match'
+
+type SignalRow = { id: string; prompt: string }
+
+/** Active signals of an organization, for matching a session. */
+export function activeSignals(db: DbOrTx, organizationId: string): Promise<SignalRow[]> {
+  return db
+    .select({ id: signals.id, prompt: signals.prompt })
+    .from(signals)
+    .where(and(eq(signals.organizationId, organizationId), eq(signals.status, 'active')))
+}
+
+/**
+ * Stores one match per (signal, session) and counts it once: re-processing a session or
+ * re-running a backfill never counts a match twice.
+ */
+export async function recordMatch(
+  db: DbOrTx,
+  input: { organizationId: string; signalId: string; sessionId: string; evidence: Record<string, unknown> },
+): Promise<boolean> {
+  const [inserted] = await db
+    .insert(signalMatches)
+    .values(input)
+    .onConflictDoNothing()
+    .returning({ id: signalMatches.id, createdAt: signalMatches.createdAt })
+  if (!inserted) return false
+  await db
+    .update(signals)
+    .set({
+      matchCount: sql`${signals.matchCount} + 1`,
+      lastMatchAt: sql`greatest(${signals.lastMatchAt}, ${inserted.createdAt.toISOString()}::timestamptz)`,
+    })
+    .where(eq(signals.id, input.signalId))
+  await enqueueEvent(db, {
+    organizationId: input.organizationId,
+    name: EVENTS.signalMatched,
+    payload: { signalId: input.signalId, sessionId: input.sessionId, orgId: input.organizationId },
+    dedupeKey: `signal.matched:${input.signalId}:${input.sessionId}`,
+  })
+  return true
+}
+
+/** Deterministic matching of one session against the given signals; returns newly matched ids. */
+export async function matchSessionDeterministically(
+  db: DbOrTx,
+  input: { organizationId: string; sessionId: string; digest: SessionDigest; signals: SignalRow[] },
+): Promise<string[]> {
+  const matched: string[] = []
+  for (const signal of input.signals) {
+    const result = matchDigest(parsePrompt(signal.prompt), input.digest)
+    if (!result.matched) continue
+    const counted = await recordMatch(db, {
+      organizationId: input.organizationId,
+      signalId: signal.id,
+      sessionId: input.sessionId,
+      evidence: { matcher: 'deterministic', ...result.evidence },
+    })
+    if (counted) matched.push(signal.id)
+  }
+  return matched
+}
