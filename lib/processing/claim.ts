@@ -8,6 +8,8 @@ export const STALE_PROCESSING_MINUTES = 30
 export interface ClaimedSession {
   organizationId: string
   startedAt: number
+  /** Who holds the session; later steps check it (memoized with the claim step). */
+  claimToken: string
 }
 
 /**
@@ -45,7 +47,7 @@ export async function claimSession(
       ),
     )
     .returning({ organizationId: replaySessions.organizationId, startedAt: replaySessions.startedAt })
-  return row ? { organizationId: row.organizationId, startedAt: row.startedAt.getTime() } : null
+  return row ? { organizationId: row.organizationId, startedAt: row.startedAt.getTime(), claimToken: runId } : null
 }
 
 /**

@@ -63,7 +63,7 @@ export async function processSession(
       return { result, throughSequence: batches.at(-1)?.sequence ?? -1 }
     })
   } catch (error) {
-    await markSessionFailed(db, sessionId, runId, `analysis failed: ${(error as Error).message}`)
+    await markSessionFailed(db, sessionId, claim.claimToken, `analysis failed: ${(error as Error).message}`)
     throw error
   }
 
@@ -72,7 +72,7 @@ export async function processSession(
       const [owned] = await tx
         .select({ id: replaySessions.id })
         .from(replaySessions)
-        .where(and(eq(replaySessions.id, sessionId), eq(replaySessions.processingClaim, runId)))
+        .where(and(eq(replaySessions.id, sessionId), eq(replaySessions.processingClaim, claim.claimToken)))
         .for('update')
       if (!owned) return null
       const issues = await recordFindings(tx, {
