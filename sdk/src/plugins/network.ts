@@ -1,0 +1,269 @@
+/// <reference lib="dom" />
+import type { IWindow, listenerHandler, NetworkData, NetworkRequest, RecordPlugin } from '@rrweb/types'
+
+/** PostHog's plugin name: recordings stay readable by tools that know that format (§1.8). */
+export const NETWORK_PLUGIN_NAME = 'rrweb/network@1'
+
+/** One request as emitted (analysis.md §1.9); a `NetworkRequest` from @rrweb/types with more fields. */
+export type CapturedRequest = NetworkRequest & {
+  /** Absolute URL, secrets in the query and fragment redacted; same value as `name`. */
+  name: string
+  url: string
+  method: string
+  initiatorType: 'fetch' | 'xmlhttprequest'
+  /** HTTP status; 0 = no response (network failure, CORS, abort). */
+  status: number
+  statusText: string
+  /** Epoch ms when the request started. */
+  timestamp: number
+  /** ms since performance.timeOrigin. */
+  startTime: number
+  endTime: number
+  /** fetch: until the response headers arrive; XHR: until loadend. */
+  duration: number
+  /** Only when status is 0, e.g. `TypeError: Failed to fetch`. */
+  error?: string
+}
+
+export type NetworkPayload = NetworkData & { requests: CapturedRequest[]; isInitial?: true }
+
+export interface NetworkPluginOptions {
+  /**
+   * URL prefixes never recorded, above all the recorder's own ingest endpoint: recording the
+   * upload of a batch would put a request in the next batch, and so on forever.
+   */
+  ignoreUrls?: string[]
+  /** Requests that completed before rrweb started, kept for the one `isInitial` event. */
+  maxBuffered?: number
+  /** Query/fragment parameter names whose values are replaced; the default covers common secrets. */
+  secretParams?: RegExp
+  win?: Window
+}
+
+/**
+ * rrweb's `plugins` option takes `RecordPlugin<unknown>` (a typed observer parameter would not be
+ * assignable to it), so the options are typed on the property only.
+ */
+export type NetworkPlugin = RecordPlugin & {
+  options: NetworkPluginOptions
+  /** Restores the original fetch and XMLHttpRequest. */
+  uninstall(): void
+}
+
+const REDACTED = '[redacted]'
+
+/**
+ * Matched against each word of a parameter name (`access_token`, `X-Amz-Signature`, `apiKey`
+ * split on `_ - .` and camelCase), so `key` catches `api_key` without also catching `monkey`.
+ */
+const DEFAULT_SECRET_WORDS =
+  /^(token|tokens|key|apikey|password|passwd|pwd|pass|secret|auth|authorization|session|sessionid|sid|code|signature|sig|credential|credentials|jwt|otp|bearer|cookie)$/i
+
+/** A JSON Web Token is a secret whatever its parameter is called. */
+const JWT = /^eyJ[\w-]+\.[\w-]+\./
+
+function nameWords(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[\s_\-.[\]]+/)
+    .filter((w) => w.length > 0)
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '))
+  } catch {
+    return text
+  }
+}
+
+function redactParams(params: string, secretWords: RegExp): string {
+  return params
+    .split('&')
+    .map((part) => {
+      const eq = part.indexOf('=')
+      if (eq === -1) return part
+      const name = safeDecode(part.slice(0, eq))
+      const value = safeDecode(part.slice(eq + 1))
+      const secret = nameWords(name).some((w) => secretWords.test(w)) || JWT.test(value)
+      return secret && value !== '' ? `${part.slice(0, eq)}=${REDACTED}` : part
+    })
+    .join('&')
+}
+
+/**
+ * Absolute URL with credentials removed and secret-looking query/fragment values replaced.
+ * Other parameters stay byte-for-byte as written, so grouping by URL is not disturbed.
+ */
+export function redactUrl(url: string, base?: string, secretWords: RegExp = DEFAULT_SECRET_WORDS): string {
+  let parsed: URL
+  try {
+    parsed = new URL(url, base)
+  } catch {
+    return url
+  }
+  parsed.username = ''
+  parsed.password = ''
+  if (parsed.search.length > 1) parsed.search = redactParams(parsed.search.slice(1), secretWords)
+  // OAuth implicit flows put tokens in the fragment (`#access_token=…`).
+  if (parsed.hash.includes('=')) parsed.hash = redactParams(parsed.hash.slice(1), secretWords)
+  return parsed.href
+}
+
+function describeFailure(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`
+  if (typeof error === 'object' && error !== null && 'name' in error && 'message' in error) {
+    return `${String(error.name)}: ${String(error.message)}`
+  }
+  return String(error)
+}
+
+interface Pending {
+  method: string
+  url: string
+  timestamp: number
+  startTime: number
+}
+
+/**
+ * Creates the plugin and wraps fetch and XMLHttpRequest at once — call it at script start so
+ * boot-time requests are seen. Requests that finish before rrweb records are buffered and
+ * emitted in one `isInitial` event when it starts; after that each request is emitted when its
+ * response (or failure) arrives.
+ */
+export function createNetworkPlugin(options: NetworkPluginOptions = {}): NetworkPlugin {
+  // Window's type lacks the constructors (XMLHttpRequest) that every real window has.
+  const win = (options.win ?? window) as IWindow
+  const ignoreUrls = options.ignoreUrls ?? []
+  const maxBuffered = options.maxBuffered ?? 50
+  const secretWords = options.secretParams ?? DEFAULT_SECRET_WORDS
+  const perf = win.performance
+  const buffer: CapturedRequest[] = []
+  let emit: ((payload: NetworkPayload) => void) | null = null
+
+  const absolute = (url: string): string => {
+    try {
+      return new URL(url, win.location.href).href
+    } catch {
+      return url
+    }
+  }
+  // Compared before redaction: an ingest URL carrying a key in its query must still match.
+  const ignored = (absoluteUrl: string) =>
+    ignoreUrls.some((prefix) => absoluteUrl.startsWith(absolute(prefix)))
+
+  const begin = (method: string, rawUrl: string): Pending | null => {
+    const url = absolute(rawUrl)
+    if (ignored(url)) return null
+    return {
+      method: method.toUpperCase(),
+      url: redactUrl(url, undefined, secretWords),
+      timestamp: Date.now(),
+      startTime: perf.now(),
+    }
+  }
+
+  const finish = (
+    pending: Pending,
+    initiatorType: CapturedRequest['initiatorType'],
+    status: number,
+    statusText: string,
+    error?: string,
+  ) => {
+    const endTime = perf.now()
+    const request: CapturedRequest = {
+      name: pending.url,
+      url: pending.url,
+      method: pending.method,
+      initiatorType,
+      status,
+      statusText,
+      timestamp: pending.timestamp,
+      startTime: Math.round(pending.startTime),
+      endTime: Math.round(endTime),
+      duration: Math.round(endTime - pending.startTime),
+    }
+    if (status === 0) request.error = error ?? 'Network request failed'
+    if (emit) {
+      emit({ requests: [request] })
+    } else if (buffer.length < maxBuffered) {
+      buffer.push(request)
+    }
+  }
+
+  const originalFetch = win.fetch
+  win.fetch = function fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+    const isRequest = typeof input === 'object' && !(input instanceof URL)
+    const rawUrl = typeof input === 'string' ? input : isRequest ? input.url : input.href
+    const method = init?.method ?? (isRequest ? input.method : 'GET')
+    const pending = begin(method, rawUrl)
+    const call = originalFetch.call(win, input, init)
+    if (!pending) return call
+    // The caller receives the very promise chain it would without us: same response object
+    // (body untouched) and the same rejection.
+    return call.then(
+      (response) => {
+        finish(pending, 'fetch', response.status, response.statusText)
+        return response
+      },
+      (error: unknown) => {
+        finish(pending, 'fetch', 0, '', describeFailure(error))
+        throw error
+      },
+    )
+  }
+
+  const xhrProto = win.XMLHttpRequest.prototype
+  const originalOpen = xhrProto.open
+  const originalSend = xhrProto.send
+  const opened = new WeakMap<XMLHttpRequest, { method: string; url: string }>()
+
+  xhrProto.open = function open(this: XMLHttpRequest, method: string, url: string | URL, ...rest: unknown[]) {
+    opened.set(this, { method, url: typeof url === 'string' ? url : url.href })
+    return Reflect.apply(originalOpen, this, [method, url, ...rest])
+  }
+  xhrProto.send = function send(this: XMLHttpRequest, body?: Document | XMLHttpRequestBodyInit | null) {
+    const target = opened.get(this)
+    const pending = target ? begin(target.method, target.url) : null
+    if (pending) {
+      // status is 0 for all three; the event type is the only hint at what went wrong.
+      let failure: string | undefined
+      this.addEventListener('error', () => {
+        failure = 'NetworkError: XMLHttpRequest failed'
+      })
+      this.addEventListener('abort', () => {
+        failure = 'AbortError: XMLHttpRequest aborted'
+      })
+      this.addEventListener('timeout', () => {
+        failure = 'TimeoutError: XMLHttpRequest timed out'
+      })
+      this.addEventListener('loadend', () => {
+        finish(pending, 'xmlhttprequest', this.status, this.statusText, failure)
+      })
+    }
+    return originalSend.call(this, body)
+  }
+
+  const pluginOptions: NetworkPluginOptions = { ...options, ignoreUrls }
+
+  return {
+    name: NETWORK_PLUGIN_NAME,
+    options: pluginOptions,
+    observer: (cb, observedWin: IWindow): listenerHandler => {
+      // rrweb calls observers for same-origin iframes too; the wrappers belong to one window.
+      if (observedWin !== win) return () => {}
+      const live = (payload: NetworkPayload) => cb(payload)
+      emit = live
+      if (buffer.length > 0) live({ requests: buffer.splice(0), isInitial: true })
+      return () => {
+        if (emit === live) emit = null
+      }
+    },
+    uninstall: () => {
+      win.fetch = originalFetch
+      xhrProto.open = originalOpen
+      xhrProto.send = originalSend
+      emit = null
+    },
+  }
+}
