@@ -66,7 +66,12 @@ export async function recordFindings(
       })
       .onConflictDoUpdate({
         target: [issues.organizationId, issues.fingerprint],
-        set: { lastSeenAt: sql`greatest(${issues.lastSeenAt}, excluded.last_seen_at)` },
+        // Being seen again is not an edit: updatedAt keeps the time of the last change (it
+        // also tells when a resolved issue was resolved).
+        set: {
+          lastSeenAt: sql`greatest(${issues.lastSeenAt}, excluded.last_seen_at)`,
+          updatedAt: sql`${issues.updatedAt}`,
+        },
       })
       .returning({
         id: issues.id,

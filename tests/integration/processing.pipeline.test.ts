@@ -1,6 +1,17 @@
+import { MockLanguageModelV3 } from 'ai/test'
 import { and, count, eq } from 'drizzle-orm'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { insights, issueSessions, issues, jobRuns, outbox, replaySessions, signals } from '@/db/schema'
+import {
+  insights,
+  issueActivities,
+  issueSessions,
+  issues,
+  jobRuns,
+  outbox,
+  replaySessions,
+  signals,
+} from '@/db/schema'
+import { setLanguageModelForTests } from '@/lib/ai/model'
 import { getConfig } from '@/lib/config'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
@@ -251,6 +262,78 @@ describe('session processing through the in-process engine', () => {
     // the crash session (earlier, same page) is found by the backfill, signal-1 by processing
     expect(row!.matchCount).toBe(2)
     expect(row!.lastMatchAt).toBeInstanceOf(Date)
+  })
+
+  it('returns a resolved issue to unresolved when it is seen again, and records why', async () => {
+    const [issue] = await issuesOfKind('js_error')
+    await database.db
+      .update(issues)
+      .set({ status: 'resolved', updatedAt: new Date(Date.now() - 10 * 60_000) })
+      .where(eq(issues.id, issue!.id))
+    await ingestSession(key, 'regression', endingNow(loadRecording('same-error-3-sessions-2').events), {
+      final: true,
+    })
+    await processed('regression')
+    const [after] = await database.db.select().from(issues).where(eq(issues.id, issue!.id))
+    expect(after).toMatchObject({ status: 'unresolved', sessionCount: issue!.sessionCount + 1 })
+    const activity = await database.db
+      .select()
+      .from(issueActivities)
+      .where(and(eq(issueActivities.issueId, issue!.id), eq(issueActivities.kind, 'regressed')))
+    expect(activity).toHaveLength(1)
+    const recurred = await database.db.select().from(outbox).where(eq(outbox.name, EVENTS.issueRecurred))
+    expect(recurred.map((e) => (e.payload as { issueId: string }).issueId)).toContain(issue!.id)
+  })
+
+  it('lets a configured model review new issues, and creates them even when the model fails', async () => {
+    const review = {
+      verified: true,
+      title: 'Failed request: POST /api/checkout answers 500 when placing an order',
+      description: 'Placing an order fails with a server error.',
+      stepsToReplicate: '1. Open /checkout\n2. Click "Place order"',
+    }
+    const usage = {
+      inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+      outputTokens: { total: 1, text: 1, reasoning: undefined },
+    }
+    const model = new MockLanguageModelV3({
+      doGenerate: async () => ({
+        content: [{ type: 'text', text: JSON.stringify(review) }],
+        finishReason: { unified: 'stop', raw: 'stop' },
+        usage,
+        warnings: [],
+      }),
+    })
+    setLanguageModelForTests(model)
+    try {
+      await ingestSession(key, 'ai-1', endingNow(loadRecording('network-failed').events), { final: true })
+      await processed('ai-1')
+      const reviewed = await database.db
+        .select()
+        .from(issues)
+        .where(and(eq(issues.organizationId, organizationId), eq(issues.aiVerified, true)))
+      expect(reviewed.length).toBeGreaterThanOrEqual(1)
+      expect(reviewed[0]).toMatchObject({
+        title: review.title,
+        description: review.description,
+        stepsToReplicate: review.stepsToReplicate,
+      })
+
+      setLanguageModelForTests(
+        new MockLanguageModelV3({
+          doGenerate: async () => {
+            throw new Error('provider down')
+          },
+        }),
+      )
+      await ingestSession(key, 'ai-2', endingNow(loadRecording('console-error').events), { final: true })
+      await processed('ai-2')
+      const consoleIssues = await issuesOfKind('console_error')
+      expect(consoleIssues).toHaveLength(1)
+      expect(consoleIssues[0]!.aiVerified).toBeNull()
+    } finally {
+      setLanguageModelForTests(undefined)
+    }
   })
 
   it('writes one insight for an interval with sessions, and none for an empty one', async () => {
