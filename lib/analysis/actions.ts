@@ -1,0 +1,108 @@
+/**
+ * The user's own actions — clicks and typing — turned into click records for the detectors,
+ * steps for the timeline and entries for the digest (analysis.md §4.2.2). Values typed are
+ * never kept, only their length.
+ */
+import type { ClickRecord, Context } from './context'
+import type { DomNode } from './dom/document'
+import { elementLabel, stableSelector } from './dom/element'
+import { fieldControl, fieldLabel } from './dom/field'
+import { resolveClickTarget } from './dom/target'
+import { num, type Obj, str } from './rrweb'
+import type { ElementDescriptor } from './types'
+
+const UNKNOWN_ELEMENT: ElementDescriptor = {
+  tag: 'unknown',
+  id: null,
+  classes: [],
+  role: null,
+  ariaLabel: null,
+  testId: null,
+  name: null,
+  type: null,
+  href: null,
+  text: '',
+  selector: 'unknown',
+}
+
+const FIELD_TAG = /^(?:input|textarea|select)$/
+const MAX_LABELS = 500
+
+export class UserActions {
+  private mouseDown: { seq: number; at: number } | null = null
+  private readonly fieldLabels = new Map<string, string>()
+
+  constructor(private readonly ctx: Context) {}
+
+  /** Labels are per document: ids restart at every FullSnapshot. */
+  documentLoaded(): void {
+    this.fieldLabels.clear()
+  }
+
+  pressed(at: number, seq: number): void {
+    this.ctx.responses.mark(seq)
+    this.mouseDown = { seq, at }
+  }
+
+  /** Records a click; returns it with the click before it, for the detectors. */
+  click(data: Obj, at: number, seq: number): { click: ClickRecord; previous: ClickRecord | undefined } {
+    const { doc, page, clicks, responses, timeline, digest } = this.ctx
+    const id = num(data.id)
+    const target = id === null ? null : resolveClickTarget(doc, id)
+    const element = target?.element ?? UNKNOWN_ELEMENT
+    const stable = stableSelector(element)
+    const down = this.mouseDown
+    const click: ClickRecord = {
+      seq,
+      // A handler on mousedown answers before the Click event is even recorded.
+      startSeq: down && at - down.at <= 1000 ? down.seq : seq,
+      at,
+      x: num(data.x),
+      y: num(data.y),
+      target,
+      element,
+      key: target ? `${doc.generation}:${target.node.id}` : `?:${id}`,
+      stable,
+      page: page.current,
+      errored: false,
+    }
+    this.mouseDown = null
+    responses.mark(seq)
+    const previous = clicks.last()
+    clicks.push(click)
+    const shown = /[#.[]/.test(stable) ? stable : element.selector
+    // A form field is named by its label, not by its content or its name attribute.
+    const label =
+      target && FIELD_TAG.test(target.node.tag) ? this.fieldName(target.node) : elementLabel(element)
+    timeline.click(seq, at, page.current.url, click.key, label, shown)
+    digest.add('clicks', { text: element.text, selector: element.selector, url: page.current.url, at })
+    return { click, previous }
+  }
+
+  input(data: Obj, at: number, seq: number): void {
+    const { doc, page, timeline, digest } = this.ctx
+    const id = num(data.id)
+    const node = id === null ? undefined : doc.get(id)
+    // Programmatic value changes are responses, not user actions.
+    if (!node || data.userTriggered === false) return
+    const control = fieldControl(node)
+    const checked = typeof data.isChecked === 'boolean' ? data.isChecked : null
+    // Checking a radio button also reports its unchecked siblings.
+    if (control === 'toggle' && checked === false && node.attrs.type?.toLowerCase() === 'radio') return
+    const key = `${doc.generation}:${node.id}`
+    const field = this.fieldName(node)
+    const length = (str(data.text) ?? '').length
+    timeline.input(seq, at, page.current.url, key, field, { control, length, checked })
+    digest.input(key, { field, length, url: page.current.url, at })
+  }
+
+  private fieldName(node: DomNode): string {
+    const key = `${this.ctx.doc.generation}:${node.id}`
+    let field = this.fieldLabels.get(key)
+    if (field === undefined) {
+      field = fieldLabel(this.ctx.doc, node)
+      if (this.fieldLabels.size < MAX_LABELS) this.fieldLabels.set(key, field)
+    }
+    return field
+  }
+}

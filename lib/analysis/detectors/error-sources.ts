@@ -1,0 +1,64 @@
+/**
+ * The two reports of an uncaught error (analysis.md §1.7, §4.1): the stock console plugin,
+ * which gives it the shape of a console.error with Chromium's `Uncaught ` prefix (or the
+ * opaque `Script error.`), and our SDK's explicit `error` custom event.
+ */
+import { consoleArgText, stripUncaught } from '../normalize'
+import { arr, num, type Obj, str } from '../rrweb'
+import { type Frame, parseFrames } from '../stack'
+
+export interface RawError {
+  /** The message without the `Uncaught ` prefix, type included (`TypeError: x`). */
+  message: string
+  frames: Frame[]
+  trace: string[]
+  source: 'console' | 'sdk'
+  mechanism: string
+}
+
+export type ConsoleErrorEntry =
+  | { kind: 'uncaught'; error: RawError }
+  | { kind: 'console'; args: unknown[]; trace: string[] }
+
+export function isScriptError(message: string): boolean {
+  return message === 'Script error.' || message === 'Script error'
+}
+
+/** A console plugin payload at level `error`, as an uncaught error or a console error. */
+export function readConsoleError(payload: Obj): ConsoleErrorEntry | null {
+  if (payload.level !== 'error') return null
+  const args = arr(payload.payload)
+  const text = consoleArgText(args[0] ?? '')
+  const trace = arr(payload.trace).filter((line): line is string => typeof line === 'string')
+  if (!/^Uncaught(?:\s|$)/.test(text) && !isScriptError(text)) return { kind: 'console', args, trace }
+  // A rejection with a non-Error reason: the plugin passes the reason as a second argument.
+  const reason = text === 'Uncaught (in promise)' && args.length > 1 ? consoleArgText(args[1]) : ''
+  const message = stripUncaught(reason ? `${text} ${reason}` : text) || 'Unhandled rejection'
+  const mechanism = text.startsWith('Uncaught (in promise)') ? 'onunhandledrejection' : 'onerror'
+  return {
+    kind: 'uncaught',
+    error: { message, frames: parseFrames(trace), trace, source: 'console', mechanism },
+  }
+}
+
+/** Our SDK's `error` event; handled errors are not uncaught and are left out. */
+export function readSdkError(payload: Obj, at: number): { error: RawError; at: number } | null {
+  if (payload.handled === true) return null
+  const type = str(payload.type) ?? 'Error'
+  const raw = stripUncaught(str(payload.message) ?? '')
+  const message = isScriptError(raw) || raw.startsWith(type) ? raw : `${type}: ${raw}`
+  const stack = str(payload.stack) ?? ''
+  const mechanism = str(payload.mechanism) ?? 'onerror'
+  // Errors buffered before rrweb started carry the time they happened.
+  const happened = num(payload.timestamp)
+  return {
+    error: {
+      message,
+      frames: parseFrames(stack),
+      trace: stack.split('\n').slice(0, 30),
+      source: 'sdk',
+      mechanism,
+    },
+    at: happened !== null && happened <= at ? happened : at,
+  }
+}

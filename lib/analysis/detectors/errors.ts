@@ -1,0 +1,169 @@
+/**
+ * js_error and console_error (analysis.md §4.3). When the console plugin and our SDK both
+ * report one uncaught error it counts once. A console.error is held for 1 s and merged into
+ * an uncaught error with the same message, which frameworks often log next to it.
+ */
+import type { Context } from '../context'
+import { consoleErrorParts, jsErrorParts } from '../fingerprint'
+import { consoleArgText, decodeConsoleArg, normaliseMessage, splitErrorType, truncate } from '../normalize'
+import type { Problem } from '../problem'
+import type { Obj } from '../rrweb'
+import { isExtensionFrame, normaliseFilePath, parseFrames, topInAppFrame } from '../stack'
+import { consoleErrorTitle, elementPhrase, jsErrorTitle } from '../text'
+import { isThirdParty } from '../url'
+import { isScriptError, type RawError, readConsoleError, readSdkError } from './error-sources'
+
+const MERGE_MS = 1000
+const RESIZE_OBSERVER = /ResizeObserver loop/i
+const MAX_PENDING = 50
+
+interface Reported {
+  key: string
+  at: number
+  source: 'console' | 'sdk'
+  paired: boolean
+}
+
+export class ErrorDetector {
+  private recent: Reported[] = []
+  private pending: { key: string; problem: Problem }[] = []
+
+  constructor(private readonly ctx: Context) {}
+
+  get nextDeadline(): number {
+    const first = this.pending[0]
+    return first ? first.problem.at + MERGE_MS : Number.POSITIVE_INFINITY
+  }
+
+  consolePlugin(payload: Obj, at: number, seq: number): void {
+    const entry = readConsoleError(payload)
+    if (entry?.kind === 'uncaught') this.jsError(entry.error, at, seq)
+    else if (entry) this.consoleError(entry.args, entry.trace, at, seq)
+  }
+
+  customError(payload: Obj, at: number, seq: number): void {
+    const entry = readSdkError(payload, at)
+    if (entry) this.jsError(entry.error, entry.at, seq)
+  }
+
+  jsError(error: RawError, at: number, seq: number): void {
+    if (RESIZE_OBSERVER.test(error.message) || error.frames.some(isExtensionFrame)) return
+    const { type, message } = splitErrorType(error.message)
+    const key = normaliseMessage(message)
+    this.recent = this.recent.filter((entry) => at - entry.at <= MERGE_MS)
+    const twin = this.recent.find(
+      (entry) => !entry.paired && entry.source !== error.source && entry.key === key,
+    )
+    if (twin) {
+      twin.paired = true
+      return
+    }
+    if (this.recent.length < MAX_PENDING) this.recent.push({ key, at, source: error.source, paired: false })
+    this.pending = this.pending.filter((entry) => entry.key !== key || at - entry.problem.at > MERGE_MS)
+
+    const { page, clicks } = this.ctx
+    const click = clicks.before(at, MERGE_MS)
+    if (click) click.errored = true
+    const script = isScriptError(error.message)
+    const parts = script
+      ? ['Script error.', page.current.pathPattern]
+      : jsErrorParts(error.message, error.frames, page.current.url, page.current.pathPattern)
+    const trigger = click ? { element: click.element, timestamp: click.at, url: click.page.url } : null
+    const digestEntry = { message: truncate(error.message, 300), url: page.current.url, at }
+    if (this.ctx.store.repeat('js_error', parts, { at, page: page.current, trigger })) {
+      this.ctx.digest.add('errors', digestEntry)
+      return
+    }
+    const top = topInAppFrame(error.frames, page.current.url)
+    const where = top ? ` in ${top.fn || '<anonymous>'} (${normaliseFilePath(top.url)})` : ''
+    const after = click ? ` It followed a click on ${elementPhrase(click.element, click.stable)}.` : ''
+    this.ctx.report({
+      kind: 'js_error',
+      parts,
+      at,
+      seq,
+      page: page.current,
+      trigger,
+      evidence: {
+        type,
+        message,
+        mechanism: error.mechanism,
+        source: error.source,
+        stack: error.trace.slice(0, 20),
+      },
+      title: jsErrorTitle(type, message, page.current.pathPattern, click?.element ?? null),
+      failure: `${truncate(error.message, 160)} is thrown`,
+      summary: `Uncaught ${type} “${truncate(message, 200)}”${where} on ${page.current.pathPattern}.${after}`,
+      priority: {
+        base: script ? 'low' : 'high',
+        paths: [page.current.pathPattern],
+        thirdParty: top !== null && isThirdParty(top.url, page.current.url),
+        fixed: script,
+      },
+      retries: true,
+    })
+    this.ctx.digest.add('errors', digestEntry)
+  }
+
+  private consoleError(args: unknown[], trace: string[], at: number, seq: number): void {
+    const text = consoleArgText(args[0] ?? '')
+    // Chromium reports the benign ResizeObserver loop through window.onerror without `Uncaught`.
+    if (RESIZE_OBSERVER.test(text)) return
+    const { message } = splitErrorType(text)
+    const key = normaliseMessage(message)
+    if (this.recent.some((entry) => entry.key === key && at - entry.at <= MERGE_MS)) return
+    const first = decodeConsoleArg(args[0] ?? '')
+    const identity =
+      typeof first === 'string' || (first && typeof first === 'object' && 'message' in first)
+        ? text
+        : typeof first
+    const { page, clicks } = this.ctx
+    const click = clicks.before(at, MERGE_MS)
+    const frames = parseFrames(trace)
+    const top = frames[0] ?? null
+    const problem: Problem = {
+      kind: 'console_error',
+      parts: consoleErrorParts(identity, page.current.pathPattern),
+      at,
+      seq,
+      page: page.current,
+      trigger: click ? { element: click.element, timestamp: click.at, url: click.page.url } : null,
+      evidence: {
+        message: text,
+        arguments: args.slice(0, 5).map((arg) => truncate(String(arg), 500)),
+        stack: trace.slice(0, 20),
+      },
+      title: consoleErrorTitle(text, page.current.pathPattern),
+      failure: `console.error “${truncate(text, 160)}” is logged`,
+      summary: `console.error “${truncate(text, 200)}” on ${page.current.pathPattern}.`,
+      priority: {
+        base: 'medium',
+        paths: [page.current.pathPattern],
+        thirdParty: top !== null && isThirdParty(top.url, page.current.url),
+      },
+      retries: true,
+    }
+    if (this.pending.length >= MAX_PENDING) this.release(this.pending.shift()!.problem)
+    this.pending.push({ key, problem })
+  }
+
+  private release(problem: Problem): void {
+    if (this.ctx.report(problem)) {
+      this.ctx.digest.add('errors', {
+        message: truncate(String(problem.evidence.message), 300),
+        url: problem.page.url,
+        at: problem.at,
+      })
+    }
+  }
+
+  /** Console errors whose merge window has passed become findings. */
+  flush(now: number): void {
+    while (this.pending.length > 0 && now - this.pending[0]!.problem.at > MERGE_MS)
+      this.release(this.pending.shift()!.problem)
+  }
+
+  finish(): void {
+    this.flush(Number.POSITIVE_INFINITY)
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * network_error (analysis.md §1.9, §4.3): requests from our `rrweb/network@1` plugin that got
+ * a 5xx, a 429, or no response at all. A request without response is held for 500 ms and
+ * dropped when the page is left in that time (the browser aborted it). 401/403/404 and other
+ * 4xx are expected application answers, not issues.
+ */
+import type { Context } from '../context'
+import { networkParts } from '../fingerprint'
+import { truncate } from '../normalize'
+import { networkBase } from '../priority'
+import type { Problem } from '../problem'
+import { arr, isObj, num, type Obj, str } from '../rrweb'
+import { networkOutcome, networkTitle } from '../text'
+import { displayUrl, pathPattern, siteOf, splitRequestUrl } from '../url'
+
+const UNLOAD_MS = 500
+// Analytics and tag hosts fail often and are not the product's problem.
+const IGNORED_HOSTS =
+  /(?:^|\.)(?:google-analytics\.com|googletagmanager\.com|doubleclick\.net|segment\.io|hotjar\.com|sentry\.io|posthog\.com|mixpanel\.com|amplitude\.com|clarity\.ms|facebook\.com|intercom\.io)$/i
+
+export class NetworkDetector {
+  private pending: Problem[] = []
+
+  constructor(private readonly ctx: Context) {}
+
+  get nextDeadline(): number {
+    const first = this.pending[0]
+    return first ? first.at + UNLOAD_MS : Number.POSITIVE_INFINITY
+  }
+
+  plugin(payload: Obj, at: number, seq: number): void {
+    const initial = payload.isInitial === true
+    for (const request of arr(payload.requests)) if (isObj(request)) this.request(request, initial, at, seq)
+  }
+
+  private request(request: Obj, initial: boolean, at: number, seq: number): void {
+    const { page, store, options } = this.ctx
+    const rawUrl = str(request.url) ?? str(request.name)
+    const status = num(request.status) ?? num(request.responseStatus)
+    if (!rawUrl || status === null) return
+    const ok = status >= 200 && status < 400
+    // Successes matter only to findings that wait for one; most requests stop here unparsed.
+    if (ok ? !store.hasSuccessKeys : status < 500 && status !== 429 && status !== 0) return
+    const method = (str(request.method) ?? 'GET').toUpperCase()
+    const { href: url, host, path } = splitRequestUrl(rawUrl, page.current.url)
+    const pattern = pathPattern(path)
+    const key = `${method} ${host}${pattern}`
+    if (ok) {
+      store.success(key, page.current.visit)
+      return
+    }
+    if (options.ignoreRequestUrls?.some((prefix) => url.startsWith(prefix))) return
+    if (IGNORED_HOSTS.test(host)) return
+    const initiator = str(request.initiatorType)
+    const error = str(request.error)
+    if (status === 0) {
+      // Resource timing reports 0 for any cross-origin asset; only fetch/XHR failures are known.
+      if (initiator && initiator !== 'fetch' && initiator !== 'xmlhttprequest') return
+      // The page cancelled it on purpose (AbortController), so nobody waited for an answer.
+      if (error && /abort/i.test(error)) return
+    }
+    const startedAt = num(request.timestamp) ?? at - (num(request.duration) ?? 0)
+    const click = initial ? null : this.ctx.clicks.startedRequest(startedAt, at)
+    const parts = networkParts(method, host, pattern, status)
+    const trigger = click ? { element: click.element, timestamp: click.at, url: click.page.url } : null
+    if (status !== 0 && store.repeat('network_error', parts, { at, page: page.current, trigger })) {
+      this.ctx.digest.add('networkFailures', { method, url: displayUrl(url), status, at })
+      return
+    }
+    const pageHost = page.current.host
+    const endpoint = host && host !== pageHost ? `${host}${pattern}` : pattern
+    const outcome = networkOutcome(status)
+    const problem: Problem = {
+      kind: 'network_error',
+      parts,
+      at,
+      seq,
+      page: page.current,
+      trigger,
+      evidence: {
+        method,
+        url: displayUrl(url),
+        status,
+        statusText: str(request.statusText) ?? '',
+        error,
+        initiatorType: initiator,
+        startedAt,
+        durationMs: num(request.duration),
+        isInitial: initial || request.isInitial === true,
+      },
+      title: networkTitle(method, endpoint, status, page.current.pathPattern),
+      failure: `${method} ${endpoint} ${outcome}`,
+      summary: `${method} ${truncate(displayUrl(url), 200)} ${outcome}${error ? ` (${truncate(error, 120)})` : ''} on ${page.current.pathPattern}.`,
+      priority: {
+        base: networkBase(status, method, click !== null),
+        paths: [page.current.pathPattern, pattern],
+        thirdParty: pageHost !== '' && host !== '' && siteOf(host) !== siteOf(pageHost),
+      },
+      retries: true,
+      successKey: key,
+    }
+    if (status === 0) this.pending.push(problem)
+    else this.report(problem)
+  }
+
+  private report(problem: Problem): void {
+    if (!this.ctx.report(problem)) return
+    const evidence = problem.evidence as { method: string; url: string; status: number }
+    this.ctx.digest.add('networkFailures', {
+      method: evidence.method,
+      url: evidence.url,
+      status: evidence.status,
+      at: problem.at,
+    })
+  }
+
+  /** The page was left: requests that failed just before were aborted by leaving. */
+  pageLeft(at: number): void {
+    this.flush(at)
+    this.pending = this.pending.filter((problem) => at - problem.at > UNLOAD_MS)
+  }
+
+  flush(now: number): void {
+    while (this.pending.length > 0 && now - this.pending[0]!.at > UNLOAD_MS)
+      this.report(this.pending.shift()!)
+  }
+
+  /** A failure in the last 500 ms of the session is most likely the tab closing. */
+  finish(end: number): void {
+    this.flush(end)
+    this.pending = []
+  }
+}

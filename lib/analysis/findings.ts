@@ -1,0 +1,185 @@
+/**
+ * Findings of one session, one per fingerprint (analysis.md §4.2.3, §4.3 session-level merge):
+ * occurrences are counted, a rage click supersedes a dead click on the same target within a
+ * minute, and the blocking adjustment of §4.5 is decided as pages end.
+ */
+import { fingerprint } from './fingerprint'
+import { computePriority, type PriorityInput } from './priority'
+import type { Problem } from './problem'
+import { occurrenceSentence } from './text'
+import type { Finding } from './types'
+
+const SUPERSEDE_MS = 60_000
+const BLOCKING_MS = 30_000
+const MAX_TIMES = 50
+// Messages that defeat normalisation could otherwise make every occurrence a new finding.
+export const MAX_FINDINGS = 500
+
+export type Occurrence = Pick<Problem, 'at' | 'page' | 'trigger'>
+
+interface Entry {
+  finding: Finding
+  summary: string
+  priority: PriorityInput
+  retries: boolean
+  successKey: string | undefined
+  lastVisit: number
+  succeeded: boolean
+  blocking: boolean
+  /** Occurrence times of click findings, for superseding; capped. */
+  times: number[]
+}
+
+export class FindingStore {
+  private readonly entries = new Map<string, Entry>()
+  private readonly rageTimes = new Map<string, number[]>()
+  private readonly bySuccessKey = new Map<string, Entry[]>()
+
+  /** Adds an occurrence; returns false when it was merged away (superseded dead click). */
+  add(problem: Problem, steps: () => string): boolean {
+    const targetKey = problem.parts.join('|')
+    if (problem.kind === 'dead_click') {
+      const rages = this.rageTimes.get(targetKey)
+      if (rages?.some((at) => Math.abs(at - problem.at) <= SUPERSEDE_MS)) return false
+    }
+    if (problem.kind === 'rage_click') this.noteRage(targetKey, problem)
+    const id = fingerprint(problem.kind, problem.parts)
+    const existing = this.entries.get(id)
+    if (existing) {
+      this.bump(existing, problem)
+      return true
+    }
+    if (this.entries.size >= MAX_FINDINGS) return false
+    const entry: Entry = {
+      finding: {
+        kind: problem.kind,
+        fingerprint: id,
+        title: problem.title,
+        description: '',
+        priority: problem.priority.base,
+        url: problem.page.url,
+        pathPattern: problem.page.pathPattern,
+        firstTimestamp: problem.at,
+        lastTimestamp: problem.at,
+        occurrences: 1,
+        trigger: problem.trigger,
+        evidence: problem.evidence,
+        stepsToReplicate: steps(),
+      },
+      summary: problem.summary,
+      priority: problem.priority,
+      retries: problem.retries,
+      successKey: problem.successKey,
+      lastVisit: problem.page.visit,
+      succeeded: false,
+      blocking: false,
+      times: [],
+    }
+    this.entries.set(id, entry)
+    if (problem.successKey) {
+      const list = this.bySuccessKey.get(problem.successKey) ?? []
+      list.push(entry)
+      this.bySuccessKey.set(problem.successKey, list)
+    }
+    this.touch(entry, problem)
+    return true
+  }
+
+  /**
+   * Another occurrence of a finding this session already has, without building its problem
+   * (titles, steps) again; false when the fingerprint is new. Not for click kinds, which
+   * supersede each other.
+   */
+  repeat(
+    kind: 'js_error' | 'console_error' | 'network_error',
+    parts: string[],
+    occurrence: Occurrence,
+  ): boolean {
+    const existing = this.entries.get(fingerprint(kind, parts))
+    if (!existing) return false
+    this.bump(existing, { ...occurrence, kind })
+    return true
+  }
+
+  private bump(entry: Entry, occurrence: Occurrence & { kind: Problem['kind'] }): void {
+    const finding = entry.finding
+    finding.occurrences++
+    finding.firstTimestamp = Math.min(finding.firstTimestamp, occurrence.at)
+    finding.lastTimestamp = Math.max(finding.lastTimestamp, occurrence.at)
+    finding.trigger ??= occurrence.trigger
+    this.touch(entry, occurrence)
+  }
+
+  private touch(entry: Entry, problem: Occurrence & { kind: Problem['kind'] }): void {
+    entry.lastVisit = problem.page.visit
+    entry.succeeded = false
+    if (problem.kind === 'dead_click' && entry.times.length < MAX_TIMES) entry.times.push(problem.at)
+  }
+
+  /** A rage click removes dead-click occurrences on the same target within a minute of it. */
+  private noteRage(targetKey: string, problem: Problem): void {
+    const times = this.rageTimes.get(targetKey) ?? []
+    if (times.length === 0 && this.rageTimes.size >= MAX_FINDINGS) return
+    if (times.length >= MAX_TIMES) times.shift()
+    times.push(problem.at)
+    this.rageTimes.set(targetKey, times)
+    const deadId = fingerprint('dead_click', problem.parts)
+    const dead = this.entries.get(deadId)
+    if (!dead) return
+    const kept = dead.times.filter((at) => Math.abs(at - problem.at) > SUPERSEDE_MS)
+    const removed = dead.times.length - kept.length
+    if (removed === 0) return
+    dead.finding.occurrences -= removed
+    dead.times = kept
+    if (dead.finding.occurrences <= 0) {
+      this.entries.delete(deadId)
+      return
+    }
+    // Past the cap of recorded times the bounds stay approximate, which only affects text.
+    if (kept.length > 0) {
+      dead.finding.firstTimestamp = Math.min(...kept)
+      dead.finding.lastTimestamp = Math.max(...kept)
+    }
+  }
+
+  get hasSuccessKeys(): boolean {
+    return this.bySuccessKey.size > 0
+  }
+
+  /** The same request succeeded later on the same page: the earlier failure did not block. */
+  success(successKey: string, visit: number): void {
+    for (const entry of this.bySuccessKey.get(successKey) ?? []) {
+      if (entry.lastVisit === visit) entry.succeeded = true
+    }
+  }
+
+  /** The page (or the session) ended: recent unresolved problems on it were blocking. */
+  pageEnded(visit: number, at: number): void {
+    for (const entry of this.entries.values()) {
+      if (entry.lastVisit !== visit || entry.succeeded) continue
+      if (at - entry.finding.lastTimestamp <= BLOCKING_MS) entry.blocking = true
+    }
+  }
+
+  results(sessionStart: number): Finding[] {
+    const findings: Finding[] = []
+    for (const entry of this.entries.values()) {
+      const finding = entry.finding
+      const retried = entry.retries && finding.occurrences >= 3
+      finding.priority = computePriority(entry.priority, entry.blocking || retried)
+      finding.evidence = { ...finding.evidence, blocking: entry.blocking, retried }
+      finding.description = `${entry.summary} ${occurrenceSentence(finding, sessionStart)}`
+      findings.push(finding)
+    }
+    return findings.sort(
+      (a, b) => a.firstTimestamp - b.firstTimestamp || a.fingerprint.localeCompare(b.fingerprint),
+    )
+  }
+
+  countOf(kind: Finding['kind']): number {
+    let total = 0
+    for (const entry of this.entries.values())
+      if (entry.finding.kind === kind) total += entry.finding.occurrences
+    return total
+  }
+}

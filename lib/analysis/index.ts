@@ -1,0 +1,5 @@
+export { analyzeEvents, createAnalyzer } from './analyzer'
+export { fingerprint } from './fingerprint'
+export { normaliseMessage } from './normalize'
+export type * from './types'
+export { pathPattern } from './url'

@@ -1,0 +1,34 @@
+/**
+ * One occurrence of a problem as a detector reports it, before grouping. The store collapses
+ * occurrences with the same fingerprint into one Finding (analysis.md §4.2.3).
+ */
+import type { PageRef } from './page'
+import type { PriorityInput } from './priority'
+import type { ElementDescriptor, FindingKind } from './types'
+
+export interface Trigger {
+  element: ElementDescriptor
+  timestamp: number
+  url: string
+}
+
+export interface Problem {
+  kind: FindingKind
+  parts: string[]
+  at: number
+  /** Sequence number of the event that caused it: steps stop there. */
+  seq: number
+  page: PageRef
+  trigger: Trigger | null
+  evidence: Record<string, unknown>
+  title: string
+  /** What happened, as the last step reads it. */
+  failure: string
+  /** First sentence of the description; the store adds the occurrence figures. */
+  summary: string
+  priority: PriorityInput
+  /** Whether repeats count as the user retrying (§4.5 blocking); rage clicks are repeats already. */
+  retries: boolean
+  /** Requests: a later success of the same endpoint on the same page means it did not block. */
+  successKey?: string
+}
