@@ -21,7 +21,9 @@ const nextConfig: NextConfig = {
   async headers() {
     return [
       { source: '/:path*', headers: securityHeaders },
-      { source: '/login', headers: noStore },
+      // Authorization pages carry codes and state in their URLs: no Referer leaves them.
+      { source: '/oauth/:path*', headers: [{ key: 'Referrer-Policy', value: 'no-referrer' }] },
+      { source: '/login', headers: [...noStore, { key: 'Referrer-Policy', value: 'no-referrer' }] },
       { source: '/signup', headers: noStore },
     ]
   },

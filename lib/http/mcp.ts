@@ -1,0 +1,116 @@
+import type { Db } from '@/db/client'
+import { type Config, getConfig } from '@/lib/config'
+import { type Principal, resolveBearer } from '@/lib/credentials/resolve-bearer'
+import { SCOPES } from '@/lib/credentials/scopes'
+import { getDb } from '@/lib/db'
+import { logger } from '@/lib/log'
+import { canonicalResource, issuer } from '@/lib/oauth/metadata'
+import { MISSING_TOKEN } from './data-api'
+import { json, newRequestId } from './respond'
+
+/** Where 401 challenges point: the path-inserted protected-resource document (RFC 9728). */
+export function mcpResourceMetadataUrl(config: Pick<Config, 'baseUrl'> = getConfig()): string {
+  return `${issuer(config)}/.well-known/oauth-protected-resource/api/mcp`
+}
+
+export const WRONG_RESOURCE = 'Access token was not issued for this resource'
+
+/**
+ * Browser-based MCP clients (inspectors, hosted agents) call cross-origin without cookies,
+ * and must read WWW-Authenticate to find the authorization server.
+ */
+const CORS_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Methods': 'POST, GET, DELETE, OPTIONS',
+  'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version',
+  'Access-Control-Expose-Headers': 'WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version, X-Request-Id',
+  'Access-Control-Max-Age': '86400',
+} as const
+
+export interface McpContext {
+  req: Request
+  principal: Principal
+  /** The bearer string as presented: the SDK's AuthInfo carries it to tool handlers. */
+  token: string
+  db: Db
+  requestId: string
+}
+
+function withHeaders(response: Response, headers: Record<string, string>): Response {
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value)
+  return response
+}
+
+/** RFC 6750 §3: `error` only when a bearer token was presented at all. */
+function unauthorized(presented: boolean, description: string): Response {
+  const params = [
+    ...(presented ? ['error="invalid_token"'] : []),
+    `resource_metadata="${mcpResourceMetadataUrl()}"`,
+  ]
+  return json({ error: 'invalid_token', error_description: description }, 401, {
+    'WWW-Authenticate': `Bearer ${params.join(', ')}`,
+  })
+}
+
+function insufficientScope(scope: string): Response {
+  return json({ error: 'insufficient_scope', error_description: `Missing required scope: ${scope}` }, 403, {
+    'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${mcpResourceMetadataUrl()}"`,
+  })
+}
+
+/** Tokens are bound to one resource; one trailing slash is tolerated, as at the token endpoint. */
+function boundElsewhere(principal: Principal): boolean {
+  if (principal.resource === null) return false
+  return principal.resource.replace(/\/$/, '') !== canonicalResource(getConfig())
+}
+
+// The syntax resolveBearer accepts; needed here to tell "no token" from "a bad token".
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
+
+/**
+ * The MCP surface: bearer credential (OAuth access token bound to this resource, `svc_api_`
+ * or `svc_mcp_` key) → `read:service` → handler. Failures at this level are HTTP answers
+ * with the challenges MCP clients use for discovery; everything inside the protocol (tool
+ * errors, rate limits) is the handler's business. Every answer carries CORS headers and a
+ * request id.
+ */
+export function mcpRoute(handler: (ctx: McpContext) => Promise<Response>) {
+  return async (req: Request): Promise<Response> => {
+    const requestId = newRequestId()
+    const headers: Record<string, string> = { ...CORS_HEADERS, 'X-Request-Id': requestId }
+    let response: Response
+    try {
+      const authorization = req.headers.get('authorization')
+      const token = BEARER.exec(authorization ?? '')?.[1]
+      const db = await getDb()
+      const principal = await resolveBearer(db, authorization)
+      if (!principal || !token) response = unauthorized(Boolean(token), MISSING_TOKEN)
+      else if (boundElsewhere(principal)) response = unauthorized(true, WRONG_RESOURCE)
+      else if (!principal.scopes.includes(SCOPES.read)) response = insufficientScope(SCOPES.read)
+      else response = await handler({ req, principal, token, db, requestId })
+    } catch (error) {
+      logger.error({ err: error, requestId }, 'MCP request failed')
+      response = json(
+        { jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null },
+        500,
+      )
+    }
+    return withHeaders(response, headers)
+  }
+}
+
+/** CORS preflight; never requires a credential (decision 11). */
+export function mcpPreflight(): Response {
+  return new Response(null, { status: 204, headers: CORS_HEADERS })
+}
+
+/**
+ * Stateless mode has no server-initiated stream (GET) and no session to end (DELETE). The
+ * SDK client treats a 405 on GET as "no SSE stream offered" and carries on.
+ */
+export function mcpMethodNotAllowed(): Response {
+  return json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }, 405, {
+    ...CORS_HEADERS,
+    Allow: 'POST, OPTIONS',
+  })
+}

@@ -1,0 +1,45 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import type { Db } from '@/db/client'
+import packageJson from '@/package.json'
+import { runTool } from './run-tool'
+import { TOOLS } from './tools'
+
+export const MCP_SERVER_NAME = 'session-replay-issues'
+
+/** Sent at initialize: what the tools are for, so an agent picks the right one first time. */
+export const INSTRUCTIONS = [
+  "This server gives access to your organization's session-replay issue tracker. Recorded",
+  'browser sessions are analysed into issues (JavaScript errors, failed network requests, rage',
+  'and dead clicks, problems found by AI review), signals (saved prompts with the number of',
+  'sessions that matched) and periodic AI insights.',
+  'Use list_issues to find issues (filter by status, newest first) and get_issue for the',
+  'description, steps to replicate and replay link of one issue. Use update_issue to set an',
+  "issue's status, for example resolved after a fix is shipped; it needs the write:issues scope.",
+  'Use list_signals and list_insights to see trends. Lists return nextCursor: pass it back as',
+  'cursor for the next page. Tool calls share the Data API rate limits of your credential.',
+].join(' ')
+
+/**
+ * A fresh server for one HTTP request (stateless mode): tools close over the request's
+ * database and id; the caller arrives per call as `extra.authInfo`.
+ */
+export function createMcpServer(request: { db: Db; requestId: string }): McpServer {
+  const server = new McpServer(
+    { name: MCP_SERVER_NAME, title: 'Session Replay Issues', version: packageJson.version },
+    { instructions: INSTRUCTIONS },
+  )
+  for (const tool of TOOLS) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        outputSchema: tool.outputSchema,
+        annotations: tool.annotations,
+      },
+      (args, extra) => runTool(tool, args, { ...request, authInfo: extra.authInfo }),
+    )
+  }
+  return server
+}

@@ -1,0 +1,27 @@
+import { z } from 'zod'
+import { SCOPES } from '@/lib/credentials/scopes'
+import { getIssue } from '@/lib/issues/get-issue'
+import { Issue } from '@/lib/issues/views'
+import { issueIdInput } from '../inputs'
+import { issueDetails } from '../text'
+import { defineTool } from '../tool'
+
+/** GET /api/v1/issues/{issueId} as a tool. */
+export const getIssueTool = defineTool({
+  name: 'get_issue',
+  title: 'Get issue',
+  description: [
+    'Get one issue of your organization by id: title, description, status, priority, affected',
+    'sessions, steps to replicate, replay preview link, linked ticket and whether an AI review',
+    'verified it. Use it before fixing or triaging an issue found with list_issues.',
+  ].join(' '),
+  inputSchema: z.object({ issueId: issueIdInput }),
+  outputSchema: z.object({ issue: Issue }),
+  requiredScopes: [SCOPES.read],
+  budget: 'read',
+  annotations: { title: 'Get issue', readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+  async handler(input, { db, principal }) {
+    const issue = await getIssue(db, principal, input.issueId)
+    return { structured: { issue }, text: issueDetails(issue) }
+  },
+})

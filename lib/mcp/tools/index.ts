@@ -1,0 +1,15 @@
+import type { McpTool } from '../tool'
+import { getIssueTool } from './get-issue'
+import { listInsightsTool } from './list-insights'
+import { listIssuesTool } from './list-issues'
+import { listSignalsTool } from './list-signals'
+import { updateIssueTool } from './update-issue'
+
+/** Every tool the MCP endpoint offers, in the order tools/list shows them. */
+export const TOOLS: readonly McpTool[] = [
+  listIssuesTool,
+  getIssueTool,
+  updateIssueTool,
+  listSignalsTool,
+  listInsightsTool,
+]

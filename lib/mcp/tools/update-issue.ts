@@ -1,0 +1,45 @@
+import { z } from 'zod'
+import { SCOPES } from '@/lib/credentials/scopes'
+import { updateIssueStatus } from '@/lib/issues/update-issue-status'
+import { Issue } from '@/lib/issues/views'
+import { issueIdInput, issueStatus } from '../inputs'
+import { issueDetails } from '../text'
+import { defineTool } from '../tool'
+
+/** PATCH /api/v1/issues/{issueId} as a tool; needs write:issues besides read:service. */
+export const updateIssueTool = defineTool({
+  name: 'update_issue',
+  title: 'Update issue status',
+  description: [
+    "Set an issue's status: unresolved, ticket_created, transient (a one-off not worth fixing)",
+    'or resolved (for example after shipping a fix). Setting the current status again changes',
+    'nothing. Needs the write:issues scope, granted when the connection was authorized.',
+  ].join(' '),
+  inputSchema: z.object({
+    issueId: issueIdInput,
+    status: issueStatus.describe('The new status'),
+  }),
+  outputSchema: z.object({ issue: Issue }),
+  requiredScopes: [SCOPES.read, SCOPES.writeIssues],
+  budget: 'write',
+  annotations: {
+    title: 'Update issue status',
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  async handler(input, { db, principal }) {
+    // Named in the issue's history the same way as a Data API change by this credential.
+    const issue = await updateIssueStatus(
+      db,
+      {
+        organizationId: principal.organizationId,
+        actorType: principal.kind === 'oauth' ? 'oauth_client' : 'credential',
+        actorId: principal.clientId ?? principal.credentialId,
+      },
+      { issueId: input.issueId, status: input.status },
+    )
+    return { structured: { issue }, text: `Status is now ${issue.status}.\n\n${issueDetails(issue)}` }
+  },
+})

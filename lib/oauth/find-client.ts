@@ -1,0 +1,19 @@
+import { and, eq, isNull } from 'drizzle-orm'
+import type { DbOrTx } from '@/db/client'
+import { oauthClients } from '@/db/schema'
+import { TOKEN_PREFIXES } from '@/lib/credentials/tokens'
+
+export type OAuthClient = typeof oauthClients.$inferSelect
+
+/** A registered, non-revoked client, or null (ids that cannot be ours cost no query). */
+export async function findActiveClient(
+  db: DbOrTx,
+  clientId: string | undefined,
+): Promise<OAuthClient | null> {
+  if (!clientId || clientId.length > 200 || !clientId.startsWith(TOKEN_PREFIXES.oauthClient)) return null
+  const [row] = await db
+    .select()
+    .from(oauthClients)
+    .where(and(eq(oauthClients.clientId, clientId), isNull(oauthClients.revokedAt)))
+  return row ?? null
+}

@@ -1,0 +1,42 @@
+import type { Db } from '@/db/client'
+import type { Config } from '@/lib/config'
+import { authenticateClient, type PresentedClient } from './authenticate-client'
+import { InvalidRequestError, UnauthorizedClientError, UnsupportedGrantTypeError } from './errors'
+import { exchangeAuthorizationCode } from './exchange-code'
+import type { TokenResponse } from './issue-tokens'
+import { single } from './params'
+import { refreshTokenGrant } from './refresh-grant'
+
+const GRANTS = {
+  authorization_code: exchangeAuthorizationCode,
+  refresh_token: refreshTokenGrant,
+} as const
+
+type GrantType = keyof typeof GRANTS
+
+const isGrantType = (value: string): value is GrantType => Object.hasOwn(GRANTS, value)
+
+export type TokenEndpointConfig = Pick<Config, 'baseUrl'> & {
+  oauth: Pick<Config['oauth'], 'accessTokenTtlSeconds' | 'refreshTokenTtlDays' | 'refreshReuseGraceSeconds'>
+}
+
+/**
+ * POST /api/oauth/token: the grant type is one we serve (`unsupported_grant_type`), the
+ * client authenticates (`invalid_client`), it registered that grant (`unauthorized_client`),
+ * then the grant's own steps. Implicit, password and client_credentials do not exist here.
+ */
+export async function tokenRequest(
+  db: Db,
+  form: URLSearchParams,
+  presented: PresentedClient,
+  config: TokenEndpointConfig,
+): Promise<TokenResponse> {
+  const grantType = single(form, 'grant_type')
+  if (grantType === undefined) throw new InvalidRequestError('The grant_type parameter is required')
+  if (!isGrantType(grantType))
+    throw new UnsupportedGrantTypeError(`Unsupported grant_type: ${grantType.slice(0, 40)}`)
+  const client = await authenticateClient(db, presented)
+  if (!client.grantTypes.includes(grantType))
+    throw new UnauthorizedClientError(`This client is not registered for the ${grantType} grant`)
+  return GRANTS[grantType](db, client, form, config)
+}

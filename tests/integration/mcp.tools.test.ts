@@ -1,0 +1,234 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createKey } from '@/lib/credentials/create-key'
+import { useDatabase } from '@/lib/db'
+import { createOrganization } from '@/lib/orgs/create-organization'
+import packageJson from '@/package.json'
+import { api } from '../helpers/data-api'
+import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { connectClient, type McpTestServer, startMcpServer, textOf } from '../helpers/mcp'
+import { seedInsight, seedIssue, seedIssues, seedOAuthToken, seedSignal } from '../helpers/seed'
+
+let database: TestDatabase
+let server: McpTestServer
+let orgA: string
+let orgB: string
+let readToken: string
+let reader: Client
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+  useDatabase(database)
+  server = await startMcpServer()
+  orgA = (await createOrganization(database.db, { name: 'A' })).id
+  orgB = (await createOrganization(database.db, { name: 'B' })).id
+  readToken = (await seedOAuthToken(database.db, orgA)).token
+  reader = await connectClient(server.url, readToken)
+})
+afterAll(async () => {
+  await reader?.close()
+  await server?.close()
+  useDatabase(undefined)
+  await database.close()
+})
+
+type Body = Record<string, unknown>
+const json = async (response: Response) => (await response.json()) as Body
+
+async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult
+}
+
+describe('tools/list', () => {
+  it('names the server, tells the agent what the tools are for and lists the five tools', async () => {
+    expect(reader.getServerVersion()).toMatchObject({
+      name: 'session-replay-issues',
+      version: packageJson.version,
+    })
+    const instructions = reader.getInstructions() ?? ''
+    for (const name of ['list_issues', 'get_issue', 'update_issue', 'list_signals', 'list_insights'])
+      expect(instructions).toContain(name)
+    const { tools } = await reader.listTools()
+    expect(tools.map((t) => t.name)).toEqual([
+      'list_issues',
+      'get_issue',
+      'update_issue',
+      'list_signals',
+      'list_insights',
+    ])
+    for (const tool of tools) {
+      expect(tool.description?.length, tool.name).toBeGreaterThan(40)
+      expect(tool.outputSchema?.type, tool.name).toBe('object')
+      expect(tool.annotations?.destructiveHint, tool.name).toBe(false)
+    }
+  })
+
+  it('input schemas mirror the Data API parameters, with its limits and defaults', async () => {
+    const { tools } = await reader.listTools()
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]))
+    const props = (name: string) => byName[name]!.inputSchema.properties as Record<string, Body>
+    expect(props('list_issues').limit).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: 200,
+      default: 25,
+    })
+    expect(props('list_issues').status).toMatchObject({
+      enum: ['unresolved', 'ticket_created', 'transient', 'resolved'],
+    })
+    expect(props('list_issues').cursor).toMatchObject({ type: 'string' })
+    expect(props('list_signals').limit).toMatchObject({ minimum: 1, maximum: 200, default: 50 })
+    expect(props('list_insights').limit).toMatchObject({ minimum: 1, maximum: 100, default: 25 })
+    expect(byName.list_issues!.inputSchema.required ?? []).toEqual([])
+    expect(byName.get_issue!.inputSchema.required).toEqual(['issueId'])
+    expect(byName.update_issue!.inputSchema.required).toEqual(['issueId', 'status'])
+    expect(Object.keys(byName.list_issues!.outputSchema!.properties!)).toEqual(['issues', 'nextCursor'])
+    expect(Object.keys(byName.get_issue!.outputSchema!.properties!)).toEqual(['issue'])
+  })
+
+  it('annotates reads as read-only and update_issue as an idempotent, non-destructive write', async () => {
+    const { tools } = await reader.listTools()
+    for (const tool of tools.filter((t) => t.name !== 'update_issue'))
+      expect(tool.annotations, tool.name).toMatchObject({ readOnlyHint: true, openWorldHint: false })
+    expect(tools.find((t) => t.name === 'update_issue')!.annotations).toMatchObject({
+      readOnlyHint: false,
+      idempotentHint: true,
+      destructiveHint: false,
+    })
+  })
+})
+
+describe('results carry the Data API body', () => {
+  it('list_issues, get_issue, list_signals and list_insights equal the Data API answer', async () => {
+    const issue = await seedIssue(database.db, orgA, { ticketProvider: 'linear', ticketIdentifier: 'ENG-1' })
+    await seedSignal(database.db, orgA, { matchCount: 3, lastMatchAt: new Date() })
+    await seedInsight(database.db, orgA)
+
+    const issues = await call(reader, 'list_issues')
+    expect(issues.isError).toBeFalsy()
+    expect(issues.structuredContent).toEqual(await json(await api.listIssues(readToken)))
+    expect(textOf(issues)).toContain(`(id ${issue.id})`)
+    expect(textOf(issues)).toContain(`[unresolved] high · 1 session · ${issue.title}`)
+
+    const one = await call(reader, 'get_issue', { issueId: issue.id })
+    expect(one.structuredContent).toEqual(await json(await api.getIssue(readToken, issue.id)))
+    expect(textOf(one)).toContain('Steps to replicate:\n1. Open /checkout')
+    expect(textOf(one)).toContain('Ticket: linear ENG-1')
+
+    const signals = await call(reader, 'list_signals')
+    expect(signals.structuredContent).toEqual(await json(await api.listSignals(readToken)))
+    expect(textOf(signals)).toContain('Checkout friction [active')
+    expect(textOf(signals)).toContain('3 matches')
+
+    const insights = await call(reader, 'list_insights', { limit: 1 })
+    expect(insights.structuredContent).toEqual(await json(await api.listInsights(readToken, { limit: 1 })))
+    expect(textOf(insights)).toContain('42 sessions · Daily insight')
+  })
+
+  it('pages through list_issues with cursors, in the Data API order', async () => {
+    const org = (await createOrganization(database.db, { name: 'Paged' })).id
+    await seedIssues(database.db, org, 5)
+    const token = (await seedOAuthToken(database.db, org)).token
+    const client = await connectClient(server.url, token)
+    const seen: string[] = []
+    let cursor: string | undefined
+    const pages: number[] = []
+    do {
+      const result = await call(client, 'list_issues', { limit: 2, ...(cursor ? { cursor } : {}) })
+      const page = result.structuredContent as { issues: { id: string }[]; nextCursor: string | null }
+      expect(page).toEqual(await json(await api.listIssues(token, { limit: 2, cursor })))
+      pages.push(page.issues.length)
+      seen.push(...page.issues.map((i) => i.id))
+      if (page.nextCursor) expect(textOf(result)).toContain(`cursor "${page.nextCursor}"`)
+      else expect(textOf(result)).toContain('No more results.')
+      cursor = page.nextCursor ?? undefined
+    } while (cursor)
+    expect(pages).toEqual([2, 2, 1])
+    const all = (await json(await api.listIssues(token))).issues as { id: string }[]
+    expect(seen).toEqual(all.map((i) => i.id))
+    await client.close()
+  })
+
+  it('filters list_issues by status', async () => {
+    const org = (await createOrganization(database.db, { name: 'Filtered' })).id
+    await seedIssue(database.db, org, { status: 'resolved' })
+    await seedIssue(database.db, org, { status: 'unresolved' })
+    await seedIssue(database.db, org, { status: 'resolved' })
+    const token = (await seedOAuthToken(database.db, org)).token
+    const client = await connectClient(server.url, token)
+    const result = await call(client, 'list_issues', { status: 'resolved' })
+    const page = result.structuredContent as { issues: { status: string }[] }
+    expect(page.issues.map((i) => i.status)).toEqual(['resolved', 'resolved'])
+    expect(page).toEqual(await json(await api.listIssues(token, { status: 'resolved' })))
+    expect(textOf(result)).toMatch(/^2 issues with status resolved/)
+    await client.close()
+  })
+})
+
+describe('user-fixable errors come back as tool errors with the Data API message', () => {
+  it('get_issue of another organization’s issue, an unknown or a malformed id: Issue not found', async () => {
+    const foreign = await seedIssue(database.db, orgB)
+    const dataApi = await json(await api.getIssue(readToken, foreign.id))
+    for (const issueId of [foreign.id, '00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+      const result = await call(reader, 'get_issue', { issueId })
+      expect(result.isError, issueId).toBe(true)
+      expect(textOf(result)).toBe(dataApi.error)
+      expect(result.structuredContent).toBeUndefined()
+    }
+  })
+
+  it('an invalid cursor answers the Data API’s cursor message', async () => {
+    const result = await call(reader, 'list_signals', { cursor: 'forged.cursor' })
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toBe(
+      (await json(await api.listSignals(readToken, { cursor: 'forged.cursor' }))).error,
+    )
+  })
+
+  it('an out-of-range limit or unknown status carries the Data API’s message', async () => {
+    const cases: [string, Record<string, unknown>, Promise<Response>][] = [
+      ['list_issues', { limit: 0 }, api.listIssues(readToken, { limit: 0 })],
+      ['list_issues', { limit: 201 }, api.listIssues(readToken, { limit: 201 })],
+      ['list_insights', { limit: 101 }, api.listInsights(readToken, { limit: 101 })],
+      ['list_signals', { limit: 2.5 }, api.listSignals(readToken, { limit: 2.5 })],
+      ['list_issues', { status: 'open' }, api.listIssues(readToken, { status: 'open' })],
+    ]
+    for (const [tool, args, dataApi] of cases) {
+      const result = await call(reader, tool, args)
+      expect(result.isError, JSON.stringify(args)).toBe(true)
+      expect(textOf(result)).toContain((await json(await dataApi)).error as string)
+    }
+  })
+})
+
+describe('update_issue', () => {
+  it('without write:issues: the tool error `Missing required scope: write:issues`, issue unchanged', async () => {
+    const issue = await seedIssue(database.db, orgA)
+    const result = await call(reader, 'update_issue', { issueId: issue.id, status: 'resolved' })
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toBe('Missing required scope: write:issues')
+    expect(((await json(await api.getIssue(readToken, issue.id))).issue as Body).status).toBe('unresolved')
+  })
+
+  it('with write:issues (OAuth token or svc_api_ write key): sets the status, answers the Data API body', async () => {
+    const oauth = (await seedOAuthToken(database.db, orgA, { scope: 'read:service write:issues' })).token
+    const key = (await createKey(database.db, { organizationId: orgA, type: 'api', write: true })).key
+    for (const token of [oauth, key]) {
+      const issue = await seedIssue(database.db, orgA)
+      const client = await connectClient(server.url, token)
+      const result = await call(client, 'update_issue', { issueId: issue.id, status: 'resolved' })
+      expect(result.isError, token.slice(0, 8)).toBeFalsy()
+      expect(result.structuredContent).toEqual(await json(await api.getIssue(token, issue.id)))
+      expect(textOf(result)).toMatch(/^Status is now resolved\./)
+      // the same status again changes nothing (idempotent)
+      const again = await call(client, 'update_issue', { issueId: issue.id, status: 'resolved' })
+      expect(again.structuredContent).toEqual(result.structuredContent)
+      const foreign = await seedIssue(database.db, orgB)
+      const refused = await call(client, 'update_issue', { issueId: foreign.id, status: 'resolved' })
+      expect(refused.isError).toBe(true)
+      expect(textOf(refused)).toBe('Issue not found')
+      await client.close()
+    }
+  })
+})
