@@ -41,10 +41,17 @@ function withHeaders(response: Response, headers: Record<string, string>): Respo
   return response
 }
 
-/** RFC 6750 §3: `error` only when a bearer token was presented at all. */
+/**
+ * RFC 6750 §3: `error` only when a bearer token was presented at all. The `scope` offers
+ * write access at first connect (MCP clients ask for the challenge's scope, and hosted ones
+ * rarely step up later, oauth-mcp.md decision 12); the user still decides on the consent page.
+ */
+export const MCP_CHALLENGE_SCOPE = 'read:service write:issues'
+
 function unauthorized(presented: boolean, description: string): Response {
   const params = [
     ...(presented ? ['error="invalid_token"'] : []),
+    `scope="${MCP_CHALLENGE_SCOPE}"`,
     `resource_metadata="${mcpResourceMetadataUrl()}"`,
   ]
   return json({ error: 'invalid_token', error_description: description }, 401, {

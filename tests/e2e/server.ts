@@ -36,6 +36,9 @@ function freePort(): Promise<number> {
   })
 }
 
+/** The server's AUTH_SECRET, exported so that an admin CLI run on the same DATA_DIR agrees with it. */
+export const E2E_AUTH_SECRET = 'e2e-secret-e2e-secret-e2e-secret-0123456789'
+
 export interface RunningServer {
   baseUrl: string
   dataDir: string
@@ -43,12 +46,28 @@ export interface RunningServer {
   stop(): Promise<void>
 }
 
+export interface StartOptions {
+  /**
+   * A data directory prepared beforehand (organization, users, seeded rows): the embedded
+   * database is held exclusively by the server once it runs, so seeding has to come first.
+   */
+  dataDir?: string
+}
+
+/** A fresh data directory for `startBuiltServer({}, { dataDir })`. */
+export function createDataDir(): string {
+  return mkdtempSync(path.join(tmpdir(), 'e2e-'))
+}
+
 /** Starts `next start` on a free port on the embedded defaults, in a data directory of its own. */
-export async function startBuiltServer(env: Record<string, string> = {}): Promise<RunningServer> {
+export async function startBuiltServer(
+  env: Record<string, string> = {},
+  options: StartOptions = {},
+): Promise<RunningServer> {
   if (!existsSync(path.join(process.cwd(), '.next', 'BUILD_ID')))
     throw new Error('No production build found: run `npm run build` before the browser tests')
   const port = await freePort()
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'e2e-'))
+  const dataDir = options.dataDir ?? createDataDir()
   const baseUrl = `http://127.0.0.1:${port}`
   let output = ''
   const child: ChildProcess = spawn(
@@ -63,7 +82,7 @@ export async function startBuiltServer(env: Record<string, string> = {}): Promis
         PORT: String(port),
         BASE_URL: baseUrl,
         DATA_DIR: dataDir,
-        AUTH_SECRET: 'e2e-secret-e2e-secret-e2e-secret-0123456789',
+        AUTH_SECRET: E2E_AUTH_SECRET,
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

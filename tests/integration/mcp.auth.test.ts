@@ -50,7 +50,9 @@ describe('401 challenges point MCP clients at the protected-resource metadata', 
       error: 'invalid_token',
       error_description: 'Missing or invalid bearer token',
     })
-    expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${METADATA}"`)
+    expect(response.headers.get('www-authenticate')).toBe(
+      `Bearer scope="read:service write:issues", resource_metadata="${METADATA}"`,
+    )
     expect(response.headers.get('access-control-allow-origin')).toBe('*')
     expect(response.headers.get('access-control-expose-headers')).toContain('WWW-Authenticate')
     // the SDK client reads the same header when it starts discovery
@@ -83,7 +85,7 @@ describe('401 challenges point MCP clients at the protected-resource metadata', 
     expect(response.status).toBe(401)
     expect(((await response.json()) as { error: string }).error).toBe('invalid_token')
     expect(response.headers.get('www-authenticate')).toBe(
-      `Bearer error="invalid_token", resource_metadata="${METADATA}"`,
+      `Bearer error="invalid_token", scope="read:service write:issues", resource_metadata="${METADATA}"`,
     )
     expect(extractWWWAuthenticateParams(response).error).toBe('invalid_token')
   })
@@ -107,7 +109,7 @@ describe('credentials', () => {
       error_description: 'Access token was not issued for this resource',
     })
     expect(response.headers.get('www-authenticate')).toBe(
-      `Bearer error="invalid_token", resource_metadata="${METADATA}"`,
+      `Bearer error="invalid_token", scope="read:service write:issues", resource_metadata="${METADATA}"`,
     )
     // the Data API does not check the binding: OAuth tokens work there too (the spec)
     expect((await api.listIssues(token)).status).toBe(200)
