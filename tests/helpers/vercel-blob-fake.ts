@@ -101,7 +101,7 @@ class BlobHostRedirect extends Agent {
     super()
   }
 
-  override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandlers): boolean {
+  override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
     const origin = options.origin ? new URL(String(options.origin)) : undefined
     if (!origin?.hostname.endsWith(BLOB_HOST_SUFFIX)) return super.dispatch(options, handler)
     return super.dispatch(
