@@ -11,6 +11,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
         <span className="brand">Session Replay Issues</span>
         <nav aria-label="Main">
           <Link href="/">Overview</Link>
+          <Link href="/settings/webhooks">Webhooks</Link>
           <Link href="/settings/connected-apps">Connected apps</Link>
         </nav>
         <nav aria-label="Account">

@@ -2,6 +2,9 @@ import { and, eq, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { type IssueActor, type IssueStatus, issueActivities, issues } from '@/db/schema'
 import { isUuid, NotFoundError } from '@/lib/errors'
+import { enqueueEvent } from '@/lib/outbox/enqueue'
+import { EVENTS } from '@/lib/outbox/events'
+import { issueEventData } from './event-data'
 import { ISSUE_NOT_FOUND } from './get-issue'
 import { type Issue, toIssue } from './views'
 
@@ -44,6 +47,16 @@ export async function updateIssueStatus(
       toStatus: input.status,
       actorType: actor.actorType,
       actorId: actor.actorId,
+    })
+    // Same transaction: the webhook event exists exactly when the change does.
+    await enqueueEvent(tx, {
+      organizationId: actor.organizationId,
+      name: EVENTS.issueStatusChanged,
+      payload: {
+        ...(await issueEventData(tx, current.id)),
+        previousStatus: current.status,
+        actorType: actor.actorType,
+      },
     })
     return toIssue(updated!)
   })

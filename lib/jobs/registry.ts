@@ -1,6 +1,7 @@
 import type { Config } from '@/lib/config'
 import { getConfig } from '@/lib/config'
 import { processingJobs } from '@/lib/processing/jobs'
+import { webhookJobs } from '@/lib/webhooks/jobs'
 import type { JobDefinition } from './types'
 
 export { defineJob } from './define'
@@ -10,7 +11,7 @@ export { defineJob } from './define'
  * use (schedules come from configuration), never at import time.
  */
 export function buildJobDefinitions(config: Config): JobDefinition[] {
-  return [...processingJobs(config)]
+  return [...processingJobs(config), ...webhookJobs(config)]
 }
 
 let cached: JobDefinition[] | undefined

@@ -7,6 +7,8 @@ export const EVENTS = {
   sessionFinalize: 'session/finalize.requested',
   /** A new issue (webhook `issue.created`), from session analysis or from an insight. */
   issueCreated: 'issue/created',
+  /** An issue's status was changed through the Data API, MCP or dashboard (webhook `issue.status_changed`). */
+  issueStatusChanged: 'issue/status_changed',
   /** A resolved issue seen again in a new session (webhook `issue.recurred`). */
   issueRecurred: 'issue/recurred',
   /** A session matched a signal (webhook `signal.matched`). */

@@ -41,6 +41,8 @@ export function readConsoleError(payload: Obj): ConsoleErrorEntry | null {
   }
 }
 
+const MAX_BUFFERED_MS = 60_000
+
 /** Our SDK's `error` event; handled errors are not uncaught and are left out. */
 export function readSdkError(payload: Obj, at: number): { error: RawError; at: number } | null {
   if (payload.handled === true) return null
@@ -49,8 +51,10 @@ export function readSdkError(payload: Obj, at: number): { error: RawError; at: n
   const message = isScriptError(raw) || raw.startsWith(type) ? raw : `${type}: ${raw}`
   const stack = str(payload.stack) ?? ''
   const mechanism = str(payload.mechanism) ?? 'onerror'
-  // Errors buffered before rrweb started carry the time they happened.
+  // Errors buffered before rrweb started carry the time they happened. The buffer holds
+  // seconds, not hours: a time far from the event's own is not trusted (skewed or replayed).
   const happened = num(payload.timestamp)
+  const trusted = happened !== null && happened <= at && at - happened <= MAX_BUFFERED_MS
   return {
     error: {
       message,
@@ -59,6 +63,6 @@ export function readSdkError(payload: Obj, at: number): { error: RawError; at: n
       source: 'sdk',
       mechanism,
     },
-    at: happened !== null && happened <= at ? happened : at,
+    at: trusted ? happened : at,
   }
 }

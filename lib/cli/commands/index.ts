@@ -4,6 +4,7 @@ import { keyCreate, keyRevoke } from './key'
 import { orgCreate, orgPlan } from './org'
 import { signalCreate } from './signal'
 import { userCreate } from './user'
+import { webhookCreate, webhookList, webhookRevoke } from './webhook'
 
 export const commands: CliCommand[] = [
   orgCreate,
@@ -13,4 +14,7 @@ export const commands: CliCommand[] = [
   keyRevoke,
   signalCreate,
   jobsRun,
+  webhookCreate,
+  webhookList,
+  webhookRevoke,
 ]

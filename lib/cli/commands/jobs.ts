@@ -6,6 +6,10 @@ import { sweepSessions } from '@/lib/processing/finalizer'
 import { processSession } from '@/lib/processing/process-session'
 import { backfillSignal } from '@/lib/signals/backfill'
 import { getBlobStore } from '@/lib/storage'
+import { OUTBOX_TO_WEBHOOK } from '@/lib/webhooks/events'
+import { fanOutEvent } from '@/lib/webhooks/fan-out'
+import { getDeliverer } from '@/lib/webhooks/runtime'
+import { deliverDue } from '@/lib/webhooks/sweep'
 import type { CliCommand } from '../command'
 
 // The CLI runs the work itself, in order, instead of handing it to an engine it does not run.
@@ -21,14 +25,16 @@ const collect = (into: SendEvent[]): JobsEngine => ({
 
 export const jobsRun: CliCommand = {
   name: 'jobs:run',
-  summary: 'Run background work now, in this process: finalize idle sessions, write insights',
-  usage: 'jobs:run [--finalize] [--insights]',
-  options: { finalize: { type: 'boolean' }, insights: { type: 'boolean' } },
+  summary:
+    'Run background work now, in this process: finalize idle sessions, write insights, deliver webhooks',
+  usage: 'jobs:run [--finalize] [--insights] [--deliveries]',
+  options: { finalize: { type: 'boolean' }, insights: { type: 'boolean' }, deliveries: { type: 'boolean' } },
   async run(db, values) {
     const config = getConfig()
-    const all = !values.finalize && !values.insights
+    const all = !values.finalize && !values.insights && !values.deliveries
     let finalized = 0
     let insights = 0
+    const deliveries = 0
     if (all || values.finalize) {
       const sent: SendEvent[] = []
       const jobs = collect(sent)
@@ -44,6 +50,8 @@ export const jobsRun: CliCommand = {
             step: inline,
           })
           if (outcome.status === 'processed') finalized++
+        } else if (OUTBOX_TO_WEBHOOK[event.name] && event.id) {
+          await fanOutEvent(db, { eventId: event.id, name: event.name })
         } else if (event.name === EVENTS.signalCreated) {
           await backfillSignal(db, {
             organizationId: String(event.data.organizationId),

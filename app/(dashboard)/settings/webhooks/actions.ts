@@ -1,0 +1,82 @@
+'use server'
+
+import { revalidatePath } from 'next/cache'
+import { getDb } from '@/lib/db'
+import { AppError } from '@/lib/errors'
+import { getSignedInUser } from '@/lib/http/session'
+import { logger } from '@/lib/log'
+import { getRateLimiter } from '@/lib/ratelimit'
+import { createEndpoint, revokeEndpoint } from '@/lib/webhooks/endpoints'
+import { isWebhookEvent } from '@/lib/webhooks/events'
+import { getDeliverer } from '@/lib/webhooks/runtime'
+import { sendTestEvent } from '@/lib/webhooks/send-test'
+
+export type CreateResult = { ok: true; secret: string; name: string } | { ok: false; error: string }
+export type ActionResult = { ok: true; message: string } | { ok: false; error: string }
+
+const PATH = '/settings/webhooks'
+
+/** Webhook settings belong to organization owners; members get a clear refusal. */
+async function requireOwner() {
+  const user = await getSignedInUser()
+  const organization = user?.organizations[0]
+  if (!user || !organization) return { ok: false as const, error: 'Your session has ended. Sign in again.' }
+  if (organization.role !== 'owner')
+    return { ok: false as const, error: 'Only organization owners can manage webhooks.' }
+  return { ok: true as const, user, organization }
+}
+
+function failure(error: unknown, what: string): { ok: false; error: string } {
+  if (error instanceof AppError) return { ok: false, error: error.message }
+  logger.error({ err: error }, `${what} failed`)
+  return { ok: false, error: `The webhook could not be ${what}. Try again.` }
+}
+
+export async function createWebhookAction(_prev: CreateResult | null, form: FormData): Promise<CreateResult> {
+  const owner = await requireOwner()
+  if (!owner.ok) return owner
+  try {
+    const created = await createEndpoint(await getDb(), {
+      organizationId: owner.organization.id,
+      name: String(form.get('name') ?? ''),
+      url: String(form.get('url') ?? ''),
+      events: form.getAll('events').map(String),
+      createdByUserId: owner.user.id,
+    })
+    revalidatePath(PATH)
+    return { ok: true, secret: created.secret, name: created.name }
+  } catch (error) {
+    return failure(error, 'created')
+  }
+}
+
+export async function revokeWebhookAction(endpointId: string): Promise<ActionResult> {
+  const owner = await requireOwner()
+  if (!owner.ok) return owner
+  try {
+    await revokeEndpoint(await getDb(), { id: String(endpointId), organizationId: owner.organization.id })
+    revalidatePath(PATH)
+    return { ok: true, message: 'Revoked. Pending deliveries were cancelled.' }
+  } catch (error) {
+    return failure(error, 'revoked')
+  }
+}
+
+export async function sendTestWebhookAction(endpointId: string, event: string): Promise<ActionResult> {
+  const owner = await requireOwner()
+  if (!owner.ok) return owner
+  if (!isWebhookEvent(event)) return { ok: false, error: `Unknown event type: ${event}` }
+  try {
+    const outcome = await sendTestEvent(await getDb(), getDeliverer(), getRateLimiter(), {
+      organizationId: owner.organization.id,
+      endpointId: String(endpointId),
+      event,
+    })
+    revalidatePath(PATH)
+    return outcome.ok
+      ? { ok: true, message: `Delivered: HTTP ${outcome.status} in ${outcome.durationMs} ms.` }
+      : { ok: false, error: `Not delivered: ${outcome.label} after ${outcome.durationMs} ms.` }
+  } catch (error) {
+    return failure(error, 'sent')
+  }
+}
