@@ -108,6 +108,28 @@ describe('dashboard sign-up, sign-in and sign-out in Chromium', () => {
     await context.close()
   })
 
+  it('shows the settings pages to the owner: webhooks behind the paid plan, no connected apps yet', async () => {
+    const context = await browser.newContext()
+    const page = await context.newPage()
+    await page.goto(`${server.baseUrl}/login`)
+    await page.getByLabel('E-mail').fill(owner.email)
+    await page.getByLabel('Password').fill(owner.password)
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await page.waitForURL(`${server.baseUrl}/`)
+
+    await page.getByRole('link', { name: 'Webhooks' }).click()
+    await page.waitForURL(`${server.baseUrl}/settings/webhooks`)
+    await expect(page.getByText('paid plan', { exact: false }).first().isVisible()).resolves.toBe(true)
+    await shot(page, '05-webhooks-free-plan')
+
+    await page.getByRole('link', { name: 'Connected apps' }).click()
+    await page.waitForURL(`${server.baseUrl}/settings/connected-apps`)
+    await expect(page.getByRole('heading', { name: 'No connected apps' }).isVisible()).resolves.toBe(true)
+    await expect(page.getByText(`${server.baseUrl}/api/mcp`).isVisible()).resolves.toBe(true)
+    await shot(page, '06-connected-apps-empty')
+    await context.close()
+  })
+
   it('rate-limits repeated sign-in failures with a generic message', async () => {
     const context = await browser.newContext()
     const page = await context.newPage()

@@ -1,0 +1,168 @@
+import { createHash } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { resolveIngestKey } from '@/lib/credentials/resolve-ingest-key'
+import { parseJson } from '@/lib/http/body'
+import { batchBlobKey } from '@/lib/ingest/blob-key'
+import { INGEST_RATE_LIMIT } from '@/lib/ingest/limits'
+import { ReplayBatch } from '@/lib/ingest/schema'
+import { storeBatch } from '@/lib/ingest/store-batch'
+import type { JobsEngine } from '@/lib/jobs/types'
+import { createMemoryRateLimiter } from '@/lib/ratelimit/memory'
+import { LocalBlobStore } from '@/lib/storage/local'
+import type { BlobStore } from '@/lib/storage/types'
+import { makeBodySet } from './bodies'
+import { createOrgAndKeys, prepareDatabase, withDatabase } from './database'
+import { round } from './load'
+
+/**
+ * Where one ingest request's time goes, stage by stage, without HTTP or Next: the functions
+ * the route calls, in the route's order, one request at a time with the benchmark's bodies.
+ * Complements `npm run bench:ingest`, which measures the whole server.
+ *
+ *   npx tsx tests/bench/ingest-stages.ts [--postgres] [--json]
+ */
+
+const ITERATIONS = 400
+const WARMUP = 100
+const argv = process.argv.slice(2)
+const kind = argv.includes('--postgres') ? 'postgres' : 'pglite'
+
+// Only the bytes matter to storeBatch's database work; this store keeps none.
+const nullBlobs: BlobStore = {
+  kind: 'local',
+  put: async () => {},
+  get: async () => null,
+  stream: async () => null,
+  delete: async () => {},
+  list: async () => [],
+}
+
+// Only `flush: final` batches send jobs, and the bodies are all `normal`.
+const noJobs: JobsEngine = {
+  kind: 'in-process',
+  send: async () => {
+    throw new Error('the stage benchmark sends no jobs')
+  },
+  start: async () => {},
+  stop: async () => {},
+}
+
+const STAGES = [
+  'rate limit (sha256 of key + in-memory limiter)',
+  'resolve key (1 SELECT)',
+  'JSON.parse',
+  'zod ReplayBatch.safeParse',
+  'blob key (2 sha256)',
+  'blob put (local file: write, fsync, rename, fsync dir)',
+  'storeBatch database work (SELECT + BEGIN, 3 writes, COMMIT)',
+] as const
+
+async function main(): Promise<void> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bench-ingest-stages-'))
+  const database = await prepareDatabase(kind, dataDir)
+  const bodies = makeBodySet({ runId: `stages-${Date.now().toString(36)}` })
+  const limiter = createMemoryRateLimiter()
+  const blobs = new LocalBlobStore(path.join(dataDir, 'blobs'))
+  const samples: number[][] = STAGES.map(() => [])
+  // CPU per stage, all threads of this process: the libuv pool does the file system work.
+  const cpuSamples: number[][] = STAGES.map(() => [])
+  try {
+    await withDatabase(database.choice, async (db) => {
+      const { keys } = await createOrgAndKeys(db, 100)
+      for (let n = 0; n < WARMUP + ITERATIONS; n++) {
+        const key = keys[n % keys.length]!
+        const body = Buffer.from(bodies.body(n))
+        const times: number[] = []
+        const cpus: number[] = []
+        let t = performance.now()
+        let cpu = process.cpuUsage()
+        const lap = () => {
+          const now = performance.now()
+          const used = process.cpuUsage(cpu)
+          times.push(now - t)
+          cpus.push((used.user + used.system) / 1000)
+          t = now
+          cpu = process.cpuUsage()
+        }
+        await limiter.limit(INGEST_RATE_LIMIT, createHash('sha256').update(key).digest('base64url'))
+        lap()
+        const principal = await resolveIngestKey(db, key)
+        lap()
+        const json = parseJson(body, 'invalid')
+        lap()
+        const parsed = ReplayBatch.safeParse(json)
+        if (!parsed.success) throw new Error('benchmark body does not validate')
+        lap()
+        const blobKey = batchBlobKey(
+          principal.organizationId,
+          parsed.data.session.id,
+          parsed.data.replay.sequence,
+          body,
+        )
+        lap()
+        await blobs.put(blobKey, body)
+        lap()
+        await storeBatch(
+          { db, blobs: nullBlobs, jobs: noJobs },
+          { organizationId: principal.organizationId, batch: parsed.data, body },
+        )
+        lap()
+        if (n < WARMUP) continue
+        times.forEach((time, i) => {
+          samples[i]!.push(time)
+          cpuSamples[i]!.push(cpus[i]!)
+        })
+      }
+    })
+  } finally {
+    await database.drop()
+    await rm(dataDir, { recursive: true, force: true })
+  }
+
+  const stat = (values: number[]) => {
+    const sorted = values.slice().sort((a, b) => a - b)
+    return {
+      mean: round(sorted.reduce((a, b) => a + b, 0) / sorted.length, 3),
+      p50: round(sorted[Math.floor(sorted.length / 2)]!, 3),
+      p99: round(sorted[Math.ceil(sorted.length * 0.99) - 1]!, 3),
+    }
+  }
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length)
+  const stages = STAGES.map((name, i) => ({
+    stage: name,
+    ...stat(samples[i]!),
+    cpuMean: round(mean(cpuSamples[i]!), 3),
+  }))
+  const total = stages.reduce((a, s) => a + s.mean, 0)
+  const totalCpu = stages.reduce((a, s) => a + s.cpuMean, 0)
+  const report = {
+    database: database.description,
+    iterations: ITERATIONS,
+    meanBodyBytes: bodies.meanBytes,
+    stages: stages.map((s) => ({
+      ...s,
+      share: round(s.mean / total, 3),
+      cpuShare: round(s.cpuMean / totalCpu, 3),
+    })),
+    totalMeanMs: round(total, 3),
+    cpuMsPerRequest: round(totalCpu, 3),
+  }
+  if (argv.includes('--json')) {
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
+    return
+  }
+  console.log(`${report.database}: ${ITERATIONS} requests one at a time, mean body ${bodies.meanBytes} bytes`)
+  console.log(`${'stage'.padEnd(62)}  wall mean    p50     p99  share   CPU mean  share`)
+  const cell = (value: number, width: number) => String(value).padStart(width)
+  for (const s of report.stages)
+    console.log(
+      `${s.stage.padEnd(62)} ${cell(s.mean, 8)} ${cell(s.p50, 7)} ${cell(s.p99, 7)} ${cell(Math.round(s.share * 100), 5)}%  ${cell(s.cpuMean, 8)} ${cell(Math.round(s.cpuShare * 100), 5)}%`,
+    )
+  console.log(
+    `total ${report.totalMeanMs} ms wall, ${report.cpuMsPerRequest} ms CPU per request (ms; CPU of all threads of this process)`,
+  )
+}
+
+await main()

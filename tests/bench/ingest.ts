@@ -1,0 +1,474 @@
+import { createReadStream, existsSync } from 'node:fs'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { count, eq } from 'drizzle-orm'
+import { replayBatches, replaySessions } from '@/db/schema'
+import { type BodySet, makeBodySet } from './bodies'
+import { type CpuUsage, cpuBetween, cpuSnapshot, machineLoad } from './cpu'
+import { createOrgAndKeys, prepareDatabase, withDatabase } from './database'
+import { type PhaseResult, type RequestSource, round, runClosedLoop, runFixedRate, runPaced } from './load'
+import { type RunningProcess, startBaselineServer, startNextServer } from './servers'
+
+/**
+ * `npm run bench:ingest [-- --json] [-- --only=embedded,postgres,baseline] [-- --cpu-prof=DIR]`
+ *
+ * Benchmarks POST /api/sdk/replay on the production build, once on the embedded defaults
+ * (PGlite, local blobs) and once on Postgres, against a bare Node server that only parses and
+ * appends the same bodies. All traffic goes to 127.0.0.1. See README.md, "Performance".
+ */
+
+const CONNECTIONS = 16
+const PHASE_SECONDS = 10
+const FIXED_RATE = 200
+// The limit is 100 requests/min per key; 400 keys in rotation allow 40,000/min, several times
+// what one run sends, so no request of the benchmark is ever refused for its rate.
+const KEYS = 400
+// At least one request per key: each key's first use writes its lastUsedAt (then not again
+// for a minute), and those writes belong to the warm-up, not to the measurement.
+const WARMUP_REQUESTS = Math.max(KEYS, 600)
+const GOAL = { throughputRatio: 0.5, p99Ms: 50 }
+// Other processes using more than this (% of one core) during a phase make its figures suspect.
+const DISTURBED_PERCENT = 25
+
+type ServiceConfig = 'embedded' | 'postgres'
+
+interface Verification {
+  expectedRows: number
+  rows: number
+  sessions: number
+  blobs: number
+  ok: boolean
+}
+
+/** What a fixed-rate phase offered: FIXED_RATE, for fewer seconds when the server is slower. */
+interface Offered {
+  rate: number
+  seconds: number
+  sustainable: boolean
+}
+
+interface TargetResult {
+  target: ServiceConfig | 'baseline'
+  description: string
+  warmup: PhaseResult
+  max: PhaseResult & { cpu: CpuUsage }
+  rate: PhaseResult & { cpu: CpuUsage; offered: Offered }
+  paced: PhaseResult & { cpu: CpuUsage; offered: Offered }
+  verification: Verification
+}
+
+const argv = process.argv.slice(2)
+const asJson = argv.includes('--json')
+const optionValue = (name: string) =>
+  argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) || undefined
+const only = optionValue('only')?.split(',')
+const cpuProfileDir = optionValue('cpu-prof')
+
+// With --json, stdout carries the JSON object alone; progress and the table go to stderr.
+const out = (line = '') => (asJson ? process.stderr : process.stdout).write(`${line}\n`)
+const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`)
+
+// Ctrl-C must not leave a database behind on the Postgres server, nor data in the temp dir.
+const cleanups = new Set<() => Promise<void>>()
+process.once('SIGINT', () => {
+  progress('interrupted: cleaning up')
+  void Promise.allSettled([...cleanups].map((cleanup) => cleanup())).then(() => process.exit(130))
+})
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`)
+  process.exit(1)
+}
+
+function sourceFor(bodies: BodySet, keys: string[]): RequestSource {
+  let n = 0
+  return () => {
+    const request = { body: bodies.body(n), key: keys[n % keys.length]! }
+    n++
+    return request
+  }
+}
+
+/** Warm-up, maximum throughput, autocannon at a fixed rate, paced open loop: in that order. */
+async function measure(
+  url: string,
+  source: RequestSource,
+  serverPid: number,
+  withPostgres: boolean,
+  label: string,
+): Promise<Pick<TargetResult, 'warmup' | 'max' | 'rate' | 'paced'>> {
+  progress(`${label}: warm-up, ${WARMUP_REQUESTS} requests`)
+  const warmup = await runClosedLoop({
+    phase: 'warmup',
+    url,
+    source,
+    connections: CONNECTIONS,
+    amount: WARMUP_REQUESTS,
+  })
+  progress(`${label}: maximum throughput, ${CONNECTIONS} connections, ~${PHASE_SECONDS} s`)
+  let before = cpuSnapshot(serverPid, withPostgres)
+  const max = await runClosedLoop({
+    phase: 'max',
+    url,
+    source,
+    connections: CONNECTIONS,
+    seconds: PHASE_SECONDS,
+    estimate: warmup.requestsPerSecond,
+  })
+  const maxCpu = cpuBetween(before, cpuSnapshot(serverPid, withPostgres))
+
+  // A server slower than the fixed rate can only queue: the fixed-rate phases then offer as
+  // many requests as it answers in PHASE_SECONDS, at the fixed rate, so the run stays bounded
+  // and the figures still show what a burst at that rate costs. Reported as `offered`.
+  const sustainable = max.requestsPerSecond >= FIXED_RATE
+  const offered = {
+    rate: FIXED_RATE,
+    seconds: sustainable
+      ? PHASE_SECONDS
+      : Math.max(1, round((max.requestsPerSecond * PHASE_SECONDS) / FIXED_RATE, 1)),
+    sustainable,
+  }
+  const amount = Math.max(CONNECTIONS, Math.round(FIXED_RATE * offered.seconds))
+  progress(`${label}: autocannon overallRate ${FIXED_RATE}/s, ${amount} requests`)
+  before = cpuSnapshot(serverPid, withPostgres)
+  const rate = await runFixedRate({
+    phase: 'rate',
+    url,
+    source,
+    connections: CONNECTIONS,
+    amount,
+    rate: FIXED_RATE,
+  })
+  const rateCpu = cpuBetween(before, cpuSnapshot(serverPid, withPostgres))
+
+  progress(`${label}: paced open loop ${FIXED_RATE}/s for ${offered.seconds} s`)
+  before = cpuSnapshot(serverPid, withPostgres)
+  const paced = await runPaced({ phase: 'paced', url, source, rate: FIXED_RATE, seconds: offered.seconds })
+  const pacedCpu = cpuBetween(before, cpuSnapshot(serverPid, withPostgres))
+  return {
+    warmup,
+    max: { ...max, cpu: maxCpu },
+    rate: { ...rate, cpu: rateCpu, offered },
+    paced: { ...paced, cpu: pacedCpu, offered },
+  }
+}
+
+const okCount = (r: Pick<TargetResult, 'warmup' | 'max' | 'rate' | 'paced'>) =>
+  r.warmup.ok + r.max.ok + r.rate.ok + r.paced.ok
+
+async function countBlobs(root: string): Promise<number> {
+  if (!existsSync(root)) return 0
+  const entries = await readdir(root, { recursive: true, withFileTypes: true })
+  // Temporary files of an interrupted write start with a dot and are not objects.
+  return entries.filter((e) => e.isFile() && !e.name.startsWith('.')).length
+}
+
+async function benchService(config: ServiceConfig, bodies: BodySet): Promise<TargetResult> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), `bench-ingest-${config}-`))
+  const database = await prepareDatabase(config === 'postgres' ? 'postgres' : 'pglite', dataDir)
+  let server: RunningProcess | undefined
+  const cleanup = async () => {
+    await server?.stop()
+    await database.drop().catch((error: unknown) => progress(`${config}: could not drop database: ${error}`))
+    await rm(dataDir, { recursive: true, force: true })
+  }
+  cleanups.add(cleanup)
+  try {
+    progress(`${config}: migrating, creating an organization and ${KEYS} ingest keys`)
+    const { organizationId, keys } = await withDatabase(database.choice, (db) => createOrgAndKeys(db, KEYS))
+
+    progress(`${config}: starting next start`)
+    server = await startNextServer({
+      dataDir,
+      databaseUrl: database.choice.kind === 'postgres' ? database.choice.url : undefined,
+      cpuProfileDir: cpuProfileDir ? path.resolve(cpuProfileDir, config) : undefined,
+    })
+    const phases = await measure(
+      `${server.baseUrl}/api/sdk/replay`,
+      sourceFor(bodies, keys),
+      server.pid,
+      config === 'postgres',
+      config,
+    )
+    // Stopped before counting: Next finishes what it has in hand, and PGlite must be released.
+    await server.stop()
+    const failures = [phases.warmup, phases.max, phases.rate, phases.paced].some(
+      (p) => p.non2xx > 0 || p.errors > 0,
+    )
+    if (failures) progress(`${config}: server log tail:\n${server.logs().slice(-4000)}`)
+    server = undefined
+
+    const counted = await withDatabase(database.choice, async (db) => {
+      const [batches] = await db
+        .select({ n: count() })
+        .from(replayBatches)
+        .where(eq(replayBatches.organizationId, organizationId))
+      const [sessions] = await db
+        .select({ n: count() })
+        .from(replaySessions)
+        .where(eq(replaySessions.organizationId, organizationId))
+      return { rows: batches?.n ?? 0, sessions: sessions?.n ?? 0 }
+    })
+    const blobs = await countBlobs(path.join(dataDir, 'blobs'))
+    const expectedRows = okCount(phases)
+    return {
+      target: config,
+      description: database.description,
+      ...phases,
+      verification: {
+        expectedRows,
+        ...counted,
+        blobs,
+        ok: counted.rows === expectedRows && blobs === expectedRows,
+      },
+    }
+  } finally {
+    cleanups.delete(cleanup)
+    await cleanup()
+  }
+}
+
+/** Streamed: a run appends hundreds of MB, more than one string can hold. */
+async function countLines(file: string): Promise<number> {
+  let lines = 0
+  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>)
+    for (let at = chunk.indexOf(10); at >= 0; at = chunk.indexOf(10, at + 1)) lines++
+  return lines
+}
+
+async function benchBaseline(bodies: BodySet): Promise<TargetResult> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-ingest-baseline-'))
+  const file = path.join(dir, 'batches.ndjson')
+  progress('baseline: starting the bare Node server')
+  const server = await startBaselineServer(file)
+  const cleanup = async () => {
+    await server.stop()
+    await rm(dir, { recursive: true, force: true })
+  }
+  cleanups.add(cleanup)
+  try {
+    // Keys are irrelevant to the baseline but sent anyway, so both get the same bytes.
+    const keys = Array.from({ length: KEYS }, (_, i) => `svc_pk_baseline${i}`)
+    const phases = await measure(
+      `${server.baseUrl}/api/sdk/replay`,
+      sourceFor(bodies, keys),
+      server.pid,
+      false,
+      'baseline',
+    )
+    await server.stop()
+    const lines = await countLines(file)
+    const expectedRows = okCount(phases)
+    return {
+      target: 'baseline',
+      description: 'bare node:http, JSON.parse, append to one file (no fsync)',
+      ...phases,
+      verification: { expectedRows, rows: lines, sessions: 0, blobs: 0, ok: lines === expectedRows },
+    }
+  } finally {
+    cleanups.delete(cleanup)
+    await cleanup()
+  }
+}
+
+function pad(cells: string[], widths: number[]): string {
+  return cells.map((c, i) => c.padEnd(widths[i]!)).join('  ')
+}
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
+  return rows.map((r, i) => (i === 1 ? widths.map((w) => '-'.repeat(w)).join('  ') : pad(r, widths)))
+}
+
+const ms = (value: number) => `${value >= 100 ? Math.round(value) : round(value, 1)}`
+const triple = (p: PhaseResult) => `${ms(p.latencyMs.p50)} / ${ms(p.latencyMs.p90)} / ${ms(p.latencyMs.p99)}`
+const pct = (value: number | null) => (value === null ? '?' : `${value}%`)
+
+async function main(): Promise<void> {
+  const started = Date.now()
+  if (!existsSync(path.join(process.cwd(), '.next', 'BUILD_ID')))
+    fail('No production build (.next/BUILD_ID is missing): run npm run build first')
+  // The baseline always runs (the ratios need it); `--only=baseline` runs nothing else.
+  const configs = (only ?? ['embedded', 'postgres']).filter((c) => c !== 'baseline') as ServiceConfig[]
+  for (const c of configs)
+    if (c !== 'embedded' && c !== 'postgres') fail(`--only: unknown configuration ${c}`)
+
+  const cpus = os.cpus()
+  const machine = {
+    cpuModel: cpus[0]?.model.trim() ?? 'unknown',
+    cpuCount: cpus.length,
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+    memoryGiB: round(os.totalmem() / 1024 ** 3, 1),
+  }
+  const warnings: string[] = []
+  const bodies = makeBodySet({ runId: `bench-${Date.now().toString(36)}` })
+  // The client, the server and the database share this machine; anything else running skews
+  // every figure, so it is measured before the run and during each phase.
+  const busyBefore = await machineLoad(2_000)
+  progress(`machine load before the run: ${busyBefore ?? '?'}% of one core`)
+
+  // First, so that a machine that cannot even run the baseline fails fast; without it there is
+  // nothing to compare to.
+  let baseline: TargetResult
+  try {
+    baseline = await benchBaseline(bodies)
+  } catch (error) {
+    fail(`baseline: FAILED: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  const results: TargetResult[] = []
+  const failed: { target: string; error: string }[] = []
+  for (const config of configs) {
+    try {
+      results.push(await benchService(config, bodies))
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error)
+      failed.push({ target: config, error: message })
+      progress(`${config}: FAILED: ${message}`)
+    }
+  }
+
+  const comparisons = results.map((r) => {
+    const throughputRatio = round(r.max.requestsPerSecond / baseline.max.requestsPerSecond, 3)
+    return {
+      target: r.target,
+      throughputRatio,
+      p99At200: { autocannon: r.rate.latencyMs.p99, paced: r.paced.latencyMs.p99 },
+      p99At200Ratio: {
+        autocannon: round(r.rate.latencyMs.p99 / Math.max(1, baseline.rate.latencyMs.p99), 1),
+        paced: round(r.paced.latencyMs.p99 / Math.max(0.01, baseline.paced.latencyMs.p99), 1),
+      },
+      goal: {
+        throughput: throughputRatio >= GOAL.throughputRatio,
+        p99Autocannon: r.rate.latencyMs.p99 < GOAL.p99Ms,
+        p99Paced: r.paced.latencyMs.p99 < GOAL.p99Ms,
+      },
+    }
+  })
+  const everything = [...results, baseline]
+  const problems: string[] = failed.map((f) => `${f.target}: did not run: ${f.error}`)
+  for (const r of everything) {
+    for (const p of [r.warmup, r.max, r.rate, r.paced]) {
+      if (p.non2xx > 0)
+        problems.push(`${r.target} ${p.phase}: ${p.non2xx} NON-2XX ANSWERS ${JSON.stringify(p.statusCodes)}`)
+      if (p.errors > 0) problems.push(`${r.target} ${p.phase}: ${p.errors} ERRORS (${p.timeouts} timeouts)`)
+    }
+    for (const p of [r.max, r.rate, r.paced])
+      if ((p.cpu.otherPercent ?? 0) > DISTURBED_PERCENT)
+        warnings.push(
+          `${r.target} ${p.phase}: other processes used ${p.cpu.otherPercent}% of a core meanwhile: figures disturbed`,
+        )
+    const v = r.verification
+    if (!v.ok)
+      problems.push(
+        `${r.target}: STORED ${v.rows} rows / ${v.blobs} blobs for ${v.expectedRows} 2xx answers (must be equal)`,
+      )
+  }
+
+  out()
+  out(`Machine: ${machine.cpuCount} x ${machine.cpuModel}, Node ${machine.node}, ${machine.platform}`)
+  out(
+    `Bodies: ${bodies.templates} templates, ${bodies.eventsPerBatch} events, ${bodies.minBytes}-${bodies.maxBytes} bytes (mean ${bodies.meanBytes}), ${bodies.sessions} sessions x N sequences, ${KEYS} keys in rotation`,
+  )
+  out(
+    `Phases: warm-up ${WARMUP_REQUESTS} requests; max: ${CONNECTIONS} connections ~${PHASE_SECONDS} s; ${FIXED_RATE}/s: autocannon overallRate (${CONNECTIONS} connections, bursty) and a paced open loop, ${PHASE_SECONDS} s each`,
+  )
+  out()
+  const header = [
+    'target',
+    'max req/s',
+    'p50/p90/p99 @max',
+    'CPU srv/pg/gen/other @max',
+    `p50/p90/p99 @${FIXED_RATE} ac`,
+    `p50/p90/p99 @${FIXED_RATE} paced`,
+    'non-2xx',
+    'errors',
+    'stored/2xx',
+  ]
+  const rows = everything.map((r) => [
+    r.target,
+    String(r.max.requestsPerSecond),
+    triple(r.max),
+    `${pct(r.max.cpu.serverPercent)}/${pct(r.max.cpu.postgresPercent)}/${pct(r.max.cpu.loadGeneratorPercent)}/${pct(r.max.cpu.otherPercent)}`,
+    triple(r.rate) + (r.rate.offered.sustainable ? '' : ' *'),
+    triple(r.paced) + (r.paced.offered.sustainable ? '' : ' *'),
+    String([r.warmup, r.max, r.rate, r.paced].reduce((a, p) => a + p.non2xx, 0)),
+    String([r.warmup, r.max, r.rate, r.paced].reduce((a, p) => a + p.errors, 0)),
+    `${r.verification.rows}/${r.verification.expectedRows}`,
+  ])
+  for (const line of table([header, header, ...rows])) out(line)
+  out('(latencies in ms; CPU in % of one core: server process, Postgres, load generator, everything else)')
+  for (const r of results)
+    if (!r.rate.offered.sustainable)
+      out(
+        `* ${r.target} cannot sustain ${FIXED_RATE}/s (max ${r.max.requestsPerSecond}/s): ${FIXED_RATE}/s was offered for ${r.rate.offered.seconds} s only, so its latencies there are queueing behind a backlog`,
+      )
+  out()
+  for (const c of comparisons) {
+    const met = c.goal.throughput && c.goal.p99Autocannon && c.goal.p99Paced
+    out(
+      `${c.target}: throughput ${c.throughputRatio} x baseline (goal >= ${GOAL.throughputRatio}: ${c.goal.throughput ? 'met' : 'NOT met'}); ` +
+        `p99 at ${FIXED_RATE}/s ${c.p99At200.autocannon} ms autocannon / ${c.p99At200.paced} ms paced ` +
+        `(baseline ${baseline.rate.latencyMs.p99} / ${baseline.paced.latencyMs.p99} ms; goal < ${GOAL.p99Ms} ms: ` +
+        `${c.goal.p99Autocannon ? 'met' : 'NOT met'} / ${c.goal.p99Paced ? 'met' : 'NOT met'}) => goal ${met ? 'MET' : 'NOT MET'}`,
+    )
+  }
+  for (const r of results)
+    out(
+      `${r.target}: ${r.verification.rows} replay_batches rows, ${r.verification.blobs} blobs, ${r.verification.sessions} sessions for ${r.verification.expectedRows} 2xx answers: ${r.verification.ok ? 'every accepted batch stored exactly once' : 'MISMATCH'}`,
+    )
+  out(
+    `baseline: ${baseline.verification.rows} lines appended for ${baseline.verification.expectedRows} 2xx answers`,
+  )
+  if (busyBefore !== null && busyBefore > DISTURBED_PERCENT)
+    warnings.unshift(`the machine was busy before the run: ${busyBefore}% of a core used by other processes`)
+  if (warnings.length > 0) {
+    out()
+    out('Warning: other work on this machine disturbed the measurement; run again on a quiet machine')
+    for (const w of warnings) out(`  ${w}`)
+  }
+  if (problems.length > 0) {
+    out()
+    out('!!!!!!!!!! THE BENCHMARK IS NOT VALID !!!!!!!!!!')
+    for (const p of problems) out(`!!! ${p}`)
+  }
+  out(`(run took ${Math.round((Date.now() - started) / 1000)} s)`)
+
+  if (asJson)
+    process.stdout.write(
+      `${JSON.stringify(
+        {
+          machine,
+          settings: {
+            connections: CONNECTIONS,
+            phaseSeconds: PHASE_SECONDS,
+            fixedRate: FIXED_RATE,
+            keys: KEYS,
+            warmupRequests: WARMUP_REQUESTS,
+            bodies: {
+              templates: bodies.templates,
+              sessions: bodies.sessions,
+              eventsPerBatch: bodies.eventsPerBatch,
+              minBytes: bodies.minBytes,
+              maxBytes: bodies.maxBytes,
+              meanBytes: bodies.meanBytes,
+            },
+          },
+          results: everything,
+          comparisons,
+          goal: GOAL,
+          failed,
+          machineLoadBeforePercent: busyBefore,
+          warnings,
+          problems,
+          valid: problems.length === 0,
+        },
+        null,
+        2,
+      )}\n`,
+    )
+  process.exitCode = problems.length > 0 ? 1 : 0
+}
+
+await main()
