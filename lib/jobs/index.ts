@@ -6,8 +6,8 @@ import { createInngestClient, createInngestEngine, getInngestClient } from './in
 import { getJobDefinitions } from './registry'
 import type { JobDefinition, JobsEngine } from './types'
 
-export { isNonRetriable, NonRetriableError } from './errors'
 export { defineJob } from './define'
+export { isNonRetriable, NonRetriableError } from './errors'
 export { buildJobDefinitions, getJobDefinitions } from './registry'
 export type * from './types'
 

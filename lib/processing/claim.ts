@@ -47,7 +47,9 @@ export async function claimSession(
       ),
     )
     .returning({ organizationId: replaySessions.organizationId, startedAt: replaySessions.startedAt })
-  return row ? { organizationId: row.organizationId, startedAt: row.startedAt.getTime(), claimToken: runId } : null
+  return row
+    ? { organizationId: row.organizationId, startedAt: row.startedAt.getTime(), claimToken: runId }
+    : null
 }
 
 /**

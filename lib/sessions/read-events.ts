@@ -28,7 +28,8 @@ export async function* readSessionEvents(
 ): AsyncGenerator<RrwebEvent, void, undefined> {
   for (const batch of batches) {
     const bytes = await blobs.get(batch.blobKey)
-    if (!bytes) throw new Error(`Replay batch ${batch.sequence} is missing from blob storage (${batch.blobKey})`)
+    if (!bytes)
+      throw new Error(`Replay batch ${batch.sequence} is missing from blob storage (${batch.blobKey})`)
     const body = JSON.parse(Buffer.from(bytes).toString('utf8')) as { replay?: { events?: RrwebEvent[] } }
     for (const event of body.replay?.events ?? []) yield event
   }

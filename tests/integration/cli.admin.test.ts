@@ -270,14 +270,14 @@ describe('admin CLI as a process', () => {
     const key = await run(env, 'key:create', '--org', org.id, '--type', 'ingest', '--json')
     expect(key.code).toBe(0)
     expect(JSON.parse(key.stdout).key).toMatch(/^svc_pk_[A-Za-z0-9_-]{43}$/)
-  }, 60_000)
+  }, 180_000)
 
   it('exits non-zero with one line on stderr for an invalid environment variable', async () => {
     const result = await run({ ...target(), PORT: 'eighty' }, 'org:create', '--name', 'X', '--json')
     expect(result.code).not.toBe(0)
     expect(result.stdout).toBe('')
     expect(result.stderr.trim()).toBe('Invalid environment variable PORT: must be a number')
-  }, 60_000)
+  }, 180_000)
 
   // The embedded database only: Postgres is shared by design, so this runs on PGlite in both suites.
   it('says clearly when a running server holds the embedded database', async () => {
@@ -296,5 +296,5 @@ describe('admin CLI as a process', () => {
     } finally {
       await held.close()
     }
-  }, 60_000)
+  }, 180_000)
 })

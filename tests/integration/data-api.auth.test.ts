@@ -8,6 +8,7 @@ import { useDatabase } from '@/lib/db'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { api } from '../helpers/data-api'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { freezeRateLimitClock } from '../helpers/frozen-rate-limit'
 import { seedInsight, seedIssue, seedOAuthToken, seedSignal } from '../helpers/seed'
 
 let database: TestDatabase
@@ -274,6 +275,7 @@ describe('signals and insights', () => {
 })
 
 describe('rate limits', () => {
+  const clock = freezeRateLimitClock()
   it('reads: 300 a minute per token, with headers on every answer and 429 after', async () => {
     const token = (await createKey(database.db, { organizationId: orgA, type: 'api' })).key
     let last: Response | undefined
@@ -284,8 +286,8 @@ describe('rate limits', () => {
     expect(last!.headers.get('x-ratelimit-limit')).toBe('300')
     expect(last!.headers.get('x-ratelimit-remaining')).toBe('0')
     const reset = Number(last!.headers.get('x-ratelimit-reset'))
-    expect(reset).toBeGreaterThan(Date.now() / 1000)
-    expect(reset).toBeLessThanOrEqual(Date.now() / 1000 + 61)
+    expect(reset).toBeGreaterThan(clock.now() / 1000)
+    expect(reset).toBeLessThanOrEqual(clock.now() / 1000 + 61)
     const refused = await api.listIssues(token)
     expect(refused.status).toBe(429)
     expect(await refused.json()).toEqual({ error: 'Rate limit exceeded' })

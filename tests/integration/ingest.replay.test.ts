@@ -11,6 +11,7 @@ import { getBlobStore, setBlobStoreForTests } from '@/lib/storage'
 import type { BlobStore } from '@/lib/storage/types'
 import { makeBatch } from '../fixtures/replay-batch'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { freezeRateLimitClock } from '../helpers/frozen-rate-limit'
 import { preflight, sendBatch } from '../helpers/ingest'
 
 let database: TestDatabase
@@ -564,6 +565,7 @@ describe('POST /api/sdk/replay: session state', () => {
 })
 
 describe('POST /api/sdk/replay: rate limit', () => {
+  freezeRateLimitClock()
   it('answers 429 with Retry-After after 100 requests a minute per key', async () => {
     const key = (await createKey(database.db, { organizationId, type: 'ingest' })).key
     const body = JSON.stringify(makeBatch({ sessionId: freshSession(), events: 2 }))

@@ -7,6 +7,7 @@ import { createOrganization } from '@/lib/orgs/create-organization'
 import { type RateLimiter, useRateLimiter } from '@/lib/ratelimit'
 import { api } from '../helpers/data-api'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { freezeRateLimitClock } from '../helpers/frozen-rate-limit'
 import { connectClient, type McpTestServer, startMcpServer, textOf } from '../helpers/mcp'
 import { seedIssue } from '../helpers/seed'
 
@@ -27,6 +28,7 @@ afterAll(async () => {
 })
 
 describe('rate limits are the Data API budgets', () => {
+  freezeRateLimitClock()
   it('a tool call after the read budget is spent on the Data API is a rate-limit tool error', async () => {
     const key = (await createKey(database.db, { organizationId: org, type: 'api' })).key
     const client = await connectClient(server.url, key)

@@ -34,7 +34,7 @@ export const jobsRun: CliCommand = {
     const all = !values.finalize && !values.insights && !values.deliveries
     let finalized = 0
     let insights = 0
-    const deliveries = 0
+    let deliveries = 0
     if (all || values.finalize) {
       const sent: SendEvent[] = []
       const jobs = collect(sent)
@@ -65,9 +65,11 @@ export const jobsRun: CliCommand = {
         db,
         lastInterval(Date.now(), config.insights.intervalHours),
       )
+    if (all || values.deliveries)
+      deliveries = await deliverDue(db, getDeliverer(), { delays: config.webhooks.retryDelaysSeconds })
     return {
-      json: { finalized, insights },
-      text: `Processed ${finalized} session(s); wrote ${insights} insight(s)`,
+      json: { finalized, insights, deliveries },
+      text: `Processed ${finalized} session(s); wrote ${insights} insight(s); made ${deliveries} webhook delivery attempt(s)`,
     }
   },
 }
