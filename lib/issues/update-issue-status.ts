@@ -47,6 +47,9 @@ export async function updateIssueStatus(
       toStatus: input.status,
       actorType: actor.actorType,
       actorId: actor.actorId,
+      // The time of the change itself, after the row lock: now() would be the transaction's
+      // start, and concurrent changes would be listed out of the order they were made.
+      createdAt: sql`clock_timestamp()`,
     })
     // Same transaction: the webhook event exists exactly when the change does.
     await enqueueEvent(tx, {
