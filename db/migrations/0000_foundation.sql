@@ -401,14 +401,14 @@ ALTER TABLE "webhook_delivery_attempts" ADD CONSTRAINT "webhook_delivery_attempt
 ALTER TABLE "webhook_endpoints" ADD CONSTRAINT "webhook_endpoints_organization_id_organizations_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "webhook_endpoints" ADD CONSTRAINT "webhook_endpoints_created_by_user_id_users_id_fk" FOREIGN KEY ("created_by_user_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "credentials_token_hash_unique" ON "credentials" USING btree ("token_hash");--> statement-breakpoint
-CREATE INDEX "credentials_org_created_idx" ON "credentials" USING btree ("organization_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "credentials_org_created_idx" ON "credentials" USING btree ("organization_id","created_at" DESC NULLS FIRST,"id" DESC NULLS FIRST);--> statement-breakpoint
 CREATE UNIQUE INDEX "insights_org_interval_unique" ON "insights" USING btree ("organization_id","interval_start");--> statement-breakpoint
-CREATE INDEX "insights_org_created_idx" ON "insights" USING btree ("organization_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "insights_org_created_idx" ON "insights" USING btree ("organization_id","created_at" DESC NULLS FIRST,"id" DESC NULLS FIRST);--> statement-breakpoint
 CREATE INDEX "issue_activities_issue_idx" ON "issue_activities" USING btree ("issue_id","created_at");--> statement-breakpoint
 CREATE INDEX "issue_sessions_session_idx" ON "issue_sessions" USING btree ("session_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "issues_org_fingerprint_unique" ON "issues" USING btree ("organization_id","fingerprint");--> statement-breakpoint
-CREATE INDEX "issues_org_created_idx" ON "issues" USING btree ("organization_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "issues_org_status_created_idx" ON "issues" USING btree ("organization_id","status","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "issues_org_created_idx" ON "issues" USING btree ("organization_id","created_at" DESC NULLS FIRST,"id" DESC NULLS FIRST);--> statement-breakpoint
+CREATE INDEX "issues_org_status_created_idx" ON "issues" USING btree ("organization_id","status","created_at" DESC NULLS FIRST,"id" DESC NULLS FIRST);--> statement-breakpoint
 CREATE UNIQUE INDEX "job_runs_function_key_unique" ON "job_runs" USING btree ("function_id","idempotency_key");--> statement-breakpoint
 CREATE INDEX "job_runs_due_idx" ON "job_runs" USING btree ("status","run_after") WHERE "job_runs"."status" in ('queued', 'running');--> statement-breakpoint
 CREATE UNIQUE INDEX "outbox_event_id_unique" ON "outbox" USING btree ("event_id");--> statement-breakpoint
@@ -425,19 +425,19 @@ CREATE INDEX "oauth_refresh_tokens_chain_idx" ON "oauth_refresh_tokens" USING bt
 CREATE UNIQUE INDEX "oauth_chains_code_unique" ON "oauth_token_chains" USING btree ("authorization_code_id");--> statement-breakpoint
 CREATE INDEX "oauth_chains_consent_idx" ON "oauth_token_chains" USING btree ("consent_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "invitations_token_hash_unique" ON "invitations" USING btree ("token_hash");--> statement-breakpoint
-CREATE INDEX "invitations_org_idx" ON "invitations" USING btree ("organization_id","created_at" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "invitations_org_idx" ON "invitations" USING btree ("organization_id","created_at" DESC NULLS FIRST);--> statement-breakpoint
 CREATE INDEX "memberships_user_idx" ON "memberships" USING btree ("user_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "users_email_unique" ON "users" USING btree ("email");--> statement-breakpoint
 CREATE UNIQUE INDEX "replay_batches_org_session_sequence_unique" ON "replay_batches" USING btree ("organization_id","session_id","sequence");--> statement-breakpoint
 CREATE INDEX "replay_batches_created_idx" ON "replay_batches" USING btree ("organization_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "replay_sessions_org_external_unique" ON "replay_sessions" USING btree ("organization_id","external_id");--> statement-breakpoint
-CREATE INDEX "replay_sessions_org_created_idx" ON "replay_sessions" USING btree ("organization_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "replay_sessions_org_created_idx" ON "replay_sessions" USING btree ("organization_id","created_at" DESC NULLS FIRST,"id" DESC NULLS FIRST);--> statement-breakpoint
 CREATE INDEX "replay_sessions_status_received_idx" ON "replay_sessions" USING btree ("status","last_received_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "signal_matches_signal_session_unique" ON "signal_matches" USING btree ("signal_id","session_id");--> statement-breakpoint
-CREATE INDEX "signal_matches_signal_created_idx" ON "signal_matches" USING btree ("signal_id","created_at" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "signals_org_created_idx" ON "signals" USING btree ("organization_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "signal_matches_signal_created_idx" ON "signal_matches" USING btree ("signal_id","created_at" DESC NULLS FIRST);--> statement-breakpoint
+CREATE INDEX "signals_org_created_idx" ON "signals" USING btree ("organization_id","created_at" DESC NULLS FIRST,"id" DESC NULLS FIRST);--> statement-breakpoint
 CREATE UNIQUE INDEX "webhook_deliveries_endpoint_event_unique" ON "webhook_deliveries" USING btree ("endpoint_id","event_id");--> statement-breakpoint
 CREATE INDEX "webhook_deliveries_due_idx" ON "webhook_deliveries" USING btree ("status","next_attempt_at");--> statement-breakpoint
-CREATE INDEX "webhook_deliveries_endpoint_created_idx" ON "webhook_deliveries" USING btree ("endpoint_id","created_at" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_endpoint_created_idx" ON "webhook_deliveries" USING btree ("endpoint_id","created_at" DESC NULLS FIRST);--> statement-breakpoint
 CREATE UNIQUE INDEX "webhook_delivery_attempts_unique" ON "webhook_delivery_attempts" USING btree ("delivery_id","attempt");--> statement-breakpoint
-CREATE INDEX "webhook_endpoints_org_idx" ON "webhook_endpoints" USING btree ("organization_id","created_at" DESC NULLS LAST);
+CREATE INDEX "webhook_endpoints_org_idx" ON "webhook_endpoints" USING btree ("organization_id","created_at" DESC NULLS FIRST);

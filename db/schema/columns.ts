@@ -9,6 +9,9 @@ import { check, timestamp, uuid } from 'drizzle-orm/pg-core'
  * and a keyset cursor built from a Date must compare equal to the stored value. With
  * Postgres' default microseconds, `(created_at, id) < (cursor)` would skip rows.
  */
+// Index columns declared `.desc().nullsFirst()` match `ORDER BY ... DESC` exactly (which means
+// NULLS FIRST); drizzle-kit writes a bare `.desc()` as DESC NULLS LAST, which Postgres will not
+// use for that order, so list pages would read and sort every row.
 export const id = () => uuid('id').primaryKey().defaultRandom()
 export const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 })
 export const createdAt = () => ts('created_at').notNull().defaultNow()

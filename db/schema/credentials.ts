@@ -29,7 +29,11 @@ export const credentials = pgTable(
   },
   (t) => [
     uniqueIndex('credentials_token_hash_unique').on(t.tokenHash),
-    index('credentials_org_created_idx').on(t.organizationId, t.createdAt.desc(), t.id.desc()),
+    index('credentials_org_created_idx').on(
+      t.organizationId,
+      t.createdAt.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
     oneOf('credentials_kind_check', t.kind, CREDENTIAL_KINDS),
   ],
 )

@@ -20,6 +20,10 @@ export const insights = pgTable(
   (t) => [
     // One insight per organization and interval, however often the schedule fires.
     uniqueIndex('insights_org_interval_unique').on(t.organizationId, t.intervalStart),
-    index('insights_org_created_idx').on(t.organizationId, t.createdAt.desc(), t.id.desc()),
+    index('insights_org_created_idx').on(
+      t.organizationId,
+      t.createdAt.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
   ],
 )

@@ -55,8 +55,17 @@ export const issues = pgTable(
   (t) => [
     uniqueIndex('issues_org_fingerprint_unique').on(t.organizationId, t.fingerprint),
     // Keyset order of GET /api/v1/issues, with and without the status filter.
-    index('issues_org_created_idx').on(t.organizationId, t.createdAt.desc(), t.id.desc()),
-    index('issues_org_status_created_idx').on(t.organizationId, t.status, t.createdAt.desc(), t.id.desc()),
+    index('issues_org_created_idx').on(
+      t.organizationId,
+      t.createdAt.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
+    index('issues_org_status_created_idx').on(
+      t.organizationId,
+      t.status,
+      t.createdAt.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
     oneOf('issues_status_check', t.status, ISSUE_STATUSES),
     oneOf('issues_priority_check', t.priority, ISSUE_PRIORITIES),
     oneOf('issues_source_check', t.sourceType, ISSUE_SOURCES),

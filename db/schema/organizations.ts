@@ -72,7 +72,7 @@ export const invitations = pgTable(
   },
   (t) => [
     uniqueIndex('invitations_token_hash_unique').on(t.tokenHash),
-    index('invitations_org_idx').on(t.organizationId, t.createdAt.desc()),
+    index('invitations_org_idx').on(t.organizationId, t.createdAt.desc().nullsFirst()),
     oneOf('invitations_role_check', t.role, ROLES),
   ],
 )

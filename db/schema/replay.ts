@@ -57,7 +57,11 @@ export const replaySessions = pgTable(
   },
   (t) => [
     uniqueIndex('replay_sessions_org_external_unique').on(t.organizationId, t.externalId),
-    index('replay_sessions_org_created_idx').on(t.organizationId, t.createdAt.desc(), t.id.desc()),
+    index('replay_sessions_org_created_idx').on(
+      t.organizationId,
+      t.createdAt.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
     index('replay_sessions_status_received_idx').on(t.status, t.lastReceivedAt),
     oneOf('replay_sessions_status_check', t.status, SESSION_STATUSES),
   ],

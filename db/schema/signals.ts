@@ -25,7 +25,11 @@ export const signals = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    index('signals_org_created_idx').on(t.organizationId, t.createdAt.desc(), t.id.desc()),
+    index('signals_org_created_idx').on(
+      t.organizationId,
+      t.createdAt.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
     oneOf('signals_status_check', t.status, SIGNAL_STATUSES),
     oneOf('signals_backfill_status_check', t.backfillStatus, BACKFILL_STATUSES),
   ],
@@ -50,6 +54,6 @@ export const signalMatches = pgTable(
   },
   (t) => [
     uniqueIndex('signal_matches_signal_session_unique').on(t.signalId, t.sessionId),
-    index('signal_matches_signal_created_idx').on(t.signalId, t.createdAt.desc()),
+    index('signal_matches_signal_created_idx').on(t.signalId, t.createdAt.desc().nullsFirst()),
   ],
 )

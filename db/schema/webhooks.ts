@@ -25,7 +25,7 @@ export const webhookEndpoints = pgTable(
     lastError: text('last_error'),
   },
   (t) => [
-    index('webhook_endpoints_org_idx').on(t.organizationId, t.createdAt.desc()),
+    index('webhook_endpoints_org_idx').on(t.organizationId, t.createdAt.desc().nullsFirst()),
     check('webhook_endpoints_name_length', sql`char_length(${t.name}) <= 64`),
     check('webhook_endpoints_url_length', sql`char_length(${t.url}) <= 2048`),
   ],
@@ -61,7 +61,7 @@ export const webhookDeliveries = pgTable(
   (t) => [
     uniqueIndex('webhook_deliveries_endpoint_event_unique').on(t.endpointId, t.eventId),
     index('webhook_deliveries_due_idx').on(t.status, t.nextAttemptAt),
-    index('webhook_deliveries_endpoint_created_idx').on(t.endpointId, t.createdAt.desc()),
+    index('webhook_deliveries_endpoint_created_idx').on(t.endpointId, t.createdAt.desc().nullsFirst()),
     oneOf('webhook_deliveries_status_check', t.status, DELIVERY_STATUSES),
   ],
 )

@@ -92,6 +92,22 @@ describe('database', () => {
     expect(next.map((r) => r.id)).toEqual(ordered.slice(2).map((r) => r.id))
   })
 
+  it('serves keyset list order straight from the index, with no sort', async () => {
+    const [org] = await handle.db.insert(organizations).values({ name: 'Plan' }).returning()
+    // Tiny tables make a sequential scan cheaper; forbid it to see which order the index gives.
+    const plan = await handle.db.transaction(async (tx) => {
+      await tx.execute(sql`set local enable_seqscan = off`)
+      return tx.execute(
+        sql`explain select id from issues where organization_id = ${org!.id}::uuid
+            and (created_at, id) < (now(), '00000000-0000-0000-0000-000000000000'::uuid)
+            order by created_at desc, id desc limit 26`,
+      )
+    })
+    const text = JSON.stringify(plan)
+    expect(text).toContain('issues_org_created_idx')
+    expect(text).not.toMatch(/Sort/)
+  })
+
   it('rejects values outside the allowed states', async () => {
     await expect(
       handle.db.execute(sql`insert into organizations (name, plan) values ('x', 'gold')`),
