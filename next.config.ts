@@ -12,6 +12,8 @@ const securityHeaders = [
 const noStore = [{ key: 'Cache-Control', value: 'no-store' }]
 
 const nextConfig: NextConfig = {
+  // Parallel work on one checkout (several dev servers or builds) needs separate output folders.
+  distDir: process.env.NEXT_DIST_DIR || '.next',
   // PGlite ships a WASM build and postgres.js/pino use Node APIs: load them from node_modules at
   // run time instead of bundling them into server chunks.
   serverExternalPackages: ['@electric-sql/pglite', 'postgres', 'pino'],

@@ -64,7 +64,10 @@ export async function startBuiltServer(
   env: Record<string, string> = {},
   options: StartOptions = {},
 ): Promise<RunningServer> {
-  if (!existsSync(path.join(process.cwd(), '.next', 'BUILD_ID')))
+  // E2E_NEXT_DEV=1 runs the same tests against `next dev` (with NEXT_DIST_DIR, several at once).
+  const dev = process.env.E2E_NEXT_DEV === '1'
+  const distDir = process.env.NEXT_DIST_DIR || '.next'
+  if (!dev && !existsSync(path.join(process.cwd(), distDir, 'BUILD_ID')))
     throw new Error('No production build found: run `npm run build` before the browser tests')
   const port = await freePort()
   const dataDir = options.dataDir ?? createDataDir()
@@ -72,13 +75,14 @@ export async function startBuiltServer(
   let output = ''
   const child: ChildProcess = spawn(
     path.join('node_modules', '.bin', 'next'),
-    ['start', '-p', String(port), '-H', '127.0.0.1'],
+    [dev ? 'dev' : 'start', '-p', String(port), '-H', '127.0.0.1'],
     {
       cwd: process.cwd(),
       env: {
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '',
-        NODE_ENV: 'production',
+        NODE_ENV: dev ? 'development' : 'production',
+        ...(process.env.NEXT_DIST_DIR ? { NEXT_DIST_DIR: process.env.NEXT_DIST_DIR } : {}),
         PORT: String(port),
         BASE_URL: baseUrl,
         DATA_DIR: dataDir,
@@ -94,7 +98,7 @@ export async function startBuiltServer(
   child.stderr?.on('data', (chunk) => {
     output += chunk
   })
-  const deadline = Date.now() + 60_000
+  const deadline = Date.now() + (dev ? 180_000 : 60_000)
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`next start exited with ${child.exitCode}:\n${output}`)
     try {
