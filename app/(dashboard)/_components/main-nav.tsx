@@ -16,7 +16,15 @@ function isCurrent(pathname: string, item: NavItem): boolean {
 }
 
 /** A row of links that marks the current section for sighted and screen-reader users alike. */
-export function NavLinks({ items, label, className }: { items: NavItem[]; label: string; className?: string }) {
+export function NavLinks({
+  items,
+  label,
+  className,
+}: {
+  items: NavItem[]
+  label: string
+  className?: string
+}) {
   const pathname = usePathname()
   return (
     <nav aria-label={label} className={className}>

@@ -1,0 +1,17 @@
+/**
+ * The tag a customer pastes first in their pages' <head>: one script that loads the recorder
+ * from this service and starts it from its own data attributes, so console, error and network
+ * capture are installed before any of the page's scripts run (analysis.md §4.1).
+ */
+export function recorderSnippet(input: { baseUrl: string; ingestUrl: string; apiKey: string }): string {
+  const attribute = (value: string) => value.replaceAll('&', '&amp;').replaceAll('"', '&quot;')
+  return `<script src="${attribute(`${input.baseUrl}/sdk.js`)}" data-api-key="${attribute(input.apiKey)}" data-ingest-url="${attribute(input.ingestUrl)}"></script>`
+}
+
+/** For pages that call the recorder themselves (to pass options or identify users). */
+export function recorderInitExample(input: { ingestUrl: string; apiKey: string }): string {
+  return [
+    `SessionReplay.init({ apiKey: ${JSON.stringify(input.apiKey)}, ingestUrl: ${JSON.stringify(input.ingestUrl)} })`,
+    `SessionReplay.identify('user-123', { email: 'ada@example.com', name: 'Ada' })`,
+  ].join('\n')
+}

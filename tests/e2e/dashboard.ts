@@ -1,0 +1,88 @@
+import { mkdirSync } from 'node:fs'
+import path from 'node:path'
+import type { BrowserContext, Page } from 'playwright-core'
+import type { DatabaseHandle } from '@/db/client'
+import { createTestDatabase } from '@/tests/helpers/db'
+import { type RunningServer, startBuiltServer } from './server'
+
+/**
+ * Shared by the dashboard's browser tests: a server on a fresh Postgres database the test can
+ * seed and inspect while the server runs (PGlite would be held by the server), first-run
+ * sign-up in the browser, and screenshots saved as artefacts of the run.
+ */
+
+export const POSTGRES_URL = process.env.E2E_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+export const SCREENSHOTS = path.join(process.cwd(), 'test-results', 'screenshots')
+
+export interface ServerOnPostgres {
+  server: RunningServer
+  /** The same database the server uses, migrated, for seeding and assertions. */
+  database: DatabaseHandle
+  stop(): Promise<void>
+}
+
+export async function startServerOnPostgres(env: Record<string, string> = {}): Promise<ServerOnPostgres> {
+  const previous = process.env.DATABASE_URL
+  process.env.DATABASE_URL = POSTGRES_URL
+  let database: Awaited<ReturnType<typeof createTestDatabase>>
+  try {
+    database = await createTestDatabase()
+  } finally {
+    if (previous === undefined) delete process.env.DATABASE_URL
+    else process.env.DATABASE_URL = previous
+  }
+  if (!database.url) throw new Error('expected a Postgres test database')
+  const server = await startBuiltServer({ DATABASE_URL: database.url, ...env })
+  return {
+    server,
+    database,
+    async stop() {
+      await server.stop()
+      await database.close()
+    },
+  }
+}
+
+export const OWNER = {
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  password: 'analytical engine 1843',
+  org: 'Acme',
+}
+
+/** First-run sign-up through the real form; leaves the page signed in on the overview. */
+export async function signUpOwner(page: Page, baseUrl: string, owner = OWNER): Promise<void> {
+  await page.goto(`${baseUrl}/signup`)
+  await page.getByLabel('Your name').fill(owner.name)
+  await page.getByLabel('E-mail').fill(owner.email)
+  await page.getByLabel('Password').fill(owner.password)
+  await page.getByLabel('Organization name').fill(owner.org)
+  await page.getByRole('button', { name: 'Create account' }).click()
+  await page.waitForURL(`${baseUrl}/`)
+}
+
+/** Signs in through the real sign-in form and waits for the dashboard. */
+export async function signIn(page: Page, baseUrl: string, credentials = OWNER): Promise<void> {
+  await page.goto(`${baseUrl}/login`)
+  await page.getByLabel('E-mail').fill(credentials.email)
+  await page.getByLabel('Password').fill(credentials.password)
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+  await page.waitForURL((url) => !url.pathname.startsWith('/login'))
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true })
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true })
+}
+
+/** True when the page is wider than its viewport (a layout that breaks on phones). */
+export function hasHorizontalOverflow(page: Page): Promise<boolean> {
+  return page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1)
+}
+
+/** A phone-sized page sharing the context's cookies (signed in as the same user). */
+export async function phonePage(context: BrowserContext): Promise<Page> {
+  const page = await context.newPage()
+  await page.setViewportSize({ width: 390, height: 844 })
+  return page
+}
