@@ -2,9 +2,7 @@
 
 import { revalidatePath } from 'next/cache'
 import { getDb } from '@/lib/db'
-import { AppError } from '@/lib/errors'
-import { getSignedInUser } from '@/lib/http/session'
-import { logger } from '@/lib/log'
+import { actionFailure, actionOwner } from '@/lib/http/actions'
 import { getRateLimiter } from '@/lib/ratelimit'
 import { createEndpoint, revokeEndpoint } from '@/lib/webhooks/endpoints'
 import { isWebhookEvent } from '@/lib/webhooks/events'
@@ -16,21 +14,7 @@ export type ActionResult = { ok: true; message: string } | { ok: false; error: s
 
 const PATH = '/settings/webhooks'
 
-/** Webhook settings belong to organization owners; members get a clear refusal. */
-async function requireOwner() {
-  const user = await getSignedInUser()
-  const organization = user?.organizations[0]
-  if (!user || !organization) return { ok: false as const, error: 'Your session has ended. Sign in again.' }
-  if (organization.role !== 'owner')
-    return { ok: false as const, error: 'Only organization owners can manage webhooks.' }
-  return { ok: true as const, user, organization }
-}
-
-function failure(error: unknown, what: string): { ok: false; error: string } {
-  if (error instanceof AppError) return { ok: false, error: error.message }
-  logger.error({ err: error }, `${what} failed`)
-  return { ok: false, error: `The webhook could not be ${what}. Try again.` }
-}
+const requireOwner = () => actionOwner('manage webhooks')
 
 export async function createWebhookAction(_prev: CreateResult | null, form: FormData): Promise<CreateResult> {
   const owner = await requireOwner()
@@ -46,7 +30,7 @@ export async function createWebhookAction(_prev: CreateResult | null, form: Form
     revalidatePath(PATH)
     return { ok: true, secret: created.secret, name: created.name }
   } catch (error) {
-    return failure(error, 'created')
+    return actionFailure(error, 'create the webhook')
   }
 }
 
@@ -58,7 +42,7 @@ export async function revokeWebhookAction(endpointId: string): Promise<ActionRes
     revalidatePath(PATH)
     return { ok: true, message: 'Revoked. Pending deliveries were cancelled.' }
   } catch (error) {
-    return failure(error, 'revoked')
+    return actionFailure(error, 'revoke the webhook')
   }
 }
 
@@ -77,6 +61,6 @@ export async function sendTestWebhookAction(endpointId: string, event: string): 
       ? { ok: true, message: `Delivered: HTTP ${outcome.status} in ${outcome.durationMs} ms.` }
       : { ok: false, error: `Not delivered: ${outcome.label} after ${outcome.durationMs} ms.` }
   } catch (error) {
-    return failure(error, 'sent')
+    return actionFailure(error, 'send the test event')
   }
 }
