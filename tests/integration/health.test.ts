@@ -1,0 +1,121 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { GET } from '@/app/api/health/route'
+import { jobRuns } from '@/db/schema'
+import { parseConfig, setConfigForTests } from '@/lib/config'
+import { useDatabase } from '@/lib/db'
+import { checkHealth } from '@/lib/health/check'
+import { createMemoryRateLimiter, type RateLimiter, useRateLimiter } from '@/lib/ratelimit'
+import { createBlobStore, setBlobStoreForTests } from '@/lib/storage'
+import type { BlobStore } from '@/lib/storage/types'
+import { createTestDatabase, type TestDatabase } from '../helpers/db'
+
+let database: TestDatabase
+let blob: BlobStore
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+  useDatabase(database)
+  setConfigForTests(
+    parseConfig({ NODE_ENV: 'test', ...(database.url ? { DATABASE_URL: database.url } : {}) }),
+  )
+  blob = createBlobStore({ kind: 'local', root: mkdtempSync(path.join(tmpdir(), 'health-blob-')) })
+  setBlobStoreForTests(blob)
+  useRateLimiter(createMemoryRateLimiter())
+})
+
+afterAll(async () => {
+  setBlobStoreForTests(undefined)
+  useRateLimiter(undefined)
+  useDatabase(undefined)
+  setConfigForTests(undefined)
+  await database.close()
+})
+
+interface Body {
+  status: string
+  checks: Record<string, { ok: boolean; kind: string; latencyMs: number; error?: string; queued?: number }>
+}
+
+describe('GET /api/health', () => {
+  it('answers 200 with every dependency reachable, uncached', async () => {
+    const response = await GET()
+    expect(response.status).toBe(200)
+    expect(response.headers.get('cache-control')).toBe('no-store')
+    const body = (await response.json()) as Body
+    expect(body.status).toBe('ok')
+    expect(Object.keys(body.checks).sort()).toEqual(['blob', 'database', 'jobs', 'rateLimiter'])
+    expect(body.checks.database).toMatchObject({ ok: true, kind: database.url ? 'postgres' : 'pglite' })
+    expect(body.checks.blob).toMatchObject({ ok: true, kind: 'local' })
+    expect(body.checks.rateLimiter).toMatchObject({ ok: true, kind: 'memory' })
+    expect(body.checks.jobs).toMatchObject({ ok: true, kind: 'in-process', queued: 0 })
+  })
+
+  it('answers 503 naming the failing dependency, with no internal detail', async () => {
+    const failing: BlobStore = {
+      ...blob,
+      kind: 'local',
+      list: () => Promise.reject(new Error('EACCES: permission denied, scandir /secret/path')),
+    }
+    setBlobStoreForTests(failing)
+    try {
+      const response = await GET()
+      expect(response.status).toBe(503)
+      const text = await response.text()
+      expect(text).not.toContain('/secret/path')
+      const body = JSON.parse(text) as Body
+      expect(body.status).toBe('degraded')
+      expect(body.checks.blob).toMatchObject({ ok: false, error: 'unreachable' })
+      expect(body.checks.database!.ok).toBe(true)
+    } finally {
+      setBlobStoreForTests(blob)
+    }
+  })
+
+  it('answers within its deadline when a dependency hangs', async () => {
+    const hanging: RateLimiter = { kind: 'memory', limit: () => new Promise(() => {}) }
+    const report = await checkHealth({
+      db: async () => database.db,
+      databaseKind: 'test',
+      blob: () => blob,
+      rateLimiter: () => hanging,
+      jobsKind: 'in-process',
+      timeoutMs: 200,
+    })
+    expect(report.status).toBe('degraded')
+    expect(report.checks.rateLimiter).toMatchObject({ ok: false, error: 'no answer within 200 ms' })
+    expect(report.checks.rateLimiter.latencyMs).toBeLessThan(2_000)
+  })
+
+  it('reports a stalled in-process queue: a run waiting longer than the threshold', async () => {
+    const now = Date.now()
+    await database.db.insert(jobRuns).values({
+      functionId: 'process-session',
+      idempotencyKey: `health-${now}`,
+      eventName: 'session/process',
+      payload: {},
+      maxAttempts: 3,
+      runAfter: new Date(now - 20 * 60_000),
+    })
+    const report = await checkHealth({
+      db: async () => database.db,
+      databaseKind: 'test',
+      blob: () => blob,
+      rateLimiter: () => createMemoryRateLimiter(),
+      jobsKind: 'in-process',
+    })
+    expect(report.checks.jobs).toMatchObject({ ok: false })
+    expect(report.checks.jobs.error).toMatch(/^a queued background run has waited 1[0-9]{3} s$/)
+    // Inngest keeps its own queue: rows here say nothing about it.
+    const inngest = await checkHealth({
+      db: async () => database.db,
+      databaseKind: 'test',
+      blob: () => blob,
+      rateLimiter: () => createMemoryRateLimiter(),
+      jobsKind: 'inngest',
+    })
+    expect(inngest.checks.jobs).toMatchObject({ ok: true, queued: 1 })
+  })
+})
