@@ -14,6 +14,10 @@ export function batchBlobKey(
   sequence: number,
   body: Uint8Array,
 ) {
-  const session = sha256(`${organizationId}\n${externalSessionId}`).slice(0, 32)
-  return `orgs/${organizationId}/sessions/${session}/${String(sequence).padStart(10, '0')}-${sha256(body).slice(0, 16)}.json`
+  return `${sessionBlobFolder(organizationId, externalSessionId)}${String(sequence).padStart(10, '0')}-${sha256(body).slice(0, 16)}.json`
+}
+
+/** The folder holding every batch of one session, including any a failed insert left behind. */
+export function sessionBlobFolder(organizationId: string, externalSessionId: string): string {
+  return `orgs/${organizationId}/sessions/${sha256(`${organizationId}\n${externalSessionId}`).slice(0, 32)}/`
 }

@@ -1,6 +1,7 @@
 import type { Config } from '@/lib/config'
 import { getConfig } from '@/lib/config'
 import { processingJobs } from '@/lib/processing/jobs'
+import { retentionJobs } from '@/lib/retention/jobs'
 import { webhookJobs } from '@/lib/webhooks/jobs'
 import type { JobDefinition } from './types'
 
@@ -11,7 +12,7 @@ export { defineJob } from './define'
  * use (schedules come from configuration), never at import time.
  */
 export function buildJobDefinitions(config: Config): JobDefinition[] {
-  return [...processingJobs(config), ...webhookJobs(config)]
+  return [...processingJobs(config), ...webhookJobs(config), ...retentionJobs()]
 }
 
 let cached: JobDefinition[] | undefined

@@ -2,6 +2,7 @@ import type { CliCommand } from '../command'
 import { jobsRun } from './jobs'
 import { keyCreate, keyRevoke } from './key'
 import { orgCreate, orgPlan } from './org'
+import { orgRetention, retentionRun, sessionDelete } from './retention'
 import { signalCreate } from './signal'
 import { userCreate } from './user'
 import { webhookCreate, webhookList, webhookRevoke } from './webhook'
@@ -9,6 +10,7 @@ import { webhookCreate, webhookList, webhookRevoke } from './webhook'
 export const commands: CliCommand[] = [
   orgCreate,
   orgPlan,
+  orgRetention,
   userCreate,
   keyCreate,
   keyRevoke,
@@ -17,4 +19,6 @@ export const commands: CliCommand[] = [
   webhookCreate,
   webhookList,
   webhookRevoke,
+  sessionDelete,
+  retentionRun,
 ]
