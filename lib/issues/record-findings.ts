@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { and, count, eq, gt, sql } from 'drizzle-orm'
 import type { Tx } from '@/db/client'
 import { ISSUE_PRIORITIES, type IssuePriority, issueActivities, issueSessions, issues } from '@/db/schema'
@@ -24,8 +25,15 @@ function raise(priority: IssuePriority): IssuePriority {
   return ISSUE_PRIORITIES[Math.max(0, index - 1)]!
 }
 
-export function previewUrl(baseUrl: string, sessionId: string, sessionStart: number, at: number): string {
-  return `${baseUrl}/sessions/${sessionId}?t=${Math.max(0, Math.round(at - sessionStart))}`
+/** The dashboard's issue page, with the replay of this session opened at the issue's moment. */
+export function previewUrl(
+  baseUrl: string,
+  issueId: string,
+  sessionId: string,
+  sessionStart: number,
+  at: number,
+): string {
+  return `${baseUrl}/issues/${issueId}?session=${sessionId}&t=${Math.max(0, Math.round(at - sessionStart))}`
 }
 
 /**
@@ -47,9 +55,13 @@ export async function recordFindings(
   const result: RecordedFindings = { created: [], linked: [], regressed: [] }
   for (const finding of input.findings) {
     const seenAt = new Date(finding.firstTimestamp)
+    // Chosen here rather than by the database so the preview URL can name the issue; a known
+    // fingerprint keeps its own id (and URL) and this one is discarded.
+    const newId = randomUUID()
     const [issue] = await tx
       .insert(issues)
       .values({
+        id: newId,
         organizationId: input.organizationId,
         fingerprint: finding.fingerprint,
         kind: finding.kind,
@@ -57,12 +69,19 @@ export async function recordFindings(
         title: finding.title,
         description: finding.description,
         priority: finding.priority,
-        previewUrl: previewUrl(input.baseUrl, input.sessionId, input.sessionStart, finding.firstTimestamp),
+        previewUrl: previewUrl(
+          input.baseUrl,
+          newId,
+          input.sessionId,
+          input.sessionStart,
+          finding.firstTimestamp,
+        ),
         stepsToReplicate: finding.stepsToReplicate,
         sessionCount: 0,
         firstSeenAt: seenAt,
         lastSeenAt: new Date(finding.lastTimestamp),
-        evidence: { ...finding.evidence, pathPattern: finding.pathPattern, url: finding.url },
+        // `pageUrl`, not `url`: a failed request's own URL is the evidence's `url`.
+        evidence: { ...finding.evidence, pathPattern: finding.pathPattern, pageUrl: finding.url },
       })
       .onConflictDoUpdate({
         target: [issues.organizationId, issues.fingerprint],

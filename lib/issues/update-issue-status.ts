@@ -1,19 +1,12 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import type { Db } from '@/db/client'
-import { type IssueActor, type IssueStatus, issueActivities, issues } from '@/db/schema'
+import { type IssueStatus, issues } from '@/db/schema'
 import { isUuid, NotFoundError } from '@/lib/errors'
-import { enqueueEvent } from '@/lib/outbox/enqueue'
-import { EVENTS } from '@/lib/outbox/events'
-import { issueEventData } from './event-data'
 import { ISSUE_NOT_FOUND } from './get-issue'
+import { changeLockedIssueStatus, type IssueChangeActor } from './status-change'
 import { type Issue, toIssue } from './views'
 
-export interface IssueChangeActor {
-  organizationId: string
-  actorType: IssueActor
-  /** Credential id, OAuth client id or user id: who to name in the issue's history. */
-  actorId: string
-}
+export type { IssueChangeActor } from './status-change'
 
 /**
  * Sets an issue's status. The same status answers the issue unchanged (updatedAt too); a
@@ -34,33 +27,6 @@ export async function updateIssueStatus(
       .for('update')
     if (!current) throw new NotFoundError(ISSUE_NOT_FOUND)
     if (current.status === input.status) return toIssue(current)
-    const [updated] = await tx
-      .update(issues)
-      .set({ status: input.status, updatedAt: sql`now()` })
-      .where(eq(issues.id, current.id))
-      .returning()
-    await tx.insert(issueActivities).values({
-      issueId: current.id,
-      organizationId: actor.organizationId,
-      kind: 'status_changed',
-      fromStatus: current.status,
-      toStatus: input.status,
-      actorType: actor.actorType,
-      actorId: actor.actorId,
-      // The time of the change itself, after the row lock: now() would be the transaction's
-      // start, and concurrent changes would be listed out of the order they were made.
-      createdAt: sql`clock_timestamp()`,
-    })
-    // Same transaction: the webhook event exists exactly when the change does.
-    await enqueueEvent(tx, {
-      organizationId: actor.organizationId,
-      name: EVENTS.issueStatusChanged,
-      payload: {
-        ...(await issueEventData(tx, current.id)),
-        previousStatus: current.status,
-        actorType: actor.actorType,
-      },
-    })
-    return toIssue(updated!)
+    return toIssue(await changeLockedIssueStatus(tx, actor, current, input.status))
   })
 }

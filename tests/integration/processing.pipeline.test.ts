@@ -95,7 +95,9 @@ describe('session processing through the in-process engine', () => {
     expect(issue).toMatchObject({ sessionCount: 3, status: 'unresolved', sourceType: 'session_analysis' })
     expect(issue!.title).toContain('price')
     expect(issue!.stepsToReplicate).toMatch(/1\./)
-    expect(issue!.previewUrl).toMatch(new RegExp(`^${getConfig().baseUrl}/sessions/[0-9a-f-]{36}\\?t=\\d+$`))
+    expect(issue!.previewUrl).toMatch(
+      new RegExp(`^${getConfig().baseUrl}/issues/${issue!.id}\\?session=[0-9a-f-]{36}&t=\\d+$`),
+    )
     const links = await database.db.select().from(issueSessions).where(eq(issueSessions.issueId, issue!.id))
     expect(links).toHaveLength(3)
     const created = await database.db

@@ -1,0 +1,89 @@
+'use server'
+
+import { revalidatePath } from 'next/cache'
+import { z } from 'zod'
+import { ISSUE_STATUSES } from '@/db/schema'
+import { getDb } from '@/lib/db'
+import { type ActionResult, actionFailure, actionMember } from '@/lib/http/actions'
+import { ISSUE_STATUS_LABELS } from '@/lib/issues/labels'
+import { linkTicket, unlinkTicket } from '@/lib/issues/link-ticket'
+import type { IssueChangeActor } from '@/lib/issues/status-change'
+import { updateIssueStatus } from '@/lib/issues/update-issue-status'
+import { parseInput } from '@/lib/validation'
+
+const Status = z.enum(ISSUE_STATUSES, {
+  error: 'Choose a status: Unresolved, Ticket created, Transient or Resolved.',
+})
+
+const field = (form: FormData, name: string) => {
+  const value = form.get(name)
+  return typeof value === 'string' ? value : ''
+}
+
+/** The signed-in member as the actor of an issue change, scoped to their organization. */
+async function memberActor(): Promise<{ ok: true; actor: IssueChangeActor } | { ok: false; error: string }> {
+  const member = await actionMember()
+  if (!member.ok) return member
+  return {
+    ok: true,
+    actor: { organizationId: member.organization.id, actorType: 'user', actorId: member.user.id },
+  }
+}
+
+function revalidate(issueId: string) {
+  revalidatePath(`/issues/${issueId}`)
+  revalidatePath('/issues')
+}
+
+export async function changeStatusAction(
+  issueId: string,
+  _previous: ActionResult | null,
+  form: FormData,
+): Promise<ActionResult> {
+  const member = await memberActor()
+  if (!member.ok) return member
+  try {
+    const status = parseInput(Status, field(form, 'status'))
+    const issue = await updateIssueStatus(await getDb(), member.actor, { issueId: String(issueId), status })
+    revalidate(issue.id)
+    return { ok: true, message: `Status is now ${ISSUE_STATUS_LABELS[issue.status]}.` }
+  } catch (error) {
+    return actionFailure(error, 'change the status')
+  }
+}
+
+export async function linkTicketAction(
+  issueId: string,
+  _previous: ActionResult | null,
+  form: FormData,
+): Promise<ActionResult> {
+  const member = await memberActor()
+  if (!member.ok) return member
+  try {
+    const issue = await linkTicket(await getDb(), member.actor, {
+      issueId: String(issueId),
+      provider: field(form, 'provider'),
+      url: field(form, 'url'),
+      identifier: field(form, 'identifier'),
+    })
+    revalidate(issue.id)
+    return {
+      ok: true,
+      message: `Ticket linked. Status: ${ISSUE_STATUS_LABELS[issue.status]}.`,
+    }
+  } catch (error) {
+    return actionFailure(error, 'link the ticket')
+  }
+}
+
+export async function unlinkTicketAction(issueId: string): Promise<ActionResult> {
+  const member = await memberActor()
+  if (!member.ok) return member
+  try {
+    const issue = await unlinkTicket(await getDb(), member.actor, { issueId: String(issueId) })
+    revalidate(issue.id)
+    return { ok: true, message: `Ticket removed. Status: ${ISSUE_STATUS_LABELS[issue.status]}.` }
+  } catch (error) {
+    return actionFailure(error, 'remove the ticket')
+  }
+}

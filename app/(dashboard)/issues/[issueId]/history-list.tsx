@@ -1,0 +1,77 @@
+import type { IssueHistoryEntry, TicketSnapshot } from '@/lib/issues/issue-history'
+import { ISSUE_STATUS_LABELS } from '@/lib/issues/labels'
+import { When, webHref } from '../format'
+import styles from '../issues.module.css'
+
+function TicketLink({ ticket }: { ticket: TicketSnapshot }) {
+  return (
+    <>
+      {ticket.provider}{' '}
+      {webHref(ticket.url) ? (
+        <a href={webHref(ticket.url)} target="_blank" rel="noopener noreferrer">
+          {ticket.identifier || ticket.url}
+        </a>
+      ) : (
+        ticket.identifier || ticket.url
+      )}
+    </>
+  )
+}
+
+function What({ entry }: { entry: IssueHistoryEntry }) {
+  const to = entry.toStatus ? ISSUE_STATUS_LABELS[entry.toStatus] : null
+  const from = entry.fromStatus ? ISSUE_STATUS_LABELS[entry.fromStatus] : null
+  switch (entry.kind) {
+    case 'created':
+      return <>Issue created</>
+    case 'status_changed':
+      return (
+        <>
+          Status changed{from ? ` from ${from}` : ''} to <strong>{to}</strong>
+        </>
+      )
+    case 'regressed':
+      return (
+        <>
+          Seen again after it was resolved: back to <strong>{to ?? 'Unresolved'}</strong>
+        </>
+      )
+    case 'ticket_linked': {
+      const linked = entry.ticket?.linked
+      const previous = entry.ticket?.previous
+      if (linked)
+        return (
+          <>
+            Ticket {previous ? 'replaced by' : 'linked:'} <TicketLink ticket={linked} />
+          </>
+        )
+      return previous ? (
+        <>
+          Ticket removed: <TicketLink ticket={previous} />
+        </>
+      ) : (
+        <>Ticket removed</>
+      )
+    }
+  }
+}
+
+export function IssueHistoryList({ history, now }: { history: IssueHistoryEntry[]; now: number }) {
+  if (history.length === 0) return <p className="muted">No changes recorded yet.</p>
+  return (
+    <ol className={styles.history} data-testid="issue-history">
+      {history.map((entry) => (
+        <li key={entry.id}>
+          <span>
+            <What entry={entry} />
+          </span>
+          <span className="muted">
+            {' '}
+            by {entry.actor.via ? `${entry.actor.via} ` : ''}
+            {entry.actor.name} · <When date={entry.at} now={now} />
+          </span>
+        </li>
+      ))}
+    </ol>
+  )
+}

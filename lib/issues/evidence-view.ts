@@ -1,0 +1,119 @@
+/**
+ * What session analysis recorded about an issue (`issues.evidence`), turned into the few
+ * facts a developer reads first: the error and its stack, the failing request, the clicks.
+ * The detectors' evidence is open-ended JSON, so every field is read defensively and unknown
+ * ones are left out rather than dumped.
+ */
+
+export interface EvidenceFact {
+  label: string
+  value: string
+  /** A URL worth opening (the page the issue happened on). */
+  href?: string
+}
+
+export interface EvidenceView {
+  /** The error message, console message or failing request line, shown prominently. */
+  headline: string | null
+  facts: EvidenceFact[]
+  /** Stack frames, top first. */
+  stack: string[]
+}
+
+const str = (value: unknown): string | null =>
+  typeof value === 'string' && value.trim() !== '' ? value : null
+const num = (value: unknown): number | null =>
+  typeof value === 'number' && Number.isFinite(value) ? value : null
+
+function duration(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`
+}
+
+function stackOf(value: unknown): string[] {
+  const lines = Array.isArray(value) ? value : typeof value === 'string' ? value.split('\n') : []
+  return lines
+    .filter((line): line is string => typeof line === 'string')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .slice(0, 20)
+}
+
+export function evidenceView(kind: string, evidence: Record<string, unknown> | null): EvidenceView {
+  const e = evidence ?? {}
+  const facts: EvidenceFact[] = []
+  const add = (label: string, value: string | null) => {
+    if (value) facts.push({ label, value })
+  }
+  let headline: string | null = null
+
+  switch (kind) {
+    case 'js_error': {
+      const type = str(e.type)
+      const message = str(e.message)
+      headline = message ? (type ? `${type}: ${message}` : message) : type
+      add('Reported by', str(e.mechanism) ?? str(e.source))
+      break
+    }
+    case 'console_error': {
+      headline = str(e.message)
+      const args = Array.isArray(e.arguments)
+        ? e.arguments.filter((a): a is string => typeof a === 'string')
+        : []
+      if (args.length > 1) add('console.error arguments', args.join(' · '))
+      break
+    }
+    case 'network_error': {
+      const method = str(e.method) ?? 'Request'
+      const url = str(e.url)
+      const status = num(e.status)
+      const statusText = str(e.statusText)
+      const outcome =
+        status === null
+          ? null
+          : status === 0
+            ? 'no response (network error)'
+            : `HTTP ${status}${statusText ? ` ${statusText}` : ''}`
+      headline = url ? `${method} ${url}${outcome ? ` → ${outcome}` : ''}` : null
+      add('Status', outcome)
+      add('Error', str(e.error))
+      const ms = num(e.durationMs)
+      add('Duration', ms === null ? null : duration(ms))
+      add('Initiated by', str(e.initiatorType))
+      if (e.isInitial === true) add('Timing', 'Sent while the page loaded')
+      break
+    }
+    case 'rage_click': {
+      const clicks = num(e.clicks)
+      const ms = num(e.durationMs)
+      headline =
+        clicks === null
+          ? null
+          : `${clicks} clicks${ms === null ? '' : ` in ${duration(ms)}`} without a response`
+      add('Element', str(e.selector))
+      const responded = num(e.respondedClicks)
+      add('Clicks that got a response', responded === null ? null : String(responded))
+      break
+    }
+    case 'dead_click': {
+      const waited = num(e.waitedMs)
+      headline = waited === null ? null : `No visible response within ${duration(waited)} of the click`
+      add('Element', str(e.selector))
+      break
+    }
+    default: {
+      const rate = num(e.rate)
+      const previous = num(e.previousRate)
+      if (rate !== null) add('Share of sessions', `${Math.round(rate * 100)}%`)
+      if (previous !== null) add('Share in the interval before', `${Math.round(previous * 100)}%`)
+      if (Array.isArray(e.issueIds)) add('Issues behind it', String(e.issueIds.length))
+    }
+  }
+
+  // Issues recorded before `pageUrl` existed kept the page in `url` (except failed requests).
+  const page = str(e.pageUrl) ?? (kind === 'network_error' ? null : str(e.url))
+  if (page) facts.push({ label: 'Page', value: page, href: /^https?:\/\//.test(page) ? page : undefined })
+  add('Page pattern', str(e.pathPattern))
+  if (e.blocking === true) add('Blocking', 'The user could not go on after it on that page')
+  if (e.retried === true) add('Retried', 'It happened 3 or more times in the session')
+  return { headline, facts, stack: stackOf(e.stack) }
+}

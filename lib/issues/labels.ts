@@ -1,0 +1,28 @@
+import type { IssueActivityKind, IssueStatus } from '@/db/schema'
+
+/** How statuses read to people (the Data API keeps the enum values). */
+// Type-only schema imports: client components use these without bundling the database schema.
+export const ISSUE_STATUS_LABELS: Record<IssueStatus, string> = {
+  unresolved: 'Unresolved',
+  ticket_created: 'Ticket created',
+  transient: 'Transient',
+  resolved: 'Resolved',
+}
+
+/** One line each, for the status control: what choosing a status tells the team. */
+export const ISSUE_STATUS_HINTS: Record<IssueStatus, string> = {
+  unresolved: 'Needs attention.',
+  ticket_created: 'Tracked in a ticket.',
+  transient: 'A passing problem (an outage, a deploy) that needs no fix.',
+  resolved: 'Fixed. It reopens if a later session shows it again.',
+}
+
+export const ISSUE_ACTIVITY_LABELS: Record<IssueActivityKind, string> = {
+  created: 'Created',
+  status_changed: 'Status changed',
+  regressed: 'Seen again after it was resolved',
+  ticket_linked: 'Ticket',
+}
+
+/** The statuses in the order the dashboard offers them (the schema's order). */
+export const ISSUE_STATUS_CHOICES = Object.keys(ISSUE_STATUS_LABELS) as IssueStatus[]

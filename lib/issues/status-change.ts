@@ -1,0 +1,53 @@
+import { eq, sql } from 'drizzle-orm'
+import type { Tx } from '@/db/client'
+import { type IssueActor, type IssueStatus, issueActivities, issues } from '@/db/schema'
+import { enqueueEvent } from '@/lib/outbox/enqueue'
+import { EVENTS } from '@/lib/outbox/events'
+import { issueEventData } from './event-data'
+
+export interface IssueChangeActor {
+  organizationId: string
+  actorType: IssueActor
+  /** Credential id, OAuth client id or user id: who to name in the issue's history. */
+  actorId: string
+}
+
+/**
+ * Moves a locked issue to another status inside the caller's transaction: the row, its
+ * `status_changed` activity and the `issue.status_changed` outbox event, so that the webhook
+ * exists exactly when the change does, whichever surface made it.
+ */
+export async function changeLockedIssueStatus(
+  tx: Tx,
+  actor: IssueChangeActor,
+  issue: { id: string; status: IssueStatus },
+  status: IssueStatus,
+) {
+  const [updated] = await tx
+    .update(issues)
+    .set({ status, updatedAt: sql`now()` })
+    .where(eq(issues.id, issue.id))
+    .returning()
+  await tx.insert(issueActivities).values({
+    issueId: issue.id,
+    organizationId: actor.organizationId,
+    kind: 'status_changed',
+    fromStatus: issue.status,
+    toStatus: status,
+    actorType: actor.actorType,
+    actorId: actor.actorId,
+    // The time of the change itself, after the row lock: now() would be the transaction's
+    // start, and concurrent changes would be listed out of the order they were made.
+    createdAt: sql`clock_timestamp()`,
+  })
+  await enqueueEvent(tx, {
+    organizationId: actor.organizationId,
+    name: EVENTS.issueStatusChanged,
+    payload: {
+      ...(await issueEventData(tx, issue.id)),
+      previousStatus: issue.status,
+      actorType: actor.actorType,
+    },
+  })
+  return updated!
+}

@@ -1,0 +1,374 @@
+import { and, eq } from 'drizzle-orm'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { issueActivities, issues, organizations, replaySessions } from '@/db/schema'
+import type { RrwebEvent } from '@/lib/analysis/types'
+import { createKey } from '@/lib/credentials/create-key'
+import { endingNow, loadRecording } from '@/tests/helpers/pipeline'
+import { seedIssue } from '@/tests/helpers/seed'
+import {
+  hasHorizontalOverflow,
+  OWNER,
+  phonePage,
+  type ServerOnPostgres,
+  screenshot,
+  signUpOwner,
+  startServerOnPostgres,
+} from './dashboard'
+import { launchChromium } from './server'
+
+let env: ServerOnPostgres
+let browser: Browser
+let context: BrowserContext
+let page: Page
+let baseUrl: string
+let orgId: string
+
+const db = () => env.database.db
+
+beforeAll(async () => {
+  env = await startServerOnPostgres()
+  baseUrl = env.server.baseUrl
+  browser = await launchChromium()
+  context = await browser.newContext()
+  page = await context.newPage()
+  await page.setViewportSize({ width: 1280, height: 900 })
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await env?.stop()
+})
+
+async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined | null | false>,
+  timeoutMs = 60_000,
+) {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await check()
+    if (value) return value
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}\n${env.server.logs().slice(-3000)}`)
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+}
+
+/** Sends a real recording to the running server's ingest API, as the recorder would. */
+async function ingest(key: string, sessionId: string, events: RrwebEvent[], user: Record<string, string>) {
+  const perBatch = 40
+  for (let i = 0, sequence = 0; i < events.length; i += perBatch, sequence++) {
+    const chunk = events.slice(i, i + perBatch)
+    const response = await fetch(`${baseUrl}/api/sdk/replay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-api-key': key },
+      body: JSON.stringify({
+        session: {
+          id: sessionId,
+          windowId: 'w1',
+          startedAt: events[0]!.timestamp,
+          lastActivityAt: chunk.at(-1)!.timestamp,
+          url: 'https://shop.example.com/products/42',
+        },
+        user: { anonymousId: `anon-${sessionId}`, id: null, properties: user },
+        page: {
+          url: 'https://shop.example.com/products/42',
+          referrer: null,
+          viewport: { width: 1280, height: 800 },
+        },
+        replay: { events: chunk, sequence },
+        metadata: { userAgent: 'Mozilla/5.0 Chrome/131.0', language: 'en' },
+        flush: i + perBatch >= events.length ? 'final' : 'normal',
+      }),
+    })
+    if (response.status !== 200)
+      throw new Error(`ingest answered ${response.status}: ${await response.text()}`)
+  }
+}
+
+const tab = (name: string) =>
+  page.getByRole('navigation', { name: 'Issue status' }).getByRole('link', { name })
+const rows = () => page.getByTestId('issue-row')
+const rowTitles = async () => (await rows().locator('td:first-child').allTextContents()).map((t) => t.trim())
+
+async function expectNoOverflowOnPhone(path: string, name: string) {
+  const phone = await phonePage(context)
+  await phone.goto(`${baseUrl}${path}`)
+  await phone.locator('h1').first().waitFor()
+  expect(await hasHorizontalOverflow(phone), `${path} overflows at 390 px`).toBe(false)
+  await screenshot(phone, name)
+  await phone.close()
+}
+
+describe('the issues pages in Chromium', () => {
+  let realIssueId: string
+  let previewUrl: string
+  let sessionIds: { latest: string; earlier: string }
+  let profileIssueId: string
+
+  it('explains where issues come from when there are none', async () => {
+    await signUpOwner(page, baseUrl)
+    const [org] = await db().select().from(organizations)
+    orgId = org!.id
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Issues' }).click()
+    await page.waitForURL(`${baseUrl}/issues`)
+    await page.getByTestId('issues-empty').waitFor()
+    const text = await page.getByTestId('issues-empty').textContent()
+    expect(text).toContain('Issues appear here when recorded sessions show JavaScript errors')
+    expect(
+      await page.getByTestId('issues-empty').getByRole('link', { name: 'Sessions' }).getAttribute('href'),
+    ).toBe('/sessions')
+    expect(
+      await page
+        .getByTestId('issues-empty')
+        .getByRole('link', { name: 'Create an ingest key' })
+        .getAttribute('href'),
+    ).toBe('/settings/keys')
+    await screenshot(page, 'issues-01-empty')
+  })
+
+  it('lists issues found in real recorded sessions and seeded ones, with tabs and counts', async () => {
+    // Two sessions recorded and processed by the running server: one issue seen in both.
+    const { key } = await createKey(db(), { organizationId: orgId, type: 'ingest' })
+    const recording = loadRecording('js-error-after-click')
+    await ingest(key, 'e2e-earlier', endingNow(recording.events, 5 * 60_000), {
+      email: 'early@example.com',
+      name: 'Early Bird',
+    })
+    await ingest(key, 'e2e-latest', endingNow(recording.events, 60_000), {
+      email: 'late@example.com',
+      name: 'Late Comer',
+    })
+    const issue = await until('the recorded error to become an issue seen in 2 sessions', async () => {
+      const [row] = await db()
+        .select()
+        .from(issues)
+        .where(and(eq(issues.organizationId, orgId), eq(issues.kind, 'js_error')))
+      return row && row.sessionCount === 2 ? row : undefined
+    })
+    realIssueId = issue.id
+    previewUrl = issue.previewUrl!
+    const sessions = await db().select().from(replaySessions).where(eq(replaySessions.organizationId, orgId))
+    const id = (external: string) => sessions.find((s) => s.externalId === external)!.id
+    sessionIds = { latest: id('e2e-latest'), earlier: id('e2e-earlier') }
+    expect(previewUrl).toMatch(
+      new RegExp(`^${baseUrl}/issues/${realIssueId}\\?session=[0-9a-f-]{36}&t=\\d+$`),
+    )
+
+    const old = new Date(Date.now() - 3 * 86_400_000)
+    profileIssueId = (
+      await seedIssue(db(), orgId, {
+        kind: 'network_error',
+        title: 'PUT /api/profile returns 503 on /settings',
+        description: 'Saving the profile fails with 503.',
+        priority: 'medium',
+        sessionCount: 0,
+        evidence: {
+          method: 'PUT',
+          url: 'https://shop.example.com/api/profile',
+          status: 503,
+          statusText: 'Service Unavailable',
+        },
+        createdAt: old,
+        firstSeenAt: old,
+        lastSeenAt: old,
+      })
+    ).id
+    await seedIssue(db(), orgId, {
+      title: 'Rage clicks on Save draft',
+      status: 'resolved',
+      priority: 'low',
+      createdAt: old,
+    })
+    await seedIssue(db(), orgId, {
+      title: 'Dead click on Compare plans',
+      status: 'transient',
+      priority: 'low',
+      createdAt: old,
+    })
+
+    await page.goto(`${baseUrl}/issues`)
+    expect(await tab('All 4').getAttribute('aria-current')).toBe('page')
+    for (const name of ['Unresolved 2', 'Ticket created 0', 'Transient 1', 'Resolved 1'])
+      expect(await tab(name).isVisible(), name).toBe(true)
+    const titles = await rowTitles()
+    expect(titles).toHaveLength(4)
+    expect(titles[0]).toContain("Cannot read properties of undefined (reading 'price')")
+    const first = rows().first()
+    expect(
+      await first.locator('.badge-high, .badge-critical, .badge-medium, .badge-low').first().isVisible(),
+    ).toBe(true)
+    expect(await first.locator('td').nth(3).textContent()).toBe('2')
+    expect(await first.locator('time').first().getAttribute('title')).toMatch(
+      /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/,
+    )
+    await screenshot(page, 'issues-02-list')
+
+    await tab('Resolved 1').click()
+    await page.waitForURL(`${baseUrl}/issues?status=resolved`)
+    expect(await rowTitles()).toEqual(['Rage clicks on Save draft'])
+    expect(await tab('Resolved 1').getAttribute('aria-current')).toBe('page')
+  })
+
+  it('searches, says when nothing matches, and offers to clear', async () => {
+    await page.goto(`${baseUrl}/issues`)
+    await page.getByLabel('Search title and description').fill('PROFILE')
+    await page.getByRole('button', { name: 'Search' }).click()
+    await page.waitForURL(`${baseUrl}/issues?q=PROFILE`)
+    expect(await rowTitles()).toEqual(['PUT /api/profile returns 503 on /settings'])
+    expect(await tab('All 1').isVisible()).toBe(true)
+    expect(await tab('Unresolved 1').getAttribute('href')).toBe('/issues?status=unresolved&q=PROFILE')
+
+    await page.getByLabel('Search title and description').fill('no such thing')
+    await page.getByRole('button', { name: 'Search' }).click()
+    await page.getByTestId('issues-no-match').waitFor()
+    expect(await page.getByTestId('issues-no-match').textContent()).toContain(
+      'No issues match “no such thing”',
+    )
+    await screenshot(page, 'issues-03-no-match')
+    await page.getByRole('link', { name: 'Clear the search' }).click()
+    await page.waitForURL(`${baseUrl}/issues`)
+    expect(await rows().count()).toBe(4)
+  })
+
+  it('opens an issue with its evidence, sessions and the replay at the moment of the issue', async () => {
+    await page.goto(`${baseUrl}/issues`)
+    await rows().first().getByRole('link').click()
+    await page.waitForURL(`${baseUrl}/issues/${realIssueId}`)
+    expect(await page.locator('h1').textContent()).toContain(
+      "Cannot read properties of undefined (reading 'price')",
+    )
+    expect(await page.getByTestId('ai-state').textContent()).toBe(
+      'Not verified by AI (no AI provider configured or review pending)',
+    )
+    expect(await page.getByTestId('session-count').textContent()).toBe('2')
+    expect(await page.getByTestId('evidence-headline').textContent()).toContain(
+      "TypeError: Cannot read properties of undefined (reading 'price')",
+    )
+    expect(await page.getByTestId('evidence-stack').textContent()).toContain('addToCart')
+    expect(await page.getByText('Triggered by a click on').textContent()).toContain('Buy now')
+    expect(await page.getByRole('heading', { name: 'Steps to replicate' }).isVisible()).toBe(true)
+
+    // Most recent session first, and it is the one in the player.
+    const sessionRows = page.getByTestId('issue-session')
+    expect(await sessionRows.count()).toBe(2)
+    expect(await sessionRows.first().textContent()).toContain('Late Comer (late@example.com)')
+    expect(await page.getByTestId('issue-replay').getAttribute('data-session-id')).toBe(sessionIds.latest)
+    const sessionLink = sessionRows.nth(1).getByRole('link', { name: 'Session' })
+    expect(await sessionLink.getAttribute('href')).toMatch(
+      new RegExp(`^/sessions/${sessionIds.earlier}\\?t=\\d+$`),
+    )
+    await screenshot(page, 'issues-04-detail')
+
+    // "Play here" selects the earlier session for the player on this page.
+    await sessionRows
+      .nth(1)
+      .getByRole('link', { name: /^Play here/ })
+      .click()
+    await page.waitForURL(new RegExp(`session=${sessionIds.earlier}&t=\\d+$`))
+    expect(await page.getByTestId('issue-replay').getAttribute('data-session-id')).toBe(sessionIds.earlier)
+
+    // The issue's previewUrl opens this page on the session it names.
+    await page.goto(previewUrl)
+    const named = new URL(previewUrl).searchParams.get('session')
+    expect(await page.getByTestId('issue-replay').getAttribute('data-session-id')).toBe(named)
+  })
+
+  it('changes the status, records it in the history and moves the issue to its tab', async () => {
+    await page.goto(`${baseUrl}/issues/${realIssueId}`)
+    await page.getByRole('combobox', { name: 'Status' }).selectOption('resolved')
+    await page.getByRole('button', { name: 'Save status' }).click()
+    await page.getByText('Status is now Resolved.').waitFor()
+    await until('the page to show the new status', async () =>
+      (await page.getByTestId('issue-status').textContent()) === 'Resolved' ? true : undefined,
+    )
+    const history = page.getByTestId('issue-history')
+    expect(await history.locator('li').first().textContent()).toContain('Issue created')
+    expect(await history.locator('li').first().textContent()).toContain('by Session analysis')
+    expect(await history.locator('li').last().textContent()).toContain(
+      `Status changed from Unresolved to Resolved by ${OWNER.name}`,
+    )
+    await screenshot(page, 'issues-05-resolved')
+    const [activity] = await db()
+      .select()
+      .from(issueActivities)
+      .where(and(eq(issueActivities.issueId, realIssueId), eq(issueActivities.kind, 'status_changed')))
+    expect(activity).toMatchObject({ actorType: 'user', fromStatus: 'unresolved', toStatus: 'resolved' })
+
+    await page.goto(`${baseUrl}/issues?status=resolved`)
+    expect(await tab('Resolved 2').isVisible()).toBe(true)
+    expect((await rowTitles()).some((t) => t.includes("reading 'price'"))).toBe(true)
+  })
+
+  it('links a ticket: refuses a bad URL, then shows the link and the status Ticket created', async () => {
+    await page.goto(`${baseUrl}/issues/${profileIssueId}`)
+    expect(await page.getByTestId('evidence-headline').textContent()).toBe(
+      'PUT https://shop.example.com/api/profile → HTTP 503 Service Unavailable',
+    )
+    await page.getByLabel('Provider').fill('GitHub')
+    await page.getByLabel('Ticket URL').fill('javascript:alert(1)')
+    await page.getByLabel('Identifier').fill('#12')
+    // The browser's own URL check would stop it first; the server must refuse it too.
+    await page.evaluate(() => {
+      for (const form of document.querySelectorAll('form')) form.setAttribute('novalidate', '')
+    })
+    await page.getByRole('button', { name: 'Link ticket' }).click()
+    const error = page.locator('form[aria-label="Link a ticket"] p[role="alert"]')
+    await error.waitFor()
+    expect(await error.textContent()).toContain('must be a full http:// or https:// address')
+    expect(await page.getByLabel('Ticket URL').inputValue()).toBe('javascript:alert(1)')
+    const [unchanged] = await db().select().from(issues).where(eq(issues.id, profileIssueId))
+    expect(unchanged).toMatchObject({ status: 'unresolved', ticketUrl: null })
+
+    await page.getByLabel('Ticket URL').fill('https://github.com/acme/shop/issues/12')
+    await page.getByRole('button', { name: 'Link ticket' }).click()
+    await page.getByText('Ticket linked. Status: Ticket created.').waitFor()
+    await until('the ticket to show', async () => (await page.getByTestId('linked-ticket').count()) > 0)
+    const link = page.getByTestId('linked-ticket').getByRole('link', { name: '#12' })
+    expect(await link.getAttribute('href')).toBe('https://github.com/acme/shop/issues/12')
+    expect(await page.getByTestId('issue-status').textContent()).toBe('Ticket created')
+    // The status control follows the change made by linking.
+    expect(await page.getByRole('combobox', { name: 'Status' }).inputValue()).toBe('ticket_created')
+    expect(await page.getByTestId('issue-history').textContent()).toContain('Ticket linked: GitHub #12')
+    await screenshot(page, 'issues-06-ticket')
+
+    await page.goto(`${baseUrl}/issues?status=ticket_created`)
+    expect(await rowTitles()).toEqual(['PUT /api/profile returns 503 on /settings'])
+    expect(await rows().first().getByRole('link', { name: '#12' }).getAttribute('href')).toBe(
+      'https://github.com/acme/shop/issues/12',
+    )
+  })
+
+  it('changes the status with the keyboard alone', async () => {
+    await page.goto(`${baseUrl}/issues/${profileIssueId}`)
+    let focused = ''
+    for (let i = 0; i < 80 && focused !== 'issue-status'; i++) {
+      await page.keyboard.press('Tab')
+      focused = await page.evaluate(() => document.activeElement?.id ?? '')
+    }
+    expect(focused).toBe('issue-status')
+    // Ticket created → Transient is one step down the list.
+    await page.keyboard.press('ArrowDown')
+    expect(await page.getByRole('combobox', { name: 'Status' }).inputValue()).toBe('transient')
+    await page.keyboard.press('Tab')
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Save status')
+    await page.keyboard.press('Enter')
+    await page.getByText('Status is now Transient.').waitFor()
+    const [row] = await db().select().from(issues).where(eq(issues.id, profileIssueId))
+    expect(row!.status).toBe('transient')
+  })
+
+  it('answers not found for a malformed or unknown issue id', async () => {
+    for (const id of ['not-an-id', '00000000-0000-4000-8000-000000000000']) {
+      await page.goto(`${baseUrl}/issues/${id}`)
+      await page.getByRole('heading', { name: 'Not found' }).waitFor()
+      expect(await page.locator('main').textContent()).toContain('does not exist in your organization')
+    }
+  })
+
+  it('fits a phone screen without horizontal scrolling', async () => {
+    await expectNoOverflowOnPhone('/issues', 'issues-07-phone-list')
+    await expectNoOverflowOnPhone(`/issues/${realIssueId}`, 'issues-08-phone-detail')
+  })
+})

@@ -1,0 +1,543 @@
+import { randomUUID } from 'node:crypto'
+import { and, asc, eq } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Db } from '@/db/client'
+import { issueActivities, issueSessions, issues, oauthClients, outbox, replaySessions } from '@/db/schema'
+import { createKey } from '@/lib/credentials/create-key'
+import { useDatabase } from '@/lib/db'
+import { InvalidInputError, NotFoundError } from '@/lib/errors'
+import { evidenceView } from '@/lib/issues/evidence-view'
+import { issueHistory } from '@/lib/issues/issue-history'
+import { issueSessionOf, issueSessionsOf } from '@/lib/issues/issue-sessions'
+import { linkTicket, unlinkTicket } from '@/lib/issues/link-ticket'
+import { likePattern, searchIssues } from '@/lib/issues/search-issues'
+import { updateIssueStatus } from '@/lib/issues/update-issue-status'
+import { createOrganization } from '@/lib/orgs/create-organization'
+import { EVENTS } from '@/lib/outbox/events'
+import { INVALID_CURSOR } from '@/lib/pagination/cursor'
+import { createUser } from '@/lib/users/create-user'
+import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { seedIssue } from '../helpers/seed'
+
+let database: TestDatabase
+let db: Db
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+  db = database.db
+  useDatabase(database)
+})
+afterAll(async () => {
+  useDatabase(undefined)
+  await database.close()
+})
+
+const org = async (name = 'Acme') => (await createOrganization(db, { name })).id
+
+async function seedSession(
+  organizationId: string,
+  startedAt: Date,
+  overrides: Partial<typeof replaySessions.$inferInsert> = {},
+) {
+  const [row] = await db
+    .insert(replaySessions)
+    .values({
+      organizationId,
+      externalId: `s-${randomUUID()}`,
+      startedAt,
+      lastActivityAt: new Date(startedAt.getTime() + 60_000),
+      entryUrl: 'https://shop.example.com/checkout',
+      anonymousId: `anon-${randomUUID().slice(0, 8)}`,
+      ...overrides,
+    })
+    .returning()
+  return row!
+}
+
+async function activitiesOf(issueId: string) {
+  return db
+    .select()
+    .from(issueActivities)
+    .where(eq(issueActivities.issueId, issueId))
+    .orderBy(asc(issueActivities.createdAt))
+}
+
+async function statusEventsOf(issueId: string) {
+  const rows = await db.select().from(outbox).where(eq(outbox.name, EVENTS.issueStatusChanged))
+  return rows.filter((row) => (row.payload as { issueId?: string }).issueId === issueId)
+}
+
+describe('searchIssues: tabs, counts, search and paging', () => {
+  let orgId: string
+  beforeAll(async () => {
+    orgId = await org()
+    const base = Date.now() - 60_000
+    const at = (i: number) => ({ createdAt: new Date(base + i * 1000) })
+    await seedIssue(db, orgId, { title: 'TypeError in checkout', status: 'unresolved', ...at(1) })
+    await seedIssue(db, orgId, {
+      title: 'PUT /api/profile returns 503',
+      description: 'Profile save fails',
+      ...at(2),
+    })
+    await seedIssue(db, orgId, {
+      title: 'Rage clicks on Pay',
+      status: 'resolved',
+      priority: 'critical',
+      ...at(3),
+    })
+    await seedIssue(db, orgId, {
+      title: 'Discount 100% off_code breaks cart',
+      description: 'Only when the code has an underscore',
+      status: 'ticket_created',
+      ...at(4),
+    })
+    await seedIssue(db, orgId, {
+      title: 'Dead click on Help',
+      status: 'transient',
+      description: null,
+      ...at(5),
+    })
+    // Another organization's issues never count or show.
+    await seedIssue(db, await org('Other'), { title: 'TypeError in checkout elsewhere' })
+  })
+
+  it('lists all issues newest first with every tab counted', async () => {
+    const result = await searchIssues(db, orgId, { tab: 'all', q: '', limit: 25 })
+    expect(result.items.map((i) => i.title)).toEqual([
+      'Dead click on Help',
+      'Discount 100% off_code breaks cart',
+      'Rage clicks on Pay',
+      'PUT /api/profile returns 503',
+      'TypeError in checkout',
+    ])
+    expect(result.counts).toEqual({ all: 5, unresolved: 2, ticket_created: 1, transient: 1, resolved: 1 })
+    expect(result.total).toBe(5)
+    expect(result.nextCursor).toBeNull()
+    expect(result.items[2]).toMatchObject({
+      priority: 'critical',
+      status: 'resolved',
+      sessionCount: 1,
+      ticketProvider: null,
+    })
+    expect(result.items[0]!.firstSeenAt).toBeInstanceOf(Date)
+    expect(result.items[0]!.lastSeenAt).toBeInstanceOf(Date)
+  })
+
+  it('filters by status tab', async () => {
+    const result = await searchIssues(db, orgId, { tab: 'unresolved', q: '', limit: 25 })
+    expect(result.items.map((i) => i.title)).toEqual([
+      'PUT /api/profile returns 503',
+      'TypeError in checkout',
+    ])
+    expect(result.counts.all).toBe(5)
+  })
+
+  it('searches title and description case-insensitively, counting matches per tab', async () => {
+    const byTitle = await searchIssues(db, orgId, { tab: 'all', q: 'typeerror', limit: 25 })
+    expect(byTitle.items.map((i) => i.title)).toEqual(['TypeError in checkout'])
+    expect(byTitle.counts).toEqual({ all: 1, unresolved: 1, ticket_created: 0, transient: 0, resolved: 0 })
+    expect(byTitle.total).toBe(5)
+    const byDescription = await searchIssues(db, orgId, { tab: 'all', q: '  PROFILE SAVE ', limit: 25 })
+    expect(byDescription.items.map((i) => i.title)).toEqual(['PUT /api/profile returns 503'])
+    const inOtherTab = await searchIssues(db, orgId, { tab: 'resolved', q: 'typeerror', limit: 25 })
+    expect(inOtherTab.items).toEqual([])
+    expect(inOtherTab.counts.unresolved).toBe(1)
+  })
+
+  it('treats % and _ as literal characters, not wildcards', async () => {
+    expect(likePattern('100%_x\\')).toBe('%100\\%\\_x\\\\%')
+    const percent = await searchIssues(db, orgId, { tab: 'all', q: '100%', limit: 25 })
+    expect(percent.items.map((i) => i.title)).toEqual(['Discount 100% off_code breaks cart'])
+    const underscore = await searchIssues(db, orgId, { tab: 'all', q: '_', limit: 25 })
+    expect(underscore.items.map((i) => i.title)).toEqual(['Discount 100% off_code breaks cart'])
+    const wildcard = await searchIssues(db, orgId, { tab: 'all', q: '%', limit: 25 })
+    expect(wildcard.items.map((i) => i.title)).toEqual(['Discount 100% off_code breaks cart'])
+  })
+
+  it('pages with a cursor bound to its tab and search', async () => {
+    const first = await searchIssues(db, orgId, { tab: 'all', q: '', limit: 2 })
+    expect(first.items.map((i) => i.title)).toEqual([
+      'Dead click on Help',
+      'Discount 100% off_code breaks cart',
+    ])
+    const second = await searchIssues(db, orgId, { tab: 'all', q: '', limit: 2, cursor: first.nextCursor! })
+    expect(second.items.map((i) => i.title)).toEqual(['Rage clicks on Pay', 'PUT /api/profile returns 503'])
+    const third = await searchIssues(db, orgId, { tab: 'all', q: '', limit: 2, cursor: second.nextCursor! })
+    expect(third.items.map((i) => i.title)).toEqual(['TypeError in checkout'])
+    expect(third.nextCursor).toBeNull()
+    await expect(
+      searchIssues(db, orgId, { tab: 'unresolved', q: '', limit: 2, cursor: first.nextCursor! }),
+    ).rejects.toThrow(INVALID_CURSOR)
+    await expect(
+      searchIssues(db, orgId, { tab: 'all', q: 'x', limit: 2, cursor: first.nextCursor! }),
+    ).rejects.toThrow(INVALID_CURSOR)
+    await expect(
+      searchIssues(db, await org('Thief'), { tab: 'all', q: '', limit: 2, cursor: first.nextCursor! }),
+    ).rejects.toThrow(INVALID_CURSOR)
+  })
+
+  it('refuses an unknown tab or an overlong search with a clear message', async () => {
+    await expect(searchIssues(db, orgId, { tab: 'open' as 'all', q: '', limit: 25 })).rejects.toThrow(
+      /Unknown status tab/,
+    )
+    await expect(searchIssues(db, orgId, { tab: 'all', q: 'x'.repeat(201), limit: 25 })).rejects.toThrow(
+      InvalidInputError,
+    )
+  })
+
+  it('answers an organization without issues with zero counts', async () => {
+    const empty = await searchIssues(db, await org('Empty'), { tab: 'all', q: '', limit: 25 })
+    expect(empty).toMatchObject({ items: [], nextCursor: null, total: 0 })
+    expect(empty.counts.all).toBe(0)
+  })
+})
+
+describe('issueHistory: activities with their actors named', () => {
+  it('names the system, a user, an API key and a connected app, in order', async () => {
+    const orgId = await org()
+    const user = await createUser(db, {
+      email: `grace-${randomUUID()}@example.com`,
+      password: 'correct horse battery',
+      organizationId: orgId,
+      name: 'Grace Hopper',
+    })
+    const nameless = await createUser(db, {
+      email: `nameless-${randomUUID()}@example.com`,
+      password: 'correct horse battery',
+      organizationId: orgId,
+    })
+    const key = await createKey(db, { organizationId: orgId, type: 'api', write: true, name: 'CI bot' })
+    const clientId = `svc_client_${randomUUID().replace(/-/g, '')}`
+    await db.insert(oauthClients).values({
+      clientId,
+      clientName: 'Claude Desktop',
+      redirectUris: ['http://127.0.0.1/cb'],
+      tokenEndpointAuthMethod: 'none',
+      grantTypes: ['authorization_code'],
+      responseTypes: ['code'],
+      scope: 'read:service write:issues',
+    })
+    const issue = await seedIssue(db, orgId)
+    await db.insert(issueActivities).values({
+      issueId: issue.id,
+      organizationId: orgId,
+      kind: 'created',
+      toStatus: 'unresolved',
+      actorType: 'system',
+      createdAt: new Date(Date.now() - 10_000),
+    })
+    const change = (
+      actorType: 'user' | 'credential' | 'oauth_client',
+      actorId: string,
+      status: 'resolved' | 'transient' | 'unresolved',
+    ) => updateIssueStatus(db, { organizationId: orgId, actorType, actorId }, { issueId: issue.id, status })
+    await change('user', user.id, 'resolved')
+    await change('credential', key.id, 'transient')
+    await change('oauth_client', clientId, 'unresolved')
+    await change('user', nameless.id, 'resolved')
+    await linkTicket(
+      db,
+      { organizationId: orgId, actorType: 'user', actorId: user.id },
+      {
+        issueId: issue.id,
+        provider: 'Linear',
+        url: 'https://linear.app/acme/issue/ENG-7',
+        identifier: 'ENG-7',
+      },
+    )
+
+    const history = await issueHistory(db, orgId, issue.id)
+    expect(
+      history.map((h) => [h.kind, h.fromStatus, h.toStatus, h.actor.type, h.actor.name, h.actor.via]),
+    ).toEqual([
+      ['created', null, 'unresolved', 'system', 'Session analysis', null],
+      ['status_changed', 'unresolved', 'resolved', 'user', 'Grace Hopper', null],
+      ['status_changed', 'resolved', 'transient', 'credential', 'CI bot', 'API key'],
+      ['status_changed', 'transient', 'unresolved', 'oauth_client', 'Claude Desktop', 'Connected app'],
+      ['status_changed', 'unresolved', 'resolved', 'user', nameless.email, null],
+      ['ticket_linked', null, null, 'user', 'Grace Hopper', null],
+    ])
+    // A resolved issue stays resolved when the ticket of its fix is linked.
+    expect(history[5]!.ticket).toEqual({
+      linked: { provider: 'Linear', url: 'https://linear.app/acme/issue/ENG-7', identifier: 'ENG-7' },
+      previous: null,
+    })
+    for (let i = 1; i < history.length; i++)
+      expect(history[i]!.at.getTime()).toBeGreaterThanOrEqual(history[i - 1]!.at.getTime())
+  })
+
+  it('names the system part of an insight issue, and refuses another organization', async () => {
+    const orgId = await org()
+    const issue = await seedIssue(db, orgId, { sourceType: 'insight' })
+    await db.insert(issueActivities).values({
+      issueId: issue.id,
+      organizationId: orgId,
+      kind: 'created',
+      toStatus: 'unresolved',
+      actorType: 'system',
+    })
+    expect((await issueHistory(db, orgId, issue.id)).map((h) => h.actor.name)).toEqual(['Insights'])
+    await expect(issueHistory(db, await org('Other'), issue.id)).rejects.toThrow(NotFoundError)
+    await expect(issueHistory(db, orgId, 'not-a-uuid')).rejects.toThrow(NotFoundError)
+  })
+})
+
+describe('issueSessionsOf: the sessions an issue was seen in', () => {
+  it('lists linked sessions newest first with user, entry URL, occurrences and offset, bounded with a total', async () => {
+    const orgId = await org()
+    const issue = await seedIssue(db, orgId)
+    const base = Date.now() - 3_600_000
+    const sessions = []
+    for (let i = 0; i < 4; i++) {
+      const started = new Date(base + i * 60_000)
+      const session = await seedSession(orgId, started, {
+        userEmail: i === 3 ? 'buyer@example.com' : null,
+        userName: i === 3 ? 'Bea Buyer' : null,
+        entryUrl: `https://shop.example.com/p/${i}`,
+      })
+      sessions.push(session)
+      await db.insert(issueSessions).values({
+        issueId: issue.id,
+        sessionId: session.id,
+        organizationId: orgId,
+        occurrences: i + 1,
+        firstOccurrenceAt: new Date(started.getTime() + 1500 + i),
+        evidence: i === 3 ? { trigger: { element: { selector: 'button#pay', text: 'Pay' } } } : null,
+      })
+    }
+    // A session of the organization the issue was not seen in is not listed.
+    await seedSession(orgId, new Date())
+
+    const { sessions: listed, total } = await issueSessionsOf(db, orgId, issue.id, 3)
+    expect(total).toBe(4)
+    expect(listed.map((s) => s.sessionId)).toEqual([sessions[3]!.id, sessions[2]!.id, sessions[1]!.id])
+    expect(listed[0]).toMatchObject({
+      externalId: sessions[3]!.externalId,
+      entryUrl: 'https://shop.example.com/p/3',
+      user: {
+        email: 'buyer@example.com',
+        name: 'Bea Buyer',
+        anonymousId: sessions[3]!.anonymousId,
+        id: null,
+      },
+      occurrences: 4,
+      offsetMs: 1503,
+      trigger: { selector: 'button#pay', text: 'Pay' },
+    })
+    expect(listed[1]!.trigger).toBeNull()
+
+    expect(await issueSessionOf(db, orgId, issue.id, sessions[0]!.id)).toMatchObject({ offsetMs: 1500 })
+    expect(await issueSessionOf(db, orgId, issue.id, randomUUID())).toBeNull()
+    expect(await issueSessionOf(db, orgId, issue.id, 'junk')).toBeNull()
+    await expect(issueSessionsOf(db, await org('Other'), issue.id)).rejects.toThrow(NotFoundError)
+    await expect(issueSessionOf(db, await org('Other'), issue.id, sessions[0]!.id)).rejects.toThrow(
+      NotFoundError,
+    )
+  })
+})
+
+describe('linkTicket and unlinkTicket', () => {
+  const ticket = { provider: 'GitHub', url: 'https://github.com/acme/shop/issues/12', identifier: '#12' }
+
+  it('links a ticket: fields, status ticket_created, both activities and the status event', async () => {
+    const orgId = await org()
+    const actor = { organizationId: orgId, actorType: 'user' as const, actorId: randomUUID() }
+    const issue = await seedIssue(db, orgId)
+    const linked = await linkTicket(db, actor, { issueId: issue.id, ...ticket })
+    expect(linked).toMatchObject({
+      status: 'ticket_created',
+      ticketProvider: 'GitHub',
+      ticketUrl: ticket.url,
+      ticketIdentifier: '#12',
+    })
+    const [row] = await db.select().from(issues).where(eq(issues.id, issue.id))
+    expect(row).toMatchObject({ status: 'ticket_created', ticketProvider: 'GitHub', ticketIdentifier: '#12' })
+    expect(row!.updatedAt.getTime()).toBeGreaterThan(issue.updatedAt.getTime())
+    const activities = await activitiesOf(issue.id)
+    expect(activities.map((a) => [a.kind, a.fromStatus, a.toStatus, a.actorType, a.actorId])).toEqual([
+      ['ticket_linked', null, null, 'user', actor.actorId],
+      ['status_changed', 'unresolved', 'ticket_created', 'user', actor.actorId],
+    ])
+    expect(activities[0]!.metadata).toEqual({ ...ticket, previous: null })
+    const events = await statusEventsOf(issue.id)
+    expect(events).toHaveLength(1)
+    expect(events[0]!.payload).toMatchObject({
+      issueId: issue.id,
+      orgId,
+      status: 'ticket_created',
+      previousStatus: 'unresolved',
+      actorType: 'user',
+    })
+
+    // The same ticket again changes nothing.
+    await linkTicket(db, actor, { issueId: issue.id, ...ticket })
+    expect(await activitiesOf(issue.id)).toHaveLength(2)
+
+    // Another ticket replaces it; the status is already ticket_created, so no event.
+    await linkTicket(db, actor, {
+      issueId: issue.id,
+      provider: 'Jira',
+      url: 'http://jira.internal/browse/SHOP-3',
+      identifier: '',
+    })
+    const [replaced] = await db.select().from(issues).where(eq(issues.id, issue.id))
+    expect(replaced).toMatchObject({
+      ticketProvider: 'Jira',
+      ticketUrl: 'http://jira.internal/browse/SHOP-3',
+      ticketIdentifier: null,
+    })
+    const after = await activitiesOf(issue.id)
+    expect(after).toHaveLength(3)
+    expect(after[2]!.metadata).toEqual({
+      provider: 'Jira',
+      url: 'http://jira.internal/browse/SHOP-3',
+      identifier: null,
+      previous: ticket,
+    })
+    expect(await statusEventsOf(issue.id)).toHaveLength(1)
+  })
+
+  it('unlinks: clears the ticket, records it, and a ticket_created issue returns to unresolved', async () => {
+    const orgId = await org()
+    const actor = { organizationId: orgId, actorType: 'user' as const, actorId: randomUUID() }
+    const issue = await seedIssue(db, orgId)
+    await linkTicket(db, actor, { issueId: issue.id, ...ticket })
+    const unlinked = await unlinkTicket(db, actor, { issueId: issue.id })
+    expect(unlinked).toMatchObject({
+      status: 'unresolved',
+      ticketProvider: null,
+      ticketUrl: null,
+      ticketIdentifier: null,
+    })
+    const activities = await activitiesOf(issue.id)
+    expect(activities.slice(2).map((a) => [a.kind, a.fromStatus, a.toStatus])).toEqual([
+      ['ticket_linked', null, null],
+      ['status_changed', 'ticket_created', 'unresolved'],
+    ])
+    expect(activities[2]!.metadata).toEqual({ unlinked: true, previous: ticket })
+    const history = await issueHistory(db, orgId, issue.id)
+    expect(history[2]!.ticket).toEqual({ linked: null, previous: ticket })
+    expect((await statusEventsOf(issue.id)).map((e) => (e.payload as { status: string }).status)).toEqual([
+      'ticket_created',
+      'unresolved',
+    ])
+
+    // Nothing linked: nothing changes.
+    await unlinkTicket(db, actor, { issueId: issue.id })
+    expect(await activitiesOf(issue.id)).toHaveLength(4)
+  })
+
+  it('keeps a resolved or transient status on unlink, and a resolved one on link', async () => {
+    const orgId = await org()
+    const actor = { organizationId: orgId, actorType: 'user' as const, actorId: randomUUID() }
+    const resolved = await seedIssue(db, orgId, { status: 'resolved' })
+    expect((await linkTicket(db, actor, { issueId: resolved.id, ...ticket })).status).toBe('resolved')
+    expect((await unlinkTicket(db, actor, { issueId: resolved.id })).status).toBe('resolved')
+    expect(await statusEventsOf(resolved.id)).toHaveLength(0)
+    const transient = await seedIssue(db, orgId, { status: 'transient' })
+    expect((await linkTicket(db, actor, { issueId: transient.id, ...ticket })).status).toBe('ticket_created')
+  })
+
+  it('refuses bad input with a clear message and changes nothing', async () => {
+    const orgId = await org()
+    const actor = { organizationId: orgId, actorType: 'user' as const, actorId: randomUUID() }
+    const issue = await seedIssue(db, orgId)
+    const cases: [Partial<typeof ticket>, RegExp][] = [
+      [{ provider: '' }, /Enter the ticket provider/],
+      [{ provider: 'x'.repeat(65) }, /limited to 64/],
+      [{ url: '' }, /Enter the ticket URL/],
+      [{ url: 'javascript:alert(1)' }, /http:\/\/ or https:\/\//],
+      [{ url: 'ftp://example.com/1' }, /http:\/\/ or https:\/\//],
+      [{ url: 'github.com/acme/shop/issues/1' }, /http:\/\/ or https:\/\//],
+      [{ url: `https://example.com/${'a'.repeat(2048)}` }, /limited to 2048/],
+      [{ identifier: 'x'.repeat(129) }, /limited to 128/],
+    ]
+    for (const [override, message] of cases) {
+      const attempt = linkTicket(db, actor, { issueId: issue.id, ...ticket, ...override })
+      await expect(attempt).rejects.toThrow(InvalidInputError)
+      await expect(linkTicket(db, actor, { issueId: issue.id, ...ticket, ...override })).rejects.toThrow(
+        message,
+      )
+    }
+    const [row] = await db.select().from(issues).where(eq(issues.id, issue.id))
+    expect(row).toMatchObject({ status: 'unresolved', ticketProvider: null, ticketUrl: null })
+    expect(row!.updatedAt.getTime()).toBe(issue.updatedAt.getTime())
+    expect(await activitiesOf(issue.id)).toHaveLength(0)
+    expect(await statusEventsOf(issue.id)).toHaveLength(0)
+  })
+
+  it("never touches another organization's issue", async () => {
+    const orgId = await org()
+    const issue = await seedIssue(db, orgId)
+    const stranger = { organizationId: await org('Other'), actorType: 'user' as const, actorId: randomUUID() }
+    await expect(linkTicket(db, stranger, { issueId: issue.id, ...ticket })).rejects.toThrow(NotFoundError)
+    await expect(unlinkTicket(db, stranger, { issueId: issue.id })).rejects.toThrow(NotFoundError)
+    await expect(linkTicket(db, stranger, { issueId: 'nope', ...ticket })).rejects.toThrow(NotFoundError)
+    const [row] = await db
+      .select()
+      .from(issues)
+      .where(and(eq(issues.id, issue.id), eq(issues.organizationId, orgId)))
+    expect(row).toMatchObject({ status: 'unresolved', ticketProvider: null })
+    expect(await activitiesOf(issue.id)).toHaveLength(0)
+  })
+})
+
+describe('evidenceView: what the issue page shows of the recorded evidence', () => {
+  it('shows the error with its stack and the page it happened on', () => {
+    const view = evidenceView('js_error', {
+      type: 'TypeError',
+      message: "Cannot read properties of undefined (reading 'price')",
+      mechanism: 'onerror',
+      stack: ['TypeError: boom', '  at addToCart (https://shop.example.com/app.js:13:48)', 42],
+      pageUrl: 'https://shop.example.com/products/42',
+      pathPattern: '/products/:id',
+      blocking: true,
+      retried: false,
+    })
+    expect(view.headline).toBe("TypeError: Cannot read properties of undefined (reading 'price')")
+    expect(view.stack).toEqual(['TypeError: boom', 'at addToCart (https://shop.example.com/app.js:13:48)'])
+    expect(view.facts).toEqual([
+      { label: 'Reported by', value: 'onerror' },
+      {
+        label: 'Page',
+        value: 'https://shop.example.com/products/42',
+        href: 'https://shop.example.com/products/42',
+      },
+      { label: 'Page pattern', value: '/products/:id' },
+      { label: 'Blocking', value: 'The user could not go on after it on that page' },
+    ])
+  })
+
+  it('shows the failing request, also one that got no response, and never links a non-web URL', () => {
+    const failed = evidenceView('network_error', {
+      method: 'POST',
+      url: 'https://shop.example.com/api/sync',
+      status: 0,
+      error: 'TypeError: Failed to fetch',
+      durationMs: 1520,
+      pageUrl: 'javascript:alert(1)',
+    })
+    expect(failed.headline).toBe('POST https://shop.example.com/api/sync → no response (network error)')
+    expect(failed.facts).toContainEqual({ label: 'Error', value: 'TypeError: Failed to fetch' })
+    expect(failed.facts).toContainEqual({ label: 'Duration', value: '1.5 s' })
+    expect(failed.facts).toContainEqual({ label: 'Page', value: 'javascript:alert(1)', href: undefined })
+  })
+
+  it('describes rage and dead clicks, and copes with missing or odd evidence', () => {
+    expect(evidenceView('rage_click', { clicks: 6, durationMs: 900, selector: 'button#save' })).toMatchObject(
+      {
+        headline: '6 clicks in 900 ms without a response',
+        facts: [{ label: 'Element', value: 'button#save' }],
+      },
+    )
+    expect(evidenceView('dead_click', { waitedMs: 7000, selector: 'button.compare' }).headline).toBe(
+      'No visible response within 7.0 s of the click',
+    )
+    expect(evidenceView('js_error', null)).toEqual({ headline: null, facts: [], stack: [] })
+    expect(evidenceView('js_error', { message: 42, stack: 'not\nan array' })).toEqual({
+      headline: null,
+      facts: [],
+      stack: ['not', 'an array'],
+    })
+  })
+})
