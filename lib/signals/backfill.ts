@@ -10,8 +10,18 @@ const PAGE = 200
 /**
  * Matches one signal against the organization's processed sessions of the last 30 days, in
  * pages (a digest per session, never the replay itself). Idempotent: matches are unique per
- * (signal, session), so a retried or repeated backfill counts nothing twice.
+ * (signal, session), so a retried or repeated backfill counts nothing twice. A paused signal
+ * is not scanned: the backfill stops (or never starts) and stays `pending` until it is
+ * resumed, which asks for it again (`setSignalStatus`).
  */
+/** Hands a paused signal's scan back to `pending`; true when it was paused (or deleted). */
+async function pausedMeanwhile(db: Db, signalId: string): Promise<boolean> {
+  const [row] = await db.select({ status: signals.status }).from(signals).where(eq(signals.id, signalId))
+  if (row?.status === 'active') return false
+  await db.update(signals).set({ backfillStatus: 'pending' }).where(eq(signals.id, signalId))
+  return true
+}
+
 export async function backfillSignal(
   db: Db,
   input: { organizationId: string; signalId: string },
@@ -19,7 +29,13 @@ export async function backfillSignal(
   const [signal] = await db
     .update(signals)
     .set({ backfillStatus: 'running' })
-    .where(and(eq(signals.id, input.signalId), eq(signals.organizationId, input.organizationId)))
+    .where(
+      and(
+        eq(signals.id, input.signalId),
+        eq(signals.organizationId, input.organizationId),
+        eq(signals.status, 'active'),
+      ),
+    )
     .returning({ id: signals.id, prompt: signals.prompt })
   if (!signal) return 0
   try {
@@ -50,6 +66,7 @@ export async function backfillSignal(
       }
       if (page.length < PAGE) break
       after = page[page.length - 1]!.id
+      if (await pausedMeanwhile(db, signal.id)) return matched
     }
     await db.update(signals).set({ backfillStatus: 'completed' }).where(eq(signals.id, signal.id))
     return matched

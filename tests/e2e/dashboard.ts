@@ -72,7 +72,9 @@ export async function signIn(page: Page, baseUrl: string, credentials = OWNER): 
 
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true })
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true })
+  // caret 'initial': hiding it means a style injected into the page, which React can see as a
+  // hydration mismatch when the shot is taken early.
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true, caret: 'initial' })
 }
 
 /** True when the page is wider than its viewport (a layout that breaks on phones). */

@@ -1,0 +1,90 @@
+'use server'
+
+import { revalidatePath } from 'next/cache'
+import { getDb } from '@/lib/db'
+import { type ActionResult, actionFailure, actionMember } from '@/lib/http/actions'
+import { getJobsEngine } from '@/lib/jobs'
+import { createSignal } from '@/lib/signals/create-signal'
+import { deleteSignal } from '@/lib/signals/delete-signal'
+import { setSignalStatus } from '@/lib/signals/set-signal-status'
+import { startBackfill } from '@/lib/signals/start-backfill'
+
+export type CreateSignalResult = ActionResult<{ message: string; signalId: string }>
+
+const LIST = '/signals'
+
+export async function createSignalAction(
+  _previous: CreateSignalResult | null,
+  form: FormData,
+): Promise<CreateSignalResult> {
+  const member = await actionMember()
+  if (!member.ok) return member
+  try {
+    const db = await getDb()
+    const { signal, eventId } = await createSignal(db, {
+      organizationId: member.organization.id,
+      name: String(form.get('name') ?? ''),
+      prompt: String(form.get('prompt') ?? ''),
+    })
+    await startBackfill(db, getJobsEngine(), eventId)
+    revalidatePath(LIST)
+    return {
+      ok: true,
+      signalId: signal.id,
+      message: `Signal “${signal.name}” created. New sessions are matched from now on; sessions of the last 30 days are being scanned.`,
+    }
+  } catch (error) {
+    return actionFailure(error, 'create the signal')
+  }
+}
+
+async function changeStatus(signalId: string, status: 'active' | 'paused'): Promise<ActionResult> {
+  const member = await actionMember()
+  if (!member.ok) return member
+  try {
+    const db = await getDb()
+    const { signal, eventId } = await setSignalStatus(db, {
+      organizationId: member.organization.id,
+      signalId: String(signalId),
+      status,
+    })
+    await startBackfill(db, getJobsEngine(), eventId)
+    revalidatePath(LIST)
+    revalidatePath(`${LIST}/${signal.id}`)
+    return {
+      ok: true,
+      message:
+        status === 'paused'
+          ? `Paused “${signal.name}”: new sessions are not matched against it.`
+          : `Resumed “${signal.name}”: new sessions are matched against it again.`,
+    }
+  } catch (error) {
+    return actionFailure(error, status === 'paused' ? 'pause the signal' : 'resume the signal')
+  }
+}
+
+export async function pauseSignalAction(signalId: string): Promise<ActionResult> {
+  return changeStatus(signalId, 'paused')
+}
+
+export async function resumeSignalAction(signalId: string): Promise<ActionResult> {
+  return changeStatus(signalId, 'active')
+}
+
+export async function deleteSignalAction(signalId: string): Promise<ActionResult> {
+  const member = await actionMember()
+  if (!member.ok) return member
+  try {
+    const { deletedMatches } = await deleteSignal(await getDb(), {
+      organizationId: member.organization.id,
+      signalId: String(signalId),
+    })
+    revalidatePath(LIST)
+    return {
+      ok: true,
+      message: `Signal deleted with its ${deletedMatches} ${deletedMatches === 1 ? 'match' : 'matches'}.`,
+    }
+  } catch (error) {
+    return actionFailure(error, 'delete the signal')
+  }
+}
