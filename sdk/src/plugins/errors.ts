@@ -32,6 +32,12 @@ export interface ErrorCaptureOptions {
   maxErrors?: number
   maxStackLength?: number
   maxMessageLength?: number
+  /**
+   * Whether a stack line belongs to the recorder's own script. An error can pass through the
+   * recorder's wrappers (fetch, history) on its way up; those frames would otherwise become the
+   * "top in-app frame" the analyser groups by when the script is served from the page's site.
+   */
+  isRecorderFrame?: (line: string) => boolean
 }
 
 export interface ErrorCapture {
@@ -75,6 +81,14 @@ export function installErrorCapture(options: ErrorCaptureOptions): ErrorCapture 
   const maxErrors = options.maxErrors ?? 50
   const maxStack = options.maxStackLength ?? 4000
   const maxMessage = options.maxMessageLength ?? 1000
+  const isRecorderFrame = options.isRecorderFrame
+  const cleanStack = (stack: string) =>
+    isRecorderFrame
+      ? stack
+          .split('\n')
+          .filter((line) => !isRecorderFrame(line))
+          .join('\n')
+      : stack
   const queue = createCustomEventQueue({
     name: 'sdk/errors',
     addCustomEvent: options.addCustomEvent,
@@ -92,7 +106,7 @@ export function installErrorCapture(options: ErrorCaptureOptions): ErrorCapture 
     const payload: UncaughtErrorPayload = {
       type: described.type,
       message: cap(described.message, maxMessage),
-      stack: cap(described.stack, maxStack),
+      stack: cap(cleanStack(described.stack), maxStack),
       handled: false,
       mechanism,
       timestamp: Date.now(),

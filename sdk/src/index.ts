@@ -1,0 +1,98 @@
+/// <reference lib="dom" />
+/**
+ * The browser recorder: `init()` once per page, as early as possible; `identify()` after sign-in;
+ * `stop()` to end the session. Nothing here throws into the host page: a bad option or a
+ * missing browser feature logs one console warning and leaves the page alone.
+ */
+import { type RecorderOptions, resolveOptions } from './options'
+import { type Recorder, type RecorderInternals, startRecorder } from './recorder'
+
+export type { ConsoleLevel, RecorderOptions } from './options'
+
+const PREFIX = '[session-replay]'
+let active: Recorder | null = null
+let stopping: Promise<void> | null = null
+
+function warn(message: string): void {
+  try {
+    console.warn(`${PREFIX} ${message}`)
+  } catch {
+    // A page that replaced console with something broken still must not break.
+  }
+}
+
+/** Internal entry of the standalone script, which knows its own URL. */
+export function initWith(options: RecorderOptions, internals: RecorderInternals): boolean {
+  try {
+    if (typeof window === 'undefined' || typeof document === 'undefined') return false
+    if (active) {
+      warn('init() was called again; the recorder is already running (call stop() first)')
+      return false
+    }
+    const resolved = resolveOptions(options)
+    if (!resolved.ok) {
+      warn(`not started: ${resolved.error}`)
+      return false
+    }
+    active = startRecorder(resolved.options, internals, warn)
+    return true
+  } catch (error) {
+    warn(`not started: ${error instanceof Error ? error.message : String(error)}`)
+    return false
+  }
+}
+
+/** Starts recording this page's session. Returns whether it started. */
+export function init(options: RecorderOptions): boolean {
+  return initWith(options, {})
+}
+
+/**
+ * Names the signed-in user for this and later batches of the session. `email` and `name` in
+ * `properties` are shown in the dashboard.
+ */
+export function identify(userId: string, properties?: Record<string, unknown>): void {
+  try {
+    if (typeof userId !== 'string' || userId.trim() === '') {
+      warn('identify() needs a non-empty user id string')
+      return
+    }
+    if (
+      properties !== undefined &&
+      (typeof properties !== 'object' || properties === null || Array.isArray(properties))
+    ) {
+      warn('identify() properties must be a plain object')
+      return
+    }
+    if (!active) {
+      warn('identify() was called before init(); call init() first')
+      return
+    }
+    // Copied through JSON: what is sent is what the page passed now, not later mutations.
+    const copy = properties ? (JSON.parse(JSON.stringify(properties)) as Record<string, unknown>) : null
+    active.identify(userId, copy)
+  } catch (error) {
+    warn(`identify() failed: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}
+
+/**
+ * Ends the session: the remaining events go with `flush: 'final'` (processing starts at once),
+ * capture stops, and a later `init()` starts a new session. Resolves once the final batch is
+ * delivered, or after 10 s.
+ */
+export function stop(): Promise<void> {
+  if (stopping) return stopping
+  const recorder = active
+  if (!recorder) return Promise.resolve()
+  active = null
+  stopping = recorder
+    .stop()
+    .catch((error: unknown) =>
+      warn(`stop() failed: ${error instanceof Error ? error.message : String(error)}`),
+    )
+    .finally(() => {
+      stopping = null
+    })
+  return stopping
+}

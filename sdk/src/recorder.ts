@@ -1,0 +1,291 @@
+/// <reference lib="dom" />
+import type { eventWithTime } from '@rrweb/types'
+import { record } from 'rrweb'
+import {
+  type BatchEnvelope,
+  buildBody,
+  EventBuffer,
+  type Flush,
+  isUserActivity,
+  sessionEndEvent,
+} from './batch'
+import { WindowLease } from './lease'
+import type { ResolvedOptions } from './options'
+import { installConsoleCapture } from './plugins/console'
+import { installErrorCapture } from './plugins/errors'
+import { installNavigationCapture } from './plugins/navigation'
+import { createNetworkPlugin } from './plugins/network'
+import { SessionManager, type SessionState } from './session'
+import { randomId, safeStore } from './storage'
+import { BEACON_MAX_BYTES, gzipCompressor, Transport } from './transport'
+
+/** Room for the batch envelope (session, user, page) inside a beacon. */
+const BEACON_EVENT_BYTES = BEACON_MAX_BYTES - 8_000
+const META_EVENT = 4
+const STOP_DRAIN_MS = 10_000
+
+export interface RecorderInternals {
+  /** URL of the standalone script, so its frames can be kept out of captured stacks. */
+  scriptUrl?: string
+}
+
+export interface Recorder {
+  identify(userId: string, properties: Record<string, unknown> | null): void
+  stop(): Promise<void>
+}
+
+/**
+ * Starts recording this window: capture hooks at once, rrweb at DOMContentLoaded, batches on
+ * count, size and time, beacons when the page is hidden or left, and a final batch when the
+ * session ends (idle timeout or `stop()`).
+ */
+export function startRecorder(
+  options: ResolvedOptions,
+  internals: RecorderInternals,
+  warn: (m: string) => void,
+): Recorder {
+  const win = window
+  const log = (message: string) => {
+    if (options.debug) warn(message)
+  }
+  // Taken before the network capture wraps fetch: uploads never pass through the wrapper.
+  const pageFetch = win.fetch.bind(win)
+  const tab = safeStore(() => win.sessionStorage)
+  const device = safeStore(() => win.localStorage)
+  const session = new SessionManager(
+    {
+      tab,
+      device,
+      now: Date.now,
+      newId: randomId,
+      idleTimeoutMs: options.sessionIdleTimeoutMs,
+    },
+    win.location.href,
+  )
+  const lease = new WindowLease(device, Date.now, randomId, Math.max(3 * options.flushIntervalMs, 15_000))
+  if (lease.heldByAnother(session.windowId)) session.forkWindow(win.location.href)
+  lease.renew(session.windowId)
+
+  let stopped = false
+  let stopRecording: (() => void) | undefined
+  const transport = new Transport({
+    endpoint: options.endpoint,
+    apiKey: options.apiKey,
+    fetch: pageFetch,
+    sendBeacon:
+      typeof navigator.sendBeacon === 'function' ? (url, data) => navigator.sendBeacon(url, data) : null,
+    compress: gzipCompressor(),
+    tab,
+    random: Math.random,
+    now: Date.now,
+    log,
+    onUnauthorized: () => {
+      warn('the ingest API rejected the API key (401); recording stopped. Check apiKey and ingestUrl.')
+      teardown()
+    },
+  })
+  transport.restorePending()
+
+  const envelope = (state: Readonly<SessionState>): BatchEnvelope => ({
+    session: {
+      id: state.id,
+      windowId: session.windowId,
+      startedAt: state.startedAt,
+      lastActivityAt: state.lastEventAt,
+      url: state.url,
+    },
+    user: { anonymousId: session.anonymousId, id: state.userId, properties: state.userProperties },
+    page: {
+      url: win.location.href,
+      referrer: document.referrer || null,
+      viewport: { width: win.innerWidth, height: win.innerHeight },
+    },
+    metadata: { userAgent: navigator.userAgent || null, language: navigator.language || null },
+  })
+
+  const buffer = new EventBuffer()
+
+  /** Cuts everything buffered into batches; only the last of a final cut says `final`. */
+  const cut = (flush: Flush, maxBytes: number, endReason?: 'idle' | 'stop') => {
+    const groups: string[][] = []
+    while (buffer.count > 0) groups.push(buffer.take(options.maxBatchEvents, maxBytes))
+    if (groups.length === 0) {
+      if (flush === 'normal') return
+      groups.push([
+        JSON.stringify(
+          sessionEndEvent(Math.max(Date.now(), session.current.lastEventAt), endReason ?? 'stop'),
+        ),
+      ])
+    }
+    const state = session.current
+    groups.forEach((events, i) => {
+      const batchFlush: Flush = flush === 'final' && i === groups.length - 1 ? 'final' : 'normal'
+      const sequence = session.reserveSequence()
+      transport.enqueue({
+        sessionId: state.id,
+        sequence,
+        flush: batchFlush,
+        json: buildBody(envelope(state), events, sequence, batchFlush),
+      })
+    })
+  }
+
+  // A session that timed out while the tab was away (or closed) still gets its final batch.
+  const expired = session.expired
+  if (expired) {
+    const event = JSON.stringify(
+      sessionEndEvent(Math.max(expired.lastEventAt, expired.lastActivityAt), 'idle'),
+    )
+    transport.enqueue({
+      sessionId: expired.id,
+      sequence: expired.nextSequence,
+      flush: 'final',
+      json: buildBody(envelope(expired), [event], expired.nextSequence, 'final'),
+    })
+  }
+
+  // After an idle end the tab waits for a person before it starts the next session.
+  let dormant = false
+  let awaitingSnapshot = false
+
+  const endForIdle = () => {
+    cut('final', options.maxBatchBytes, 'idle')
+    session.end()
+    dormant = true
+  }
+
+  const resume = () => {
+    dormant = false
+    session.rotate(win.location.href)
+    // Node ids restart with a full snapshot; events before it would point at the old ones.
+    awaitingSnapshot = true
+    setTimeout(() => {
+      if (!stopped) record.takeFullSnapshot(true)
+    }, 0)
+  }
+
+  const emit = (event: eventWithTime) => {
+    if (stopped) return
+    const activity = isUserActivity(event)
+    if (!dormant && activity && session.isIdle()) endForIdle()
+    if (dormant) {
+      if (activity) resume()
+      return
+    }
+    if (awaitingSnapshot) {
+      if (event.type !== META_EVENT) return
+      awaitingSnapshot = false
+    }
+    session.touch(event.timestamp, activity)
+    buffer.add(event)
+    if (buffer.isFull(options.maxBatchEvents, options.maxBatchBytes)) cut('normal', options.maxBatchBytes)
+  }
+
+  const scriptUrl = internals.scriptUrl?.replace(/#.*$/, '')
+  const isRecorderFrame = scriptUrl ? (line: string) => line.includes(scriptUrl) : undefined
+  const errors = installErrorCapture({ addCustomEvent: record.addCustomEvent, win, isRecorderFrame })
+  const navigation = installNavigationCapture({ addCustomEvent: record.addCustomEvent, win })
+  const network = createNetworkPlugin({
+    win,
+    ignoreUrls: [`${options.ingestUrl}/api/sdk/`, ...options.networkIgnoreUrls],
+  })
+  const consoleCapture = installConsoleCapture({ levels: options.consoleLevels, win, isRecorderFrame })
+
+  try {
+    stopRecording = record({
+      emit,
+      recordAfter: 'DOMContentLoaded',
+      maskAllInputs: options.maskAllInputs,
+      // Kept out of recordings whatever maskAllInputs says.
+      maskInputOptions: options.maskAllInputs ? undefined : { password: true, email: true, tel: true },
+      blockSelector: options.blockSelector,
+      maskTextSelector: options.maskTextSelector,
+      sampling: { scroll: 150, media: 800, input: 'last' },
+      plugins: [consoleCapture, network, errors.plugin, navigation.plugin],
+      errorHandler: (error) => {
+        log(`rrweb: ${error instanceof Error ? error.message : String(error)}`)
+        return true
+      },
+    })
+  } catch (error) {
+    warn(`recording could not start: ${error instanceof Error ? error.message : String(error)}`)
+  }
+
+  const tick = () => {
+    if (stopped) return
+    lease.renew(session.windowId)
+    if (dormant) return
+    if (session.isIdle()) endForIdle()
+    else cut('normal', options.maxBatchBytes)
+  }
+  const interval = setInterval(tick, options.flushIntervalMs)
+
+  const onHidden = () => {
+    if (!stopped && !dormant) {
+      cut('normal', BEACON_EVENT_BYTES)
+      session.persist()
+    }
+    transport.sendAllByBeacon()
+  }
+  const onPageHide = () => {
+    onHidden()
+    lease.release(session.windowId)
+  }
+  const onVisibility = () => {
+    if (document.visibilityState === 'hidden') onHidden()
+    else transport.forgetSaved()
+  }
+  const onPageShow = (event: PageTransitionEvent) => {
+    if (!event.persisted) return
+    lease.renew(session.windowId)
+    transport.forgetSaved()
+  }
+  win.addEventListener('pagehide', onPageHide)
+  document.addEventListener('visibilitychange', onVisibility)
+  win.addEventListener('pageshow', onPageShow)
+
+  /** Stops rrweb and restores everything the capture wrapped (fetch, XHR, history, console). */
+  const detachCapture = () => {
+    stopped = true
+    clearInterval(interval)
+    try {
+      stopRecording?.()
+    } catch {
+      // rrweb teardown failures must not reach the page.
+    }
+    errors.uninstall()
+    navigation.uninstall()
+    network.uninstall()
+    consoleCapture.uninstall()
+  }
+
+  const removeListeners = () => {
+    win.removeEventListener('pagehide', onPageHide)
+    document.removeEventListener('visibilitychange', onVisibility)
+    win.removeEventListener('pageshow', onPageShow)
+    lease.release(session.windowId)
+  }
+
+  function teardown() {
+    if (stopped) return
+    detachCapture()
+    removeListeners()
+    transport.close()
+  }
+
+  return {
+    identify: (userId, properties) => session.identify(userId, properties),
+    stop: async () => {
+      if (stopped) return
+      if (!dormant) cut('final', options.maxBatchBytes, 'stop')
+      session.end()
+      const delivered = transport.drain(STOP_DRAIN_MS)
+      // Capture stops now; the queue keeps sending (and beacons if the page is left meanwhile).
+      detachCapture()
+      await delivered
+      removeListeners()
+      transport.sendAllByBeacon()
+      transport.close()
+    },
+  }
+}

@@ -1,0 +1,31 @@
+/// <reference lib="dom" />
+/**
+ * Entry of `sdk.js`, the script tag build (lib/sdk/snippet.ts): exposes
+ * `window.SessionReplay` and starts at once when its tag carries `data-api-key` and
+ * `data-ingest-url`, so capture is installed before the page's own scripts run.
+ */
+import { identify, initWith, stop } from './index'
+import type { RecorderOptions } from './options'
+
+declare global {
+  interface Window {
+    SessionReplay?: {
+      init(options: RecorderOptions): boolean
+      identify(userId: string, properties?: Record<string, unknown>): void
+      stop(): Promise<void>
+    }
+  }
+}
+
+const script = document.currentScript instanceof HTMLScriptElement ? document.currentScript : null
+const scriptUrl = script?.src || undefined
+
+window.SessionReplay = {
+  init: (options) => initWith(options, { scriptUrl }),
+  identify,
+  stop,
+}
+
+const apiKey = script?.getAttribute('data-api-key')
+const ingestUrl = script?.getAttribute('data-ingest-url')
+if (apiKey && ingestUrl) initWith({ apiKey, ingestUrl }, { scriptUrl })

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest'
+import { resolveOptions } from '@/sdk/src/options'
+
+const base = { apiKey: 'svc_pk_abc', ingestUrl: 'https://ingest.example.com/' }
+
+describe('resolveOptions', () => {
+  it('applies the defaults: privacy on, 5 s / 50 events / 512 KB batches, 30 min idle', () => {
+    const result = resolveOptions(base)
+    expect(result).toEqual({
+      ok: true,
+      options: {
+        apiKey: 'svc_pk_abc',
+        ingestUrl: 'https://ingest.example.com',
+        endpoint: 'https://ingest.example.com/api/sdk/replay',
+        maskAllInputs: true,
+        blockSelector: '[data-svc-block]',
+        maskTextSelector: '[data-svc-mask]',
+        flushIntervalMs: 5000,
+        maxBatchEvents: 50,
+        maxBatchBytes: 512 * 1024,
+        sessionIdleTimeoutMs: 30 * 60 * 1000,
+        consoleLevels: ['error', 'warn', 'assert'],
+        networkIgnoreUrls: [],
+        debug: false,
+      },
+    })
+  })
+
+  it('adds selectors to the built-in ones rather than replacing them', () => {
+    const result = resolveOptions({ ...base, blockSelector: '.private', maskTextSelector: '.pii' })
+    expect(result.ok && result.options.blockSelector).toBe('[data-svc-block], .private')
+    expect(result.ok && result.options.maskTextSelector).toBe('[data-svc-mask], .pii')
+  })
+
+  it.each([
+    [{}, 'apiKey must be the public ingest key that starts with svc_pk_'],
+    [{ ...base, apiKey: 'svc_api_secret' }, 'apiKey must be the public ingest key that starts with svc_pk_'],
+    [{ ...base, ingestUrl: 'ftp://x' }, 'ingestUrl must be an http(s) address'],
+    [{ ...base, ingestUrl: 'https://x.example/?key=1' }, 'ingestUrl must be an http(s) address'],
+    [{ ...base, flushIntervalMs: 'often' }, 'flushIntervalMs must be a whole number from 100 to 600000'],
+    [{ ...base, maxBatchEvents: 0 }, 'maxBatchEvents must be a whole number'],
+    [{ ...base, sessionIdleTimeoutMs: 10 }, 'sessionIdleTimeoutMs must be a whole number'],
+    [{ ...base, consoleLevels: ['fatal'] }, 'consoleLevels must be an array of'],
+    [{ ...base, networkIgnoreUrls: 'x' }, 'networkIgnoreUrls must be an array'],
+    [{ ...base, maskAllInputs: 'no' }, 'maskAllInputs must be true or false'],
+    [{ ...base, apikey: 'typo' }, 'unknown option "apikey"'],
+    [null, 'options must be an object'],
+  ])('rejects %j', (input, message) => {
+    const result = resolveOptions(input)
+    expect(result.ok).toBe(false)
+    expect(!result.ok && result.error).toContain(message)
+  })
+})
