@@ -1,0 +1,7 @@
+export default function Loading() {
+  return (
+    <p className="loading" role="status" aria-live="polite">
+      Loading the session…
+    </p>
+  )
+}

@@ -1,0 +1,222 @@
+import type { Metadata } from 'next'
+import Link from 'next/link'
+import { notFound } from 'next/navigation'
+import { ReplayPlayer } from '@/app/(dashboard)/_components/replay-player'
+import { getConfig } from '@/lib/config'
+import { getDb } from '@/lib/db'
+import { NotFoundError } from '@/lib/errors'
+import { requireMember } from '@/lib/http/session'
+import { logger } from '@/lib/log'
+import { getSession } from '@/lib/sessions/get-session'
+import { sessionIssues } from '@/lib/sessions/session-issues'
+import { type SessionTimeline, sessionTimeline } from '@/lib/sessions/session-timeline'
+import { type SessionDetail, userLabel } from '@/lib/sessions/views'
+import { getBlobStore } from '@/lib/storage'
+import { formatDateTime, formatDuration, STATUS_BADGE } from '../format'
+import styles from './session.module.css'
+
+export const metadata: Metadata = { title: 'Session replay' }
+
+const PRIORITY_BADGE = {
+  critical: 'badge-critical',
+  high: 'badge-high',
+  medium: 'badge-medium',
+  low: 'badge-low',
+}
+
+/** `?t=` is milliseconds after the session started, as in issue preview links. */
+function parseOffset(value: string | string[] | undefined): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value
+  if (!text || !/^\d{1,10}$/.test(text)) return undefined
+  return Number(text)
+}
+
+/** The user's own properties other than the e-mail and name shown above them. */
+function otherProperties(session: SessionDetail): [string, string][] {
+  return Object.entries(session.userProperties ?? {})
+    .filter(
+      ([key, value]) => key !== 'email' && key !== 'name' && value !== null && typeof value !== 'object',
+    )
+    .slice(0, 20)
+    .map(([key, value]) => [key, String(value)])
+}
+
+async function loadSession(organizationId: string, sessionId: string) {
+  const db = await getDb()
+  try {
+    return await getSession(db, organizationId, sessionId)
+  } catch (error) {
+    if (error instanceof NotFoundError) notFound()
+    throw error
+  }
+}
+
+export default async function SessionPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ sessionId: string }>
+  searchParams: Promise<{ t?: string | string[] }>
+}) {
+  const { sessionId } = await params
+  const { t } = await searchParams
+  const { organization } = await requireMember(`/sessions/${sessionId}`)
+  const session = await loadSession(organization.id, sessionId)
+  const db = await getDb()
+  const issues = await sessionIssues(db, organization.id, session.id)
+  let timeline: SessionTimeline | null = null
+  try {
+    timeline = await sessionTimeline(db, getBlobStore(), session, issues, {
+      ignoreRequestUrls: [getConfig().ingestUrl],
+    })
+  } catch (error) {
+    // The replay may still play (it reads the same events); say what is missing instead of failing the page.
+    logger.error({ err: error, sessionId: session.id }, 'session timeline failed')
+  }
+  const offset = parseOffset(t)
+  const openAt = offset === undefined ? undefined : session.startedAt.getTime() + offset
+  const status = STATUS_BADGE[session.status]
+  const { user } = session
+  const properties = otherProperties(session)
+  const markers =
+    timeline?.entries ??
+    issues.map((issue) => ({
+      at: issue.firstOccurrenceAt.getTime(),
+      kind: 'issue' as const,
+      label: `Issue: ${issue.title}`,
+    }))
+
+  return (
+    <>
+      <div className="page-header">
+        <div className={styles.title}>
+          <p className={styles.back}>
+            <Link href="/sessions">← Sessions</Link>
+          </p>
+          <h1>{userLabel(user)}</h1>
+          <p className="muted">
+            {formatDateTime(session.startedAt)} · {formatDuration(session.durationMs)} ·{' '}
+            <span className={status.className} title={status.hint}>
+              {status.label}
+            </span>
+          </p>
+        </div>
+      </div>
+
+      <section className="card" aria-labelledby="replay-heading">
+        <h2 id="replay-heading" className="visually-hidden">
+          Replay
+        </h2>
+        {timeline === null ? (
+          <p className="alert alert-error" role="alert">
+            The list of moments could not be built from this recording; the replay below may still play.
+            Reload the page to try again.
+          </p>
+        ) : timeline.truncated ? (
+          <p className="alert alert-info">
+            This session is long: the list shows its first 200 clicks, errors and requests of each kind.
+          </p>
+        ) : null}
+        <ReplayPlayer sessionId={session.id} openAt={openAt} markers={markers} />
+      </section>
+
+      <div className={styles.columns}>
+        <section className="card" aria-labelledby="facts-heading">
+          <h2 id="facts-heading">Session</h2>
+          <dl className={`facts ${styles.facts}`}>
+            <dt>User</dt>
+            <dd>
+              {user.name ?? '–'}
+              {user.email ? (
+                <>
+                  {' '}
+                  · <a href={`mailto:${user.email}`}>{user.email}</a>
+                </>
+              ) : null}
+            </dd>
+            {user.userId ? (
+              <>
+                <dt>User id</dt>
+                <dd>
+                  <code>{user.userId}</code>
+                </dd>
+              </>
+            ) : null}
+            <dt>Anonymous id</dt>
+            <dd>
+              <code>{user.anonymousId}</code>
+            </dd>
+            {properties.map(([key, value]) => (
+              <div className={styles.pair} key={key}>
+                <dt>{key}</dt>
+                <dd>{value}</dd>
+              </div>
+            ))}
+            <dt>Entry URL</dt>
+            <dd>
+              <code>{session.entryUrl}</code>
+            </dd>
+            <dt>Started</dt>
+            <dd>
+              <time dateTime={session.startedAt.toISOString()}>{formatDateTime(session.startedAt)}</time>
+            </dd>
+            <dt>Duration</dt>
+            <dd>{formatDuration(session.durationMs)}</dd>
+            <dt>Pages</dt>
+            <dd>{session.pageCount ?? '–'}</dd>
+            <dt>Errors</dt>
+            <dd>{session.errorCount ?? '–'}</dd>
+            <dt>Rage clicks</dt>
+            <dd>{session.rageClickCount ?? '–'}</dd>
+            <dt>Browser</dt>
+            <dd>{session.userAgent ?? 'not reported'}</dd>
+            <dt>Language</dt>
+            <dd>{session.language ?? 'not reported'}</dd>
+            <dt>Viewport</dt>
+            <dd>
+              {session.viewport ? `${session.viewport.width} × ${session.viewport.height}` : 'not reported'}
+            </dd>
+            <dt>Status</dt>
+            <dd>
+              <span className={status.className}>{status.label}</span>{' '}
+              <span className="muted">{status.hint}</span>
+              {session.failureReason ? <span className={styles.failure}>{session.failureReason}</span> : null}
+            </dd>
+            <dt>Events</dt>
+            <dd>{session.eventCount}</dd>
+          </dl>
+        </section>
+
+        <section className="card" aria-labelledby="issues-heading">
+          <h2 id="issues-heading">Issues found in this session</h2>
+          {issues.length === 0 ? (
+            <p className="muted">
+              {session.status === 'processed'
+                ? 'None: no errors, failed requests or frustrated clicks were found.'
+                : 'None yet: issues are listed once the session has been analysed.'}
+            </p>
+          ) : (
+            <ul className="issue-list">
+              {issues.map((issue) => (
+                <li key={issue.id} className={styles.issue}>
+                  <span className={`badge ${PRIORITY_BADGE[issue.priority]}`}>{issue.priority}</span>{' '}
+                  <Link href={`/issues/${issue.id}`}>{issue.title}</Link>
+                  <span className="muted">
+                    {' '}
+                    · {formatDuration(issue.firstOccurrenceAt.getTime() - session.startedAt.getTime())} in
+                    {issue.occurrences > 1 ? ` · ${issue.occurrences} times` : ''} ·{' '}
+                    <Link
+                      href={`/sessions/${session.id}?t=${Math.max(0, issue.firstOccurrenceAt.getTime() - session.startedAt.getTime())}`}
+                    >
+                      Replay from here
+                    </Link>
+                  </span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      </div>
+    </>
+  )
+}

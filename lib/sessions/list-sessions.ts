@@ -1,0 +1,95 @@
+import { and, desc, eq, gt, ilike, or, type SQL } from 'drizzle-orm'
+import { z } from 'zod'
+import type { DbOrTx } from '@/db/client'
+import { replaySessions } from '@/db/schema'
+import { isUuid } from '@/lib/errors'
+import { afterCursor, type Page, toPage } from '@/lib/pagination/keyset'
+import { parseInput } from '@/lib/validation'
+import { type SessionListItem, toSessionListItem } from './views'
+
+export const SESSIONS_PAGE = { default: 25, max: 100 }
+export const MAX_SEARCH_LENGTH = 200
+
+const Query = z.object({
+  limit: z.number().int().min(1).max(SESSIONS_PAGE.max),
+  cursor: z.string().optional(),
+  search: z
+    .string()
+    .trim()
+    .max(MAX_SEARCH_LENGTH, { error: `Search for at most ${MAX_SEARCH_LENGTH} characters` })
+    .optional(),
+  errorsOnly: z.boolean().optional(),
+})
+
+export type ListSessionsQuery = z.input<typeof Query>
+
+// Not the digest: a page of 25 rows must not carry 25 analysis digests.
+const LIST_COLUMNS = {
+  id: replaySessions.id,
+  createdAt: replaySessions.createdAt,
+  userId: replaySessions.userId,
+  userEmail: replaySessions.userEmail,
+  userName: replaySessions.userName,
+  anonymousId: replaySessions.anonymousId,
+  entryUrl: replaySessions.entryUrl,
+  durationMs: replaySessions.durationMs,
+  pageCount: replaySessions.pageCount,
+  errorCount: replaySessions.errorCount,
+  rageClickCount: replaySessions.rageClickCount,
+  startedAt: replaySessions.startedAt,
+  lastActivityAt: replaySessions.lastActivityAt,
+  status: replaySessions.status,
+  eventCount: replaySessions.eventCount,
+}
+
+/** `%`, `_` and `\` typed by a user are literal characters, not LIKE wildcards. */
+function containing(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+}
+
+function searchCondition(search: string): SQL | undefined {
+  const pattern = containing(search)
+  return or(
+    // Pasting a session id (from a link or a log line) finds that session.
+    isUuid(search) ? eq(replaySessions.id, search) : undefined,
+    ilike(replaySessions.userEmail, pattern),
+    ilike(replaySessions.userName, pattern),
+    ilike(replaySessions.userId, pattern),
+    ilike(replaySessions.anonymousId, pattern),
+    ilike(replaySessions.externalId, pattern),
+    ilike(replaySessions.entryUrl, pattern),
+  )
+}
+
+/**
+ * A member's sessions, newest first, keyset-paged on (created_at, id) like the Data API's
+ * lists. The cursor is bound to the organization and the filters, so changing the search
+ * or the filter starts again from the first page instead of skipping rows.
+ */
+export async function listSessions(
+  db: DbOrTx,
+  organizationId: string,
+  query: ListSessionsQuery,
+): Promise<Page<SessionListItem>> {
+  const { limit, cursor, search, errorsOnly } = parseInput(Query, query)
+  const term = search || undefined
+  const request = {
+    limit,
+    cursor: cursor || undefined,
+    scope: `sessions:${organizationId}:${errorsOnly ? 'errors' : '*'}:${term ?? ''}`,
+  }
+  const rows = await db
+    .select(LIST_COLUMNS)
+    .from(replaySessions)
+    .where(
+      and(
+        eq(replaySessions.organizationId, organizationId),
+        errorsOnly ? gt(replaySessions.errorCount, 0) : undefined,
+        term ? searchCondition(term) : undefined,
+        afterCursor(request, replaySessions.createdAt, replaySessions.id),
+      ),
+    )
+    .orderBy(desc(replaySessions.createdAt), desc(replaySessions.id))
+    .limit(limit + 1)
+  return toPage(rows, request, toSessionListItem)
+}

@@ -1,0 +1,103 @@
+import type { replaySessions, SessionStatus, Viewport } from '@/db/schema'
+
+/** Who the session belongs to, with whatever the recorder was told about them. */
+export interface SessionUser {
+  /** `identify()`'s id, when the site identified the user. */
+  userId: string | null
+  email: string | null
+  name: string | null
+  /** The recorder's own per-browser id: always there. */
+  anonymousId: string
+}
+
+export interface SessionListItem {
+  id: string
+  user: SessionUser
+  entryUrl: string
+  /** From the last analysis pass, or first-to-last activity while the session is unprocessed. */
+  durationMs: number
+  pageCount: number | null
+  errorCount: number | null
+  rageClickCount: number | null
+  startedAt: Date
+  lastActivityAt: Date
+  status: SessionStatus
+  eventCount: number
+}
+
+export interface SessionDetail extends SessionListItem {
+  organizationId: string
+  externalId: string
+  userProperties: Record<string, unknown> | null
+  userAgent: string | null
+  language: string | null
+  viewport: Viewport | null
+  batchCount: number
+  processedAt: Date | null
+  failureReason: string | null
+  /** The stored analysis digest (pages, clicks, errors...), null until processed. */
+  digest: Record<string, unknown> | null
+}
+
+type SessionRow = typeof replaySessions.$inferSelect
+
+export function toSessionUser(
+  row: Pick<SessionRow, 'userId' | 'userEmail' | 'userName' | 'anonymousId'>,
+): SessionUser {
+  return { userId: row.userId, email: row.userEmail, name: row.userName, anonymousId: row.anonymousId }
+}
+
+/** The name people recognise first: a name, then an e-mail, then the site's own user id. */
+export function userLabel(user: SessionUser): string {
+  return user.name ?? user.email ?? user.userId ?? 'Anonymous visitor'
+}
+
+export function toSessionListItem(
+  row: Pick<
+    SessionRow,
+    | 'id'
+    | 'userId'
+    | 'userEmail'
+    | 'userName'
+    | 'anonymousId'
+    | 'entryUrl'
+    | 'durationMs'
+    | 'pageCount'
+    | 'errorCount'
+    | 'rageClickCount'
+    | 'startedAt'
+    | 'lastActivityAt'
+    | 'status'
+    | 'eventCount'
+  >,
+): SessionListItem {
+  return {
+    id: row.id,
+    user: toSessionUser(row),
+    entryUrl: row.entryUrl,
+    durationMs: row.durationMs ?? Math.max(0, row.lastActivityAt.getTime() - row.startedAt.getTime()),
+    pageCount: row.pageCount,
+    errorCount: row.errorCount,
+    rageClickCount: row.rageClickCount,
+    startedAt: row.startedAt,
+    lastActivityAt: row.lastActivityAt,
+    status: row.status,
+    eventCount: row.eventCount,
+  }
+}
+
+export function toSessionDetail(row: SessionRow): SessionDetail {
+  return {
+    ...toSessionListItem(row),
+    organizationId: row.organizationId,
+    externalId: row.externalId,
+    userProperties: row.userProperties,
+    userAgent: row.userAgent,
+    language: row.language,
+    viewport: row.viewport,
+    batchCount: row.batchCount,
+    processedAt: row.processedAt,
+    failureReason: row.failureReason,
+    digest: row.digest,
+  }
+}

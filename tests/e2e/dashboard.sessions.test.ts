@@ -1,0 +1,271 @@
+import { eq } from 'drizzle-orm'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { organizations, replaySessions } from '@/db/schema'
+import type { RrwebEvent } from '@/lib/analysis/types'
+import { createKey } from '@/lib/credentials/create-key'
+import { endingNow, loadRecording } from '../helpers/pipeline'
+import {
+  hasHorizontalOverflow,
+  phonePage,
+  type ServerOnPostgres,
+  screenshot,
+  signUpOwner,
+  startServerOnPostgres,
+} from './dashboard'
+import { launchChromium } from './server'
+
+let running: ServerOnPostgres
+let browser: Browser
+let context: BrowserContext
+
+beforeAll(async () => {
+  running = await startServerOnPostgres()
+  browser = await launchChromium()
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+  // `next dev` compiles each page on its first visit, on a machine shared with other runs.
+  context.setDefaultTimeout(90_000)
+})
+afterAll(async () => {
+  await context?.close()
+  await browser?.close()
+  await running?.stop()
+})
+
+/** Sends a recording to the running server's ingest endpoint as the recorder would, last batch final. */
+async function recordOverHttp(
+  baseUrl: string,
+  key: string,
+  externalId: string,
+  events: RrwebEvent[],
+  final = true,
+) {
+  const url = 'http://shop.example/'
+  for (let i = 0, sequence = 0; i < events.length; i += 25, sequence++) {
+    const chunk = events.slice(i, i + 25)
+    const response = await fetch(`${baseUrl}/api/sdk/replay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-api-key': key },
+      body: JSON.stringify({
+        session: {
+          id: externalId,
+          windowId: 'w1',
+          startedAt: events[0]!.timestamp,
+          lastActivityAt: chunk.at(-1)!.timestamp,
+          url,
+        },
+        user: {
+          anonymousId: 'anon-e2e',
+          id: 'user-1815',
+          properties: { email: 'grace@example.com', name: 'Grace Hopper', plan: 'team' },
+        },
+        page: { url, referrer: null, viewport: { width: 1280, height: 800 } },
+        replay: { events: chunk, sequence },
+        metadata: { userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0', language: 'en-GB' },
+        flush: final && i + 25 >= events.length ? 'final' : 'normal',
+      }),
+    })
+    expect(response.status, await response.clone().text()).toBe(200)
+  }
+}
+
+async function processedSession(externalId: string) {
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    const [row] = await running.database.db
+      .select()
+      .from(replaySessions)
+      .where(eq(replaySessions.externalId, externalId))
+    if (row?.status === 'processed') return row
+    if (Date.now() > deadline) throw new Error(`session not processed: ${row?.status} ${row?.failureReason}`)
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+}
+
+const player = (page: Page) => page.getByTestId('replay-player')
+const moments = (page: Page) => page.getByRole('navigation', { name: 'Moments in this session' })
+
+async function replayReady(page: Page) {
+  await page.locator('[data-testid="replay-player"][data-state="ready"]').waitFor({ timeout: 90_000 })
+  // rrweb rebuilds the recorded page inside its own iframe.
+  const frame = page.frameLocator('[data-testid="replay-player"] iframe')
+  await frame.locator('body').waitFor({ state: 'attached', timeout: 30_000 })
+}
+
+describe('sessions list and replay in Chromium', () => {
+  let sessionId: string
+  let errorOffset: number
+
+  it('tells a new organization how to install the recorder', async () => {
+    const page = await context.newPage()
+    await signUpOwner(page, running.server.baseUrl)
+    await page.goto(`${running.server.baseUrl}/sessions`)
+    await page.getByRole('heading', { name: 'No sessions recorded yet' }).waitFor()
+    expect(await page.locator('pre').textContent()).toContain('data-api-key="svc_pk_…"')
+    expect(await page.getByRole('link', { name: 'Create an ingest key' }).getAttribute('href')).toBe(
+      '/settings/keys',
+    )
+    await screenshot(page, 'sessions-empty')
+    await page.close()
+  }, 240_000)
+
+  it('lists a recorded session and replays it with its moments', async () => {
+    const [organization] = await running.database.db.select().from(organizations)
+    const { key } = await createKey(running.database.db, { organizationId: organization!.id, type: 'ingest' })
+    await recordOverHttp(
+      running.server.baseUrl,
+      key,
+      'e2e-multi-page',
+      endingNow(loadRecording('multi-page').events),
+    )
+    const session = await processedSession('e2e-multi-page')
+    sessionId = session.id
+
+    const page = await context.newPage()
+    await page.goto(`${running.server.baseUrl}/sessions`)
+    const row = page.getByTestId('sessions-table').getByRole('row').filter({ hasText: 'Grace Hopper' })
+    await row.waitFor()
+    expect(await row.textContent()).toContain('grace@example.com')
+    expect(await row.getByText('analysed').isVisible()).toBe(true)
+    await screenshot(page, 'sessions-list')
+
+    // The search finds the session by e-mail, and "errors only" keeps it (it has an error).
+    await page.getByLabel('Search').fill('grace@')
+    await page.getByLabel('With errors only').check()
+    await page.getByRole('button', { name: 'Search' }).click()
+    await page.waitForURL(/q=grace%40&errors=1/)
+    await row.waitFor()
+    await page.getByLabel('Search').fill('nobody@')
+    await page.getByRole('button', { name: 'Search' }).click()
+    await page.getByText('No session matches “nobody@” with errors.').waitFor()
+    await page.getByRole('link', { name: 'show all sessions' }).click()
+    await page.waitForURL(`${running.server.baseUrl}/sessions`)
+
+    await page.getByRole('link', { name: 'Grace Hopper' }).click()
+    await page.waitForURL(`${running.server.baseUrl}/sessions/${sessionId}`)
+    await page.getByRole('heading', { name: 'Grace Hopper' }).waitFor()
+    const facts = page.locator('dl')
+    for (const text of [
+      'grace@example.com',
+      'user-1815',
+      'team',
+      'Chrome/156.0',
+      'en-GB',
+      '1280 × 800',
+      'http://shop.example/',
+    ])
+      expect(await facts.textContent()).toContain(text)
+    await replayReady(page)
+    expect(
+      await page.frameLocator('[data-testid="replay-player"] iframe').locator('body').textContent(),
+    ).not.toBe('')
+
+    // The issue found in the session links to its page.
+    const issueLink = page
+      .getByRole('region', { name: 'Issues found in this session' })
+      .getByRole('link')
+      .first()
+    expect(await issueLink.getAttribute('href')).toMatch(/^\/issues\/[0-9a-f-]{36}$/)
+
+    // Jumping to the error from the list moves the replay to that moment.
+    const digest = session.digest as { errors: { at: number }[] }
+    errorOffset = digest.errors[0]!.at - (await firstEventTimestamp())
+    const errorRow = moments(page).getByRole('button', { name: /^\d+:\d\d Error .*zip/ })
+    expect(await errorRow.getAttribute('aria-current')).toBeNull()
+    await errorRow.focus()
+    await page.keyboard.press('Enter')
+    await expect.poll(() => errorRow.getAttribute('aria-current')).toBe('step')
+    const replayTime = Number(await player(page).getAttribute('data-time'))
+    expect(Math.abs(replayTime - errorOffset)).toBeLessThan(1500)
+    await screenshot(page, 'session-replay')
+    await page.close()
+  }, 300_000)
+
+  it('opens the replay at ?t= and fits a phone screen', async () => {
+    const phone = await phonePage(context)
+    const t = errorOffset + (await firstEventTimestamp()) - (await sessionStart())
+    await phone.goto(`${running.server.baseUrl}/sessions/${sessionId}?t=${t}`)
+    await replayReady(phone)
+    expect(Math.abs(Number(await player(phone).getAttribute('data-time')) - errorOffset)).toBeLessThan(1500)
+    // The current moment is the error (or its issue, listed at the same time).
+    expect(await moments(phone).locator('[aria-current="step"]').textContent()).toContain('zip')
+    expect(await hasHorizontalOverflow(phone)).toBe(false)
+    const stage = await phone.locator('.rr-player').boundingBox()
+    expect(stage!.width).toBeLessThanOrEqual(390)
+    await screenshot(phone, 'session-replay-phone')
+    await phone.goto(`${running.server.baseUrl}/sessions`)
+    await phone.getByTestId('sessions-table').waitFor()
+    expect(await hasHorizontalOverflow(phone)).toBe(false)
+    await screenshot(phone, 'sessions-list-phone')
+    await phone.close()
+  }, 240_000)
+
+  it('answers not found for a bad id and refuses the events to signed-out callers', async () => {
+    const page = await context.newPage()
+    // The dashboard's loading boundary has already started the response, so the status stays 200.
+    await page.goto(`${running.server.baseUrl}/sessions/not-a-session`)
+    await page.getByRole('heading', { name: 'Not found' }).waitFor()
+    const signedOut = await fetch(`${running.server.baseUrl}/api/dashboard/sessions/${sessionId}/events`)
+    expect(signedOut.status).toBe(401)
+    expect(await signedOut.json()).toEqual({ error: 'Your session has ended. Sign in again.' })
+    const signedIn = await page.request.get(
+      `${running.server.baseUrl}/api/dashboard/sessions/${sessionId}/events`,
+    )
+    expect(signedIn.status()).toBe(200)
+    expect(signedIn.headers()['cache-control']).toBe('private, no-store')
+    expect(((await signedIn.json()) as unknown[]).length).toBe(loadRecording('multi-page').events.length)
+    await page.close()
+  }, 120_000)
+
+  it('says when there is nothing to replay, and retries a failed download', async () => {
+    const [organization] = await running.database.db.select().from(organizations)
+    const { key } = await createKey(running.database.db, { organizationId: organization!.id, type: 'ingest' })
+    // Only the Meta event of a page: no snapshot to draw yet (a recorder that just started).
+    const meta = endingNow(loadRecording('multi-page').events)
+      .filter((event) => event.type === 4)
+      .slice(0, 1)
+    await recordOverHttp(running.server.baseUrl, key, 'e2e-no-snapshot', meta, false)
+    const [empty] = await running.database.db
+      .select()
+      .from(replaySessions)
+      .where(eq(replaySessions.externalId, 'e2e-no-snapshot'))
+    const page = await context.newPage()
+    await page.goto(`${running.server.baseUrl}/sessions/${empty!.id}`)
+    await page.locator('[data-testid="replay-player"][data-state="empty"]').waitFor()
+    await page.getByText('Nothing to replay yet.').waitFor()
+
+    // A server error: the player says so and offers a retry that works once the server answers.
+    const eventsUrl = `**/api/dashboard/sessions/${sessionId}/events`
+    await page.route(eventsUrl, (route) =>
+      route.fulfill({
+        status: 500,
+        contentType: 'application/json',
+        body: '{"error":"Internal server error"}',
+      }),
+    )
+    await page.goto(`${running.server.baseUrl}/sessions/${sessionId}`)
+    await page.locator('[data-testid="replay-player"][data-state="error"]').waitFor()
+    expect(await player(page).getByRole('alert').textContent()).toContain('the server answered 500')
+    await screenshot(page, 'session-replay-error')
+    await page.unroute(eventsUrl)
+    await player(page).getByRole('button', { name: 'Retry' }).click()
+    await replayReady(page)
+    await page.close()
+  }, 180_000)
+
+  async function firstEventTimestamp(): Promise<number> {
+    const response = await context.request.get(
+      `${running.server.baseUrl}/api/dashboard/sessions/${sessionId}/events`,
+    )
+    const events = (await response.json()) as RrwebEvent[]
+    return events[0]!.timestamp
+  }
+
+  async function sessionStart(): Promise<number> {
+    const [row] = await running.database.db
+      .select()
+      .from(replaySessions)
+      .where(eq(replaySessions.id, sessionId))
+    return row!.startedAt.getTime()
+  }
+})
