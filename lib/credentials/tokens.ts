@@ -11,6 +11,8 @@ export const TOKEN_PREFIXES = {
   oauthClient: 'svc_client_',
   oauthClientSecret: 'svc_cs_',
   webhookSecret: 'whsec_',
+  /** One-time links that let someone join an organization. */
+  invitation: 'svc_inv_',
 } as const
 
 export type TokenPrefix = (typeof TOKEN_PREFIXES)[keyof typeof TOKEN_PREFIXES]

@@ -1,0 +1,37 @@
+'use client'
+
+import { useActionState } from 'react'
+import type { ActionResult } from '@/lib/http/actions'
+import { renameOrganizationAction } from '../actions'
+import styles from './settings.module.css'
+
+export function RenameForm({ name, disabled }: { name: string; disabled: boolean }) {
+  const [state, action, pending] = useActionState<ActionResult | null, FormData>(
+    renameOrganizationAction,
+    null,
+  )
+  return (
+    <form action={action} className="inline-form" aria-label="Rename the organization">
+      <div className={`field ${styles.fieldGrow}`}>
+        <label htmlFor="organization-name">Organization name</label>
+        <input
+          className="input"
+          id="organization-name"
+          name="name"
+          defaultValue={name}
+          required
+          maxLength={100}
+          disabled={disabled}
+        />
+      </div>
+      <button className="btn" type="submit" disabled={disabled || pending}>
+        {pending ? 'Saving…' : 'Rename'}
+      </button>
+      {state ? (
+        <p className={`alert ${state.ok ? 'alert-ok' : 'alert-error'}`} role={state.ok ? 'status' : 'alert'}>
+          {state.ok ? state.message : state.error}
+        </p>
+      ) : null}
+    </form>
+  )
+}

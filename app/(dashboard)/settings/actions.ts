@@ -1,0 +1,114 @@
+'use server'
+
+import { revalidatePath } from 'next/cache'
+import { getConfig } from '@/lib/config'
+import { getDb } from '@/lib/db'
+import { type ActionResult, actionFailure, actionMember, actionOwner } from '@/lib/http/actions'
+import { createInvitation } from '@/lib/invitations/create-invitation'
+import { INVITATION_TTL_DAYS, invitationUrl } from '@/lib/invitations/link'
+import { revokeInvitation } from '@/lib/invitations/revoke-invitation'
+import { changeMemberRole, removeMember } from '@/lib/orgs/members'
+import { renameOrganization } from '@/lib/orgs/rename-organization'
+
+const PATH = '/settings'
+
+export type InvitationResult = ActionResult<{
+  email: string
+  role: string
+  url: string
+  expiresInDays: number
+  replacedEarlier: boolean
+}>
+
+export async function renameOrganizationAction(
+  _previous: ActionResult | null,
+  form: FormData,
+): Promise<ActionResult> {
+  const owner = await actionOwner('rename the organization')
+  if (!owner.ok) return owner
+  try {
+    const renamed = await renameOrganization(await getDb(), {
+      organizationId: owner.organization.id,
+      name: String(form.get('name') ?? ''),
+    })
+    // The name is in the top bar of every dashboard page.
+    revalidatePath('/', 'layout')
+    return { ok: true, message: `The organization is now called ${renamed.name}.` }
+  } catch (error) {
+    return actionFailure(error, 'rename the organization')
+  }
+}
+
+export async function changeMemberRoleAction(userId: string, role: string): Promise<ActionResult> {
+  const owner = await actionOwner('change roles')
+  if (!owner.ok) return owner
+  try {
+    const changed = await changeMemberRole(await getDb(), {
+      organizationId: owner.organization.id,
+      userId: String(userId),
+      role: String(role),
+    })
+    revalidatePath('/', 'layout')
+    return { ok: true, message: changed.changed ? `Role changed to ${changed.role}.` : 'Role unchanged.' }
+  } catch (error) {
+    return actionFailure(error, 'change the role')
+  }
+}
+
+/** Owners remove anyone; everyone may remove themselves (leave). The last owner never goes. */
+export async function removeMemberAction(userId: string): Promise<ActionResult> {
+  const member = await actionMember()
+  if (!member.ok) return member
+  const self = String(userId) === member.user.id
+  const actor = self ? member : await actionOwner('remove members')
+  if (!actor.ok) return actor
+  try {
+    await removeMember(await getDb(), { organizationId: actor.organization.id, userId: String(userId) })
+    revalidatePath('/', 'layout')
+    return { ok: true, message: self ? 'You left the organization.' : 'Member removed.' }
+  } catch (error) {
+    return actionFailure(error, self ? 'leave the organization' : 'remove the member')
+  }
+}
+
+export async function createInvitationAction(
+  _previous: InvitationResult | null,
+  form: FormData,
+): Promise<InvitationResult> {
+  const owner = await actionOwner('invite people')
+  if (!owner.ok) return owner
+  try {
+    const created = await createInvitation(await getDb(), {
+      organizationId: owner.organization.id,
+      email: String(form.get('email') ?? ''),
+      role: String(form.get('role') ?? 'member'),
+      invitedByUserId: owner.user.id,
+    })
+    revalidatePath(PATH)
+    return {
+      ok: true,
+      email: created.email,
+      role: created.role,
+      url: invitationUrl(getConfig().baseUrl, created.token),
+      expiresInDays: INVITATION_TTL_DAYS,
+      replacedEarlier: created.replacedEarlier,
+    }
+  } catch (error) {
+    return actionFailure(error, 'create the invitation')
+  }
+}
+
+export async function revokeInvitationAction(invitationId: string): Promise<ActionResult> {
+  const owner = await actionOwner('revoke invitations')
+  if (!owner.ok) return owner
+  try {
+    const revoked = await revokeInvitation(await getDb(), {
+      organizationId: owner.organization.id,
+      id: String(invitationId),
+    })
+    revalidatePath(PATH)
+    return { ok: true, message: `The invitation for ${revoked.email} no longer works.` }
+  } catch (error) {
+    return actionFailure(error, 'revoke the invitation')
+  }
+}

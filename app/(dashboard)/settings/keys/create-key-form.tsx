@@ -1,0 +1,75 @@
+'use client'
+
+import { useActionState } from 'react'
+import { CopyField } from '../_components/copy-field'
+import styles from '../_components/settings.module.css'
+import { type CreateKeyResult, createKeyAction } from './actions'
+
+/** Creates an ingest or Data API key and shows it once, with what to do with it next. */
+export function CreateKeyForm({ type, disabled }: { type: 'ingest' | 'api'; disabled: boolean }) {
+  const [state, action, pending] = useActionState<CreateKeyResult | null, FormData>(createKeyAction, null)
+  const prefix = type === 'ingest' ? 'ingest' : 'api'
+  return (
+    <>
+      <form action={action} aria-label={type === 'ingest' ? 'Create an ingest key' : 'Create a Data API key'}>
+        <input type="hidden" name="type" value={type} />
+        <div className="inline-form">
+          <div className={`field ${styles.fieldGrow}`}>
+            <label htmlFor={`${prefix}-key-name`}>Key name</label>
+            <input
+              className="input"
+              id={`${prefix}-key-name`}
+              name="name"
+              required
+              maxLength={64}
+              placeholder={type === 'ingest' ? 'Marketing site' : 'Triage script'}
+              disabled={disabled}
+            />
+          </div>
+          <button className="btn btn-accent" type="submit" disabled={disabled || pending}>
+            {pending ? 'Creating…' : type === 'ingest' ? 'Create ingest key' : 'Create Data API key'}
+          </button>
+        </div>
+        {type === 'api' ? (
+          <div className={styles.checkbox}>
+            <input
+              type="checkbox"
+              id="api-key-write"
+              name="allowStatusUpdates"
+              aria-describedby="api-key-write-hint"
+              disabled={disabled}
+            />
+            <label htmlFor="api-key-write">
+              Allow issue status updates
+              <br />
+              <span className="muted" id="api-key-write-hint">
+                Adds the <code>write:issues</code> scope (PATCH <code>/api/v1/issues/…</code>, MCP{' '}
+                <code>update_issue</code>). Without it the key can only read.
+              </span>
+            </label>
+          </div>
+        ) : null}
+      </form>
+      {state && !state.ok ? (
+        <p className="alert alert-error" role="alert">
+          {state.error}
+        </p>
+      ) : null}
+      {state?.ok ? (
+        <div className={`alert alert-ok ${styles.created}`} role="status" data-testid={`created-${type}-key`}>
+          <p>
+            Key <strong>{state.name}</strong> created with {state.scopes.map((s) => `${s}`).join(' and ')}.
+            Copy it now: it is shown only this once and cannot be recovered (create a new one if you lose it).
+          </p>
+          <CopyField label="Key" value={state.key} testId={`new-${type}-key`} />
+          <CopyField
+            label={type === 'ingest' ? 'Recorder snippet (first tag in <head>)' : 'Try it'}
+            value={state.example}
+            multiline
+            testId={`new-${type}-example`}
+          />
+        </div>
+      ) : null}
+    </>
+  )
+}

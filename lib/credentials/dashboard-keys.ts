@@ -1,0 +1,33 @@
+import type { DbOrTx } from '@/db/client'
+import { InvalidInputError } from '@/lib/errors'
+import { type CreatedKey, createKey } from './create-key'
+
+/** The kinds the dashboard creates: legacy MCP keys are listed and revoked there, never made. */
+export type DashboardKeyType = 'ingest' | 'api'
+
+/**
+ * Creates a key from the settings page: an ingest key, or a Data API key whose
+ * "Allow issue status updates" option adds `write:issues` to `read:service`.
+ */
+export async function createDashboardKey(
+  db: DbOrTx,
+  input: {
+    organizationId: string
+    createdByUserId: string
+    type: string
+    name: string
+    allowStatusUpdates: boolean
+  },
+): Promise<CreatedKey> {
+  if (input.type !== 'ingest' && input.type !== 'api')
+    throw new InvalidInputError(
+      'Only ingest keys and Data API keys can be created here. AI agents connect through OAuth (Settings → MCP).',
+    )
+  return createKey(db, {
+    organizationId: input.organizationId,
+    type: input.type,
+    name: input.name,
+    write: input.type === 'api' && input.allowStatusUpdates,
+    createdByUserId: input.createdByUserId,
+  })
+}
