@@ -27,6 +27,8 @@ const nextConfig: NextConfig = {
       { source: '/oauth/:path*', headers: [{ key: 'Referrer-Policy', value: 'no-referrer' }] },
       { source: '/login', headers: [...noStore, { key: 'Referrer-Policy', value: 'no-referrer' }] },
       { source: '/signup', headers: noStore },
+      // Invitation links carry their one-time token in the path and hold a password form.
+      { source: '/invite/:path*', headers: [...noStore, { key: 'Referrer-Policy', value: 'no-referrer' }] },
     ]
   },
 }

@@ -55,7 +55,9 @@ export default async function OverviewPage() {
             <li>
               {overview.activeIngestKeys === 0 ? (
                 <>
-                  <Link href="/settings/keys">Create an ingest key</Link> (public, safe in client-side code).
+                  <Link href="/settings/keys">Create an ingest key</Link> under Settings → Keys (public, safe
+                  in client-side code). The page shows the recorder snippet with your key filled in, once:
+                  copy it then.
                 </>
               ) : (
                 <>

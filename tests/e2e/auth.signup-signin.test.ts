@@ -124,7 +124,10 @@ describe('dashboard sign-up, sign-in and sign-out in Chromium', () => {
     await expect(page.getByText('paid plan', { exact: false }).first().isVisible()).resolves.toBe(true)
     await shot(page, '05-webhooks-free-plan')
 
-    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Connected apps' }).click()
+    await page
+      .getByRole('navigation', { name: 'Settings' })
+      .getByRole('link', { name: 'Connected apps' })
+      .click()
     await page.waitForURL(`${server.baseUrl}/settings/connected-apps`)
     await expect(page.getByRole('heading', { name: 'No connected apps' }).isVisible()).resolves.toBe(true)
     await expect(page.getByText(`${server.baseUrl}/api/mcp`).isVisible()).resolves.toBe(true)

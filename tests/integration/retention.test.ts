@@ -81,14 +81,12 @@ describe('retention', () => {
         sessionCount: 1,
       })
       .returning({ id: issues.id })
-    await database.db
-      .insert(issueSessions)
-      .values({
-        issueId: issue!.id,
-        sessionId: oldA,
-        organizationId: orgs.a.id,
-        firstOccurrenceAt: new Date(),
-      })
+    await database.db.insert(issueSessions).values({
+      issueId: issue!.id,
+      sessionId: oldA,
+      organizationId: orgs.a.id,
+      firstOccurrenceAt: new Date(),
+    })
     // Organization b keeps 90 days: its 31-day-old session stays.
     expect((await runCli(['org:retention', '--org', orgs.b.id, '--days', '90'], cliIo())).valueOf()).toBe(0)
 
