@@ -217,7 +217,8 @@ describe('the issues pages in Chromium', () => {
     await page.getByRole('button', { name: 'Search' }).click()
     await page.waitForURL(`${baseUrl}/issues?q=PROFILE`)
     expect(await rowTitles()).toEqual(['PUT /api/profile returns 503 on /settings'])
-    expect(await tab('All 1').isVisible()).toBe(true)
+    // The tabs re-render with the search's counts; wait for them rather than read a stale row.
+    await tab('All 1').waitFor()
     expect(await tab('Unresolved 1').getAttribute('href')).toBe('/issues?status=unresolved&q=PROFILE')
 
     await page.getByLabel('Search title and description').fill('no such thing')
