@@ -38,6 +38,15 @@ export interface HealthDeps {
 /** A failure whose message is safe to show to whoever calls the health endpoint. */
 class HealthProblem extends Error {}
 
+/** An adapter that cannot even be built (bad configuration) is reported by its probe, not thrown. */
+function kindOf(read: () => string): string {
+  try {
+    return read()
+  } catch {
+    return 'unknown'
+  }
+}
+
 async function timed(
   name: string,
   kind: string,
@@ -79,15 +88,25 @@ export async function checkHealth(deps: HealthDeps): Promise<HealthReport> {
       await db.execute(sql`select 1`)
       return undefined
     }),
-    timed('blob', deps.blob().kind, timeoutMs, async () => {
-      // A read only: health checks run often and must not write objects.
-      await deps.blob().list('health/')
-      return undefined
-    }),
-    timed('rateLimiter', deps.rateLimiter().kind, timeoutMs, async () => {
-      await deps.rateLimiter().limit({ name: 'health', limit: 1_000_000, windowSeconds: 60 }, 'probe')
-      return undefined
-    }),
+    timed(
+      'blob',
+      kindOf(() => deps.blob().kind),
+      timeoutMs,
+      async () => {
+        // A read only: health checks run often and must not write objects.
+        await deps.blob().list('health/')
+        return undefined
+      },
+    ),
+    timed(
+      'rateLimiter',
+      kindOf(() => deps.rateLimiter().kind),
+      timeoutMs,
+      async () => {
+        await deps.rateLimiter().limit({ name: 'health', limit: 1_000_000, windowSeconds: 60 }, 'probe')
+        return undefined
+      },
+    ),
     timed('jobs', deps.jobsKind, timeoutMs, async () => {
       const db = await deps.db()
       const [runs] = await db
@@ -112,4 +131,21 @@ export async function checkHealth(deps: HealthDeps): Promise<HealthReport> {
   ])
   const checks = { database, blob, rateLimiter, jobs }
   return { status: Object.values(checks).every((c) => c.ok) ? 'ok' : 'degraded', checks }
+}
+
+let cached: { at: number; report: Promise<HealthReport> } | undefined
+
+/**
+ * The endpoint is public and each check costs the dependencies a round trip (a Blob listing, an
+ * Upstash command): answers within `ttlMs` of the last check share its result, so callers at any
+ * rate cause at most one probe per interval per instance.
+ */
+export function checkHealthCached(deps: HealthDeps, ttlMs = 5_000): Promise<HealthReport> {
+  const now = Date.now()
+  if (!cached || now - cached.at >= ttlMs) cached = { at: now, report: checkHealth(deps) }
+  return cached.report
+}
+
+export function resetHealthCacheForTests(): void {
+  cached = undefined
 }

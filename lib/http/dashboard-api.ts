@@ -1,6 +1,6 @@
 import type { Db } from '@/db/client'
 import { getDb } from '@/lib/db'
-import { AppError, ForbiddenError, InvalidInputError, NotFoundError, UnauthorizedError } from '@/lib/errors'
+import { ForbiddenError, InvalidInputError, NotFoundError, UnauthorizedError } from '@/lib/errors'
 import { logger } from '@/lib/log'
 import { sessionUser } from './oauth'
 import { newRequestId } from './respond'
@@ -23,7 +23,8 @@ function errorBody(error: unknown, requestId: string): { status: number; message
   if (error instanceof ForbiddenError) return { status: 403, message: error.message }
   if (error instanceof NotFoundError) return { status: 404, message: error.message }
   if (error instanceof InvalidInputError) return { status: 400, message: error.message }
-  if (!(error instanceof AppError)) logger.error({ err: error, requestId }, 'dashboard API request failed')
+  // Anything else, our own errors included, is a fault to look into: logged, never detailed.
+  logger.error({ err: error, requestId }, 'dashboard API request failed')
   return { status: 500, message: 'Internal server error' }
 }
 

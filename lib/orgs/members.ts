@@ -2,6 +2,7 @@ import { and, asc, count, eq } from 'drizzle-orm'
 import type { Db, DbOrTx, Tx } from '@/db/client'
 import { memberships, type Role, users } from '@/db/schema'
 import { ConflictError, isUuid, NotFoundError } from '@/lib/errors'
+import { revokeMemberAccess } from '@/lib/oauth/revoke-member-access'
 import { Role as RoleSchema } from '@/lib/users/schemas'
 import { parseInput } from '@/lib/validation'
 import { lockOrganization } from './lock-organization'
@@ -78,7 +79,8 @@ export async function changeMemberRole(
 
 /**
  * Removes someone from the organization (an owner removing a member, or a person leaving).
- * Their account stays: it may belong to other organizations. The last owner cannot go.
+ * Their account stays: it may belong to other organizations; the apps they connected lose
+ * access to this one at once. The last owner cannot go.
  */
 export async function removeMember(
   db: Db,
@@ -92,6 +94,7 @@ export async function removeMember(
     await tx
       .delete(memberships)
       .where(and(eq(memberships.organizationId, input.organizationId), eq(memberships.userId, input.userId)))
+    await revokeMemberAccess(tx, input)
     return { userId: input.userId }
   })
 }

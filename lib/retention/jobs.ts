@@ -5,8 +5,8 @@ import type { JobDefinition } from '@/lib/jobs/types'
 import { getBlobStore } from '@/lib/storage'
 import { sweepRetention } from './sweep'
 
-/** Daily at 03:17 UTC: off the hour, when most schedules fire. */
-export const RETENTION_CRON = '17 3 * * *'
+/** Hourly at :17 (off the hour, when most schedules fire): a backlog over one run's budget is worked off within hours. */
+export const RETENTION_CRON = '17 * * * *'
 
 export function retentionJobs(): JobDefinition[] {
   return [

@@ -1,4 +1,4 @@
-import { and, asc, eq, lt, sql } from 'drizzle-orm'
+import { and, asc, eq, lt, ne, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { organizations, replaySessions } from '@/db/schema'
 import type { BlobStore } from '@/lib/storage'
@@ -14,54 +14,57 @@ export interface RetentionResult {
 
 /**
  * Deletes every session older than its organization's retention (`retention_days`, counted
- * from the session's start), a chunk at a time so that one run holds no long transaction and
- * stops at `maxSessions` on a large backlog.
+ * from the session's start), oldest first across all organizations — so that on a backlog no
+ * organization waits behind another — a chunk at a time (no long transaction), stopping at
+ * `maxSessions`.
  */
 export async function sweepRetention(
   db: Db,
   blobs: BlobStore,
   options: { now?: number; chunk?: number; maxSessions?: number } = {},
 ): Promise<RetentionResult> {
-  const now = new Date(options.now ?? Date.now())
+  const now = new Date(options.now ?? Date.now()).toISOString()
   const chunk = options.chunk ?? 100
   const maxSessions = options.maxSessions ?? 5_000
+  const touched = new Set<string>()
   const result: RetentionResult = { organizations: 0, sessions: 0, blobs: 0, more: false }
-  const orgs = await db
-    .select({ id: organizations.id, days: organizations.retentionDays })
-    .from(organizations)
-    .orderBy(asc(organizations.id))
-  for (const org of orgs) {
-    const cutoff = new Date(now.getTime() - org.days * 86_400_000)
-    let touched = false
-    while (true) {
-      if (result.sessions >= maxSessions) {
-        result.more = true
-        return result
-      }
-      const expired = await db
-        .select({ id: replaySessions.id })
-        .from(replaySessions)
-        .where(
-          and(
-            eq(replaySessions.organizationId, org.id),
-            lt(replaySessions.startedAt, cutoff),
-            // A session still being analysed is left to finish; the next run deletes it.
-            sql`${replaySessions.status} <> 'processing'`,
+  while (true) {
+    const budget = Math.min(chunk, maxSessions - result.sessions)
+    const expired = await db
+      .select({ id: replaySessions.id, organizationId: replaySessions.organizationId })
+      .from(replaySessions)
+      .innerJoin(organizations, eq(organizations.id, replaySessions.organizationId))
+      .where(
+        and(
+          lt(
+            replaySessions.startedAt,
+            sql`${now}::timestamptz - ${organizations.retentionDays} * interval '1 day'`,
           ),
-        )
-        .orderBy(asc(replaySessions.startedAt))
-        .limit(Math.min(chunk, maxSessions - result.sessions))
-      if (expired.length === 0) break
-      const deleted = await deleteSessions(db, blobs, {
-        organizationId: org.id,
-        sessionIds: expired.map((s) => s.id),
-      })
-      touched = true
-      result.sessions += deleted.sessions
-      result.blobs += deleted.blobs
-      if (deleted.sessions === 0) break
+          // A session still being analysed is left to finish; the next run deletes it.
+          ne(replaySessions.status, 'processing'),
+        ),
+      )
+      .orderBy(asc(replaySessions.startedAt), asc(replaySessions.id))
+      .limit(budget > 0 ? budget : 1)
+    if (expired.length === 0) break
+    if (budget <= 0) {
+      result.more = true
+      break
     }
-    if (touched) result.organizations++
+    const byOrganization = new Map<string, string[]>()
+    for (const row of expired)
+      byOrganization.set(row.organizationId, [...(byOrganization.get(row.organizationId) ?? []), row.id])
+    let deletedNow = 0
+    for (const [organizationId, sessionIds] of byOrganization) {
+      const deleted = await deleteSessions(db, blobs, { organizationId, sessionIds })
+      if (deleted.sessions > 0) touched.add(organizationId)
+      deletedNow += deleted.sessions
+      result.blobs += deleted.blobs
+    }
+    result.sessions += deletedNow
+    // Rows that vanished meanwhile (another sweep, a manual delete): nothing left to gain here.
+    if (deletedNow === 0) break
   }
+  result.organizations = touched.size
   return result
 }

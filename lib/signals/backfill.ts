@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNotNull, sql } from 'drizzle-orm'
+import { and, asc, eq, gt, isNotNull, ne, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { replaySessions, signals } from '@/db/schema'
 import type { SessionDigest } from '@/lib/analysis/types'
@@ -14,12 +14,20 @@ const PAGE = 200
  * is not scanned: the backfill stops (or never starts) and stays `pending` until it is
  * resumed, which asks for it again (`setSignalStatus`).
  */
-/** Hands a paused signal's scan back to `pending`; true when it was paused (or deleted). */
+/**
+ * Hands a paused signal's scan back to `pending`; true when it was paused (or deleted). One
+ * conditional statement: a resume that lands between a read and a write would otherwise see
+ * `running`, ask for no new scan, and leave the signal `pending` with nothing scanning it.
+ */
 async function pausedMeanwhile(db: Db, signalId: string): Promise<boolean> {
-  const [row] = await db.select({ status: signals.status }).from(signals).where(eq(signals.id, signalId))
-  if (row?.status === 'active') return false
-  await db.update(signals).set({ backfillStatus: 'pending' }).where(eq(signals.id, signalId))
-  return true
+  const [handedBack] = await db
+    .update(signals)
+    .set({ backfillStatus: 'pending' })
+    .where(and(eq(signals.id, signalId), ne(signals.status, 'active')))
+    .returning({ id: signals.id })
+  if (handedBack) return true
+  const [still] = await db.select({ id: signals.id }).from(signals).where(eq(signals.id, signalId))
+  return !still
 }
 
 export async function backfillSignal(

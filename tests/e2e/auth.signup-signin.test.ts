@@ -52,9 +52,7 @@ describe('dashboard sign-up, sign-in and sign-out in Chromium', () => {
     // A fresh installation sends everyone to the first-run sign-up.
     await page.goto(`${server.baseUrl}/`)
     await page.waitForURL(/\/signup$/)
-    await expect(page.getByRole('heading', { name: 'Set up your installation' }).isVisible()).resolves.toBe(
-      true,
-    )
+    await page.getByRole('heading', { name: 'Set up your installation' }).waitFor()
     await shot(page, '01-signup')
 
     // Server-side validation answers in the page, and creates nothing.
@@ -73,12 +71,12 @@ describe('dashboard sign-up, sign-in and sign-out in Chromium', () => {
     await expect(page.getByTestId('current-user').textContent()).resolves.toContain(
       `${owner.email} · ${owner.org}`,
     )
-    await expect(page.getByRole('heading', { name: owner.org }).isVisible()).resolves.toBe(true)
+    await page.getByRole('heading', { name: owner.org }).waitFor()
     await shot(page, '02-overview')
 
     // Sign-up is closed once the installation has its owner.
     await page.goto(`${server.baseUrl}/signup`)
-    await expect(page.getByRole('heading', { name: 'Sign-up is closed' }).isVisible()).resolves.toBe(true)
+    await page.getByRole('heading', { name: 'Sign-up is closed' }).waitFor()
 
     // Sign out: the dashboard is no longer reachable.
     await page.goto(`${server.baseUrl}/`)
@@ -121,7 +119,7 @@ describe('dashboard sign-up, sign-in and sign-out in Chromium', () => {
     await page.waitForURL(`${server.baseUrl}/settings`)
     await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Webhooks' }).click()
     await page.waitForURL(`${server.baseUrl}/settings/webhooks`)
-    await expect(page.getByText('paid plan', { exact: false }).first().isVisible()).resolves.toBe(true)
+    await page.getByText('paid plan', { exact: false }).first().waitFor()
     await shot(page, '05-webhooks-free-plan')
 
     await page
@@ -129,8 +127,8 @@ describe('dashboard sign-up, sign-in and sign-out in Chromium', () => {
       .getByRole('link', { name: 'Connected apps' })
       .click()
     await page.waitForURL(`${server.baseUrl}/settings/connected-apps`)
-    await expect(page.getByRole('heading', { name: 'No connected apps' }).isVisible()).resolves.toBe(true)
-    await expect(page.getByText(`${server.baseUrl}/api/mcp`).isVisible()).resolves.toBe(true)
+    await page.getByRole('heading', { name: 'No connected apps' }).waitFor()
+    await page.getByText(`${server.baseUrl}/api/mcp`).waitFor()
     await shot(page, '06-connected-apps-empty')
     await context.close()
   })

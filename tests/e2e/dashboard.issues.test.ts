@@ -191,14 +191,12 @@ describe('the issues pages in Chromium', () => {
     await page.goto(`${baseUrl}/issues`)
     expect(await tab('All 4').getAttribute('aria-current')).toBe('page')
     for (const name of ['Unresolved 2', 'Ticket created 0', 'Transient 1', 'Resolved 1'])
-      expect(await tab(name).isVisible(), name).toBe(true)
+      await tab(name).waitFor()
     const titles = await rowTitles()
     expect(titles).toHaveLength(4)
     expect(titles[0]).toContain("Cannot read properties of undefined (reading 'price')")
     const first = rows().first()
-    expect(
-      await first.locator('.badge-high, .badge-critical, .badge-medium, .badge-low').first().isVisible(),
-    ).toBe(true)
+    await first.locator('.badge-high, .badge-critical, .badge-medium, .badge-low').first().waitFor()
     expect(await first.locator('td').nth(3).textContent()).toBe('2')
     expect(await first.locator('time').first().getAttribute('title')).toMatch(
       /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/,
@@ -249,7 +247,7 @@ describe('the issues pages in Chromium', () => {
     )
     expect(await page.getByTestId('evidence-stack').textContent()).toContain('addToCart')
     expect(await page.getByText('Triggered by a click on').textContent()).toContain('Buy now')
-    expect(await page.getByRole('heading', { name: 'Steps to replicate' }).isVisible()).toBe(true)
+    await page.getByRole('heading', { name: 'Steps to replicate' }).waitFor()
 
     // Most recent session first, and it is the one in the player.
     const sessionRows = page.getByTestId('issue-session')
@@ -298,7 +296,7 @@ describe('the issues pages in Chromium', () => {
     expect(activity).toMatchObject({ actorType: 'user', fromStatus: 'unresolved', toStatus: 'resolved' })
 
     await page.goto(`${baseUrl}/issues?status=resolved`)
-    expect(await tab('Resolved 2').isVisible()).toBe(true)
+    await tab('Resolved 2').waitFor()
     expect((await rowTitles()).some((t) => t.includes("reading 'price'"))).toBe(true)
   })
 

@@ -126,7 +126,7 @@ describe('sessions list and replay in Chromium', () => {
     const row = page.getByTestId('sessions-table').getByRole('row').filter({ hasText: 'Grace Hopper' })
     await row.waitFor()
     expect(await row.textContent()).toContain('grace@example.com')
-    expect(await row.getByText('analysed').isVisible()).toBe(true)
+    await row.getByText('analysed').waitFor()
     await screenshot(page, 'sessions-list')
 
     // The search finds the session by e-mail, and "errors only" keeps it (it has an error).

@@ -230,7 +230,7 @@ describe('signals and insights in the dashboard', () => {
     await page.waitForURL(`${baseUrl}/insights/${insight.id}`)
     const content = page.getByTestId('insight-content')
     await content.getByRole('heading', { name: '128 sessions from 90 users', level: 2 }).waitFor()
-    expect(await content.getByRole('heading', { name: 'Friction', level: 3 }).isVisible()).toBe(true)
+    await content.getByRole('heading', { name: 'Friction', level: 3 }).waitFor()
     expect(await content.getByRole('listitem').allTextContents()).toEqual([
       'JavaScript errors in 3% of sessions',
       'Failed requests in 12% of sessions',
@@ -240,7 +240,7 @@ describe('signals and insights in the dashboard', () => {
     expect(await link.getAttribute('rel')).toContain('noopener')
     expect(await content.locator('img, script').count()).toBe(0)
     expect(await page.evaluate(() => (window as { __xss?: number }).__xss)).toBeUndefined()
-    expect(await page.getByText('This insight names no issues.').isVisible()).toBe(true)
+    await page.getByText('This insight names no issues.').waitFor()
     await screenshot(page, 'insights-03-detail')
     await expectNoOverflowOnPhone('/insights', 'insights-04-list-phone')
     await expectNoOverflowOnPhone(`/insights/${insight.id}`, 'insights-05-detail-phone')

@@ -190,7 +190,7 @@ describe('MCP over OAuth with the MCP SDK client, in Chromium, against the built
       await page.getByTestId('client-name').waitFor()
       expect(await page.getByTestId('client-name').textContent()).toBe(CLIENT_NAME)
       expect(await page.getByTestId('redirect-host').textContent()).toBe(new URL(callback.url).host)
-      expect(await page.getByText('Organization: Acme').isVisible()).toBe(true)
+      await page.getByText('Organization: Acme').waitFor()
       // Write access is offered as a separate choice; this user grants read access only.
       expect(await page.getByRole('checkbox').count()).toBe(1)
       await shot(page, '11-oauth-consent')

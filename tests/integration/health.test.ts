@@ -1,12 +1,12 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { GET } from '@/app/api/health/route'
 import { jobRuns } from '@/db/schema'
 import { parseConfig, setConfigForTests } from '@/lib/config'
 import { useDatabase } from '@/lib/db'
-import { checkHealth } from '@/lib/health/check'
+import { checkHealth, resetHealthCacheForTests } from '@/lib/health/check'
 import { createMemoryRateLimiter, type RateLimiter, useRateLimiter } from '@/lib/ratelimit'
 import { createBlobStore, setBlobStoreForTests } from '@/lib/storage'
 import type { BlobStore } from '@/lib/storage/types'
@@ -33,6 +33,8 @@ afterAll(async () => {
   setConfigForTests(undefined)
   await database.close()
 })
+
+beforeEach(() => resetHealthCacheForTests())
 
 interface Body {
   status: string
@@ -72,6 +74,41 @@ describe('GET /api/health', () => {
     } finally {
       setBlobStoreForTests(blob)
     }
+  })
+
+  it('shares one probe between the answers of a few seconds, so callers cannot drive the dependencies', async () => {
+    let listings = 0
+    const counting: BlobStore = {
+      ...blob,
+      kind: 'local',
+      list: (prefix) => {
+        listings++
+        return blob.list(prefix)
+      },
+    }
+    setBlobStoreForTests(counting)
+    try {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => GET()))
+      expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200))
+      await GET()
+      expect(listings).toBe(1)
+    } finally {
+      setBlobStoreForTests(blob)
+    }
+  })
+
+  it('reports an adapter that cannot be built as failing instead of answering 500', async () => {
+    const report = await checkHealth({
+      db: async () => database.db,
+      databaseKind: 'test',
+      blob: () => {
+        throw new Error('BLOB_READ_WRITE_TOKEN is malformed')
+      },
+      rateLimiter: () => createMemoryRateLimiter(),
+      jobsKind: 'in-process',
+    })
+    expect(report.status).toBe('degraded')
+    expect(report.checks.blob).toMatchObject({ ok: false, kind: 'unknown', error: 'unreachable' })
   })
 
   it('answers within its deadline when a dependency hangs', async () => {

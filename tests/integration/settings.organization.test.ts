@@ -1,6 +1,18 @@
+import { randomUUID } from 'node:crypto'
 import { and, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { memberships, organizations, type Role, users } from '@/db/schema'
+import {
+  memberships,
+  oauthAccessTokens,
+  oauthClients,
+  oauthConsents,
+  oauthTokenChains,
+  organizations,
+  type Role,
+  users,
+} from '@/db/schema'
+import { resolveBearer } from '@/lib/credentials/resolve-bearer'
+import { generateToken, hashToken } from '@/lib/credentials/tokens'
 import { ConflictError, InvalidInputError, NotFoundError } from '@/lib/errors'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { changeMemberRole, LAST_OWNER_MESSAGE, listMembers, removeMember } from '@/lib/orgs/members'
@@ -25,6 +37,46 @@ async function addPerson(organizationId: string, role: Role, name: string | null
     .returning({ id: users.id, email: users.email })
   await database.db.insert(memberships).values({ organizationId, userId: user!.id, role })
   return user!
+}
+
+/** What the OAuth server leaves behind when a person connects an app: consent, chain, token. */
+async function connectApp(organizationId: string, userId: string): Promise<string> {
+  const clientId = `svc_client_${randomUUID().replace(/-/g, '')}`
+  await database.db.insert(oauthClients).values({
+    clientId,
+    clientName: 'Agent',
+    redirectUris: ['http://127.0.0.1:7777/callback'],
+    tokenEndpointAuthMethod: 'none',
+    grantTypes: ['authorization_code', 'refresh_token'],
+    responseTypes: ['code'],
+    scope: 'read:service',
+  })
+  const [consent] = await database.db
+    .insert(oauthConsents)
+    .values({ clientId, userId, organizationId, scope: 'read:service' })
+    .returning({ id: oauthConsents.id })
+  const [chain] = await database.db
+    .insert(oauthTokenChains)
+    .values({
+      clientId,
+      userId,
+      organizationId,
+      consentId: consent!.id,
+      scope: 'read:service',
+      resource: 'x',
+    })
+    .returning({ id: oauthTokenChains.id })
+  const token = generateToken('svc_oat_')
+  await database.db.insert(oauthAccessTokens).values({
+    tokenHash: hashToken(token),
+    chainId: chain!.id,
+    clientId,
+    organizationId,
+    scope: 'read:service',
+    resource: 'x',
+    expiresAt: new Date(Date.now() + 3_600_000),
+  })
+  return token
 }
 
 const roleOf = async (organizationId: string, userId: string) => {
@@ -163,6 +215,30 @@ describe('members', () => {
     await expect(removeMember(database.db, { organizationId: org.id, userId: member.id })).rejects.toThrow(
       NotFoundError,
     )
+  })
+
+  it('cuts off the apps a removed member connected, at once, in that organization only', async () => {
+    const org = await createOrganization(database.db, { name: 'Connected' })
+    const other = await createOrganization(database.db, { name: 'Elsewhere' })
+    await addPerson(org.id, 'owner')
+    const member = await addPerson(org.id, 'member')
+    await database.db
+      .insert(memberships)
+      .values({ organizationId: other.id, userId: member.id, role: 'member' })
+    const here = await connectApp(org.id, member.id)
+    const there = await connectApp(other.id, member.id)
+    expect(await resolveBearer(database.db, `Bearer ${here}`)).toMatchObject({ organizationId: org.id })
+
+    await removeMember(database.db, { organizationId: org.id, userId: member.id })
+
+    expect(await resolveBearer(database.db, `Bearer ${here}`)).toBeNull()
+    const consents = await database.db
+      .select({ organizationId: oauthConsents.organizationId, revokedAt: oauthConsents.revokedAt })
+      .from(oauthConsents)
+      .where(eq(oauthConsents.userId, member.id))
+    expect(consents.find((c) => c.organizationId === org.id)?.revokedAt).toBeInstanceOf(Date)
+    expect(consents.find((c) => c.organizationId === other.id)?.revokedAt).toBeNull()
+    expect(await resolveBearer(database.db, `Bearer ${there}`)).toMatchObject({ organizationId: other.id })
   })
 
   it('acts only inside the given organization', async () => {

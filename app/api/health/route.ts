@@ -1,6 +1,6 @@
 import { getConfig } from '@/lib/config'
 import { getDb } from '@/lib/db'
-import { checkHealth } from '@/lib/health/check'
+import { checkHealthCached } from '@/lib/health/check'
 import { json } from '@/lib/http/respond'
 import { getRateLimiter } from '@/lib/ratelimit'
 import { getBlobStore } from '@/lib/storage'
@@ -8,7 +8,7 @@ import { getBlobStore } from '@/lib/storage'
 /** For the host's health checks: 200 when every dependency answers, 503 with the failing ones. */
 export async function GET(): Promise<Response> {
   const config = getConfig()
-  const report = await checkHealth({
+  const report = await checkHealthCached({
     db: getDb,
     databaseKind: config.database.kind,
     blob: getBlobStore,

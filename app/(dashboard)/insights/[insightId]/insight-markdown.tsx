@@ -10,8 +10,9 @@ const components: Components = {
   h5: ({ node: _node, ...props }) => <h6 {...props} />,
   a: ({ node: _node, href, ...props }: ComponentProps<'a'> & { node?: unknown }) => {
     // Links in generated text may point anywhere: off-site ones open apart from the
-    // dashboard and get neither its window nor its address.
-    const external = Boolean(href && /^[a-z][a-z0-9+.-]*:/i.test(href))
+    // dashboard and get neither its window nor its address. Only a path of this site (one
+    // leading slash, not `//host` or `/\host`, which browsers read as another host) stays.
+    const external = !(href && /^\/(?![/\\])/.test(href))
     return external ? (
       <a href={href} target="_blank" rel="noopener noreferrer nofollow" {...props} />
     ) : (
