@@ -224,8 +224,12 @@ describe('session processing through the in-process engine', () => {
       const networkIssues = await issuesOfKind('network_error')
       expect(networkIssues).toHaveLength(1)
       expect(networkIssues[0]!.sessionCount).toBe(1)
-      const runs = await database.db.select().from(jobRuns).where(eq(jobRuns.functionId, 'process-session'))
-      const mine = runs.filter((r) => (r.payload as { sessionId?: string }).sessionId === session!.id)
+      // The run is marked completed after its last step has committed the session: wait for it.
+      const mine = await waitFor('the resumed run to complete', async () => {
+        const runs = await database.db.select().from(jobRuns).where(eq(jobRuns.functionId, 'process-session'))
+        const ofSession = runs.filter((r) => (r.payload as { sessionId?: string }).sessionId === session!.id)
+        return ofSession.every((r) => r.status !== 'running' && r.status !== 'queued') ? ofSession : undefined
+      })
       expect(mine).toHaveLength(1)
       expect(mine[0]!.status).toBe('completed')
     } finally {
