@@ -1,0 +1,719 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { and, eq, inArray } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import {
+  changeStatusAction,
+  linkTicketAction,
+  unlinkTicketAction,
+} from '@/app/(dashboard)/issues/[issueId]/actions'
+import {
+  changeMemberRoleAction,
+  removeMemberAction,
+  renameOrganizationAction,
+  revokeInvitationAction,
+} from '@/app/(dashboard)/settings/actions'
+import { revokeConnectedAppAction } from '@/app/(dashboard)/settings/connected-apps/actions'
+import { revokeKeyAction } from '@/app/(dashboard)/settings/keys/actions'
+import { revokeWebhookAction, sendTestWebhookAction } from '@/app/(dashboard)/settings/webhooks/actions'
+import { deleteSignalAction, pauseSignalAction, resumeSignalAction } from '@/app/(dashboard)/signals/actions'
+import { GET as sessionEvents } from '@/app/api/dashboard/sessions/[sessionId]/events/route'
+import { acceptInvitationAction, createAccountFromInvitationAction } from '@/app/invite/[token]/actions'
+import {
+  credentials,
+  issues,
+  memberships,
+  organizations,
+  replayBatches,
+  replaySessions,
+  webhookDeliveries,
+} from '@/db/schema'
+import { runCli } from '@/lib/cli/run'
+import { listKeys } from '@/lib/credentials/list-keys'
+import { resolveBearer } from '@/lib/credentials/resolve-bearer'
+import { hashToken } from '@/lib/credentials/tokens'
+import { useDatabase } from '@/lib/db'
+import { NotFoundError } from '@/lib/errors'
+import { getInsight } from '@/lib/insights/get-insight'
+import { INVALID_INVITATION } from '@/lib/invitations/link'
+import { listPendingInvitations } from '@/lib/invitations/list-invitations'
+import { getIssueRow, ISSUE_NOT_FOUND } from '@/lib/issues/get-issue'
+import { issueHistory } from '@/lib/issues/issue-history'
+import { issueSessionOf, issueSessionsOf } from '@/lib/issues/issue-sessions'
+import { listConnectedApps } from '@/lib/oauth/connected-apps'
+import { listMembers } from '@/lib/orgs/members'
+import { enqueueEvent } from '@/lib/outbox/enqueue'
+import { EVENTS } from '@/lib/outbox/events'
+import { INVALID_CURSOR } from '@/lib/pagination/cursor'
+import { createMemoryRateLimiter } from '@/lib/ratelimit'
+import { getSession } from '@/lib/sessions/get-session'
+import { listSessions } from '@/lib/sessions/list-sessions'
+import { sessionIssues } from '@/lib/sessions/session-issues'
+import { getSignal, SIGNAL_NOT_FOUND } from '@/lib/signals/get-signal'
+import { listSignalMatches } from '@/lib/signals/signal-matches'
+import { getBlobStore } from '@/lib/storage'
+import type { Deliverer } from '@/lib/webhooks/deliver'
+import { listEndpoints, revokeEndpoint } from '@/lib/webhooks/endpoints'
+import { fanOutEvent } from '@/lib/webhooks/fan-out'
+import { deliveryLog } from '@/lib/webhooks/log'
+import { useDeliverer } from '@/lib/webhooks/runtime'
+import { sendTestEvent } from '@/lib/webhooks/send-test'
+import { api } from '../helpers/data-api'
+import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { sendBatch } from '../helpers/ingest'
+import {
+  seedTenant,
+  settleCredentialTouches,
+  snapshotSizes,
+  snapshotTenant,
+  type Tenant,
+  type TenantSnapshot,
+} from '../helpers/isolation'
+import { connectClient, type McpTestServer, startMcpServer, textOf } from '../helpers/mcp'
+
+// Server actions read the signed-in user through getSignedInUser (next-auth's getServerSession,
+// which needs the cookies of a Next request that a test cannot create). It is replaced by the
+// same decoding the dashboard's JSON routes use (sessionUser: the next-auth JWT cookie → the user
+// and their organizations), fed with the cookie of whoever `signedIn` names; everything after
+// it (actionMember/actionOwner, the action, the domain function, the database) is the real code.
+const signedIn = vi.hoisted(() => ({ cookie: '' }))
+vi.mock('@/lib/http/session', async () => {
+  const { sessionUser } = await import('@/lib/http/oauth')
+  const { getDb } = await import('@/lib/db')
+  return {
+    getSignedInUser: async () =>
+      signedIn.cookie
+        ? sessionUser(
+            new Request('http://localhost:3000/', { headers: { cookie: signedIn.cookie } }),
+            await getDb(),
+          )
+        : null,
+    requireMember: async () => {
+      throw new Error('dashboard pages are not rendered in this test')
+    },
+  }
+})
+// Cache invalidation and request headers exist only inside a Next request.
+vi.mock('next/cache', () => ({ revalidatePath: () => undefined, revalidateTag: () => undefined }))
+vi.mock('next/headers', () => ({
+  headers: async () => new Headers({ 'x-forwarded-for': '203.0.113.7' }),
+  cookies: async () => ({ get: () => undefined, getAll: () => [] }),
+}))
+
+let database: TestDatabase
+let server: McpTestServer
+let A: Tenant
+let B: Tenant
+/** Cursors B's own credential was given, minted before the snapshot. */
+const bCursors: Record<'issues' | 'signals' | 'insights', string> = { issues: '', signals: '', insights: '' }
+let before: TenantSnapshot
+const deliveries: string[] = []
+const clients: Client[] = []
+
+// Any delivery at all would be a leak here: A never owns an endpoint it could send to.
+const recordingDeliverer: Deliverer = async (request) => {
+  deliveries.push(request.url)
+  throw new Error(`unexpected webhook delivery to ${request.url}`)
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+  useDatabase(database)
+  useDeliverer(recordingDeliverer)
+  A = await seedTenant(database.db, 'Alpha')
+  B = await seedTenant(database.db, 'Beta')
+  for (const list of ['issues', 'signals', 'insights'] as const) {
+    const call = list === 'issues' ? api.listIssues : list === 'signals' ? api.listSignals : api.listInsights
+    const page = (await (await call(B.oauth.read.token, { limit: 1 })).json()) as {
+      nextCursor: string | null
+    }
+    expect(page.nextCursor, list).toEqual(expect.any(String))
+    bCursors[list] = page.nextCursor!
+  }
+  await settleCredentialTouches(database.db, B)
+  before = await snapshotTenant(database.db, getBlobStore(), B.id)
+  server = await startMcpServer()
+})
+afterAll(async () => {
+  for (const client of clients) await client.close()
+  await server?.close()
+  useDeliverer(undefined)
+  useDatabase(undefined)
+  await database?.close()
+})
+
+type Json = Record<string, unknown>
+const body = async (response: Response) => (await response.json()) as Json
+const ids = (rows: unknown) => (rows as { id: string }[]).map((row) => row.id)
+
+/** B's issue rows now, compared in full with what seeding left. */
+async function expectBIssuesUnchanged() {
+  const rows = await database.db
+    .select()
+    .from(issues)
+    .where(inArray(issues.id, ids(B.issues)))
+  expect(rows.sort((x, y) => x.id.localeCompare(y.id))).toEqual(
+    [...B.issues].sort((x, y) => x.id.localeCompare(y.id)),
+  )
+}
+
+/** Every id of B that a caller could put in a URL, a tool argument or a form. */
+function bIds(): [string, string][] {
+  return [
+    ...B.issues.map((i, n) => [`issue ${n}`, i.id] as [string, string]),
+    ...B.sessions.map((s, n) => [`session ${n}`, s.id] as [string, string]),
+    ...B.signals.map((s, n) => [`signal ${n}`, s.id] as [string, string]),
+    ...B.insights.map((s, n) => [`insight ${n}`, s.id] as [string, string]),
+    ['webhook endpoint', B.webhook.endpointId],
+    ['organization', B.id],
+  ]
+}
+
+// The bearer credentials of A: static keys of every kind and OAuth access tokens.
+interface Bearer {
+  name: string
+  token: (t: Tenant) => string
+  /** Holds write:issues. */
+  write: boolean
+}
+const BEARERS: Bearer[] = [
+  { name: 'svc_api_ read', token: (t) => t.keys.apiRead.key, write: false },
+  { name: 'svc_api_ write', token: (t) => t.keys.apiWrite.key, write: true },
+  { name: 'svc_mcp_ (legacy)', token: (t) => t.keys.mcp.key, write: false },
+  { name: 'svc_oat_ read', token: (t) => t.oauth.read.token, write: false },
+  { name: 'svc_oat_ write', token: (t) => t.oauth.write.token, write: true },
+]
+
+describe.each(BEARERS)('Data API with A’s $name', ({ token, write }) => {
+  it('GET of every B issue (and of B ids of other kinds) is 404 Issue not found', async () => {
+    for (const [what, id] of bIds()) {
+      const response = await api.getIssue(token(A), id)
+      expect(response.status, what).toBe(404)
+      expect(await body(response), what).toEqual({ error: 'Issue not found' })
+    }
+  })
+
+  it('PATCH of every B issue is refused and leaves it as it was', async () => {
+    for (const issue of B.issues) {
+      const response = await api.patchIssue(token(A), issue.id, { status: 'resolved' })
+      // Without write:issues the scope check answers first; with it, B's issue does not exist.
+      if (write) {
+        expect(response.status).toBe(404)
+        expect(await body(response)).toEqual({ error: 'Issue not found' })
+      } else {
+        expect(response.status).toBe(403)
+        expect(await body(response)).toEqual({ error: 'Missing required scope: write:issues' })
+      }
+    }
+    await expectBIssuesUnchanged()
+  })
+
+  it('lists hold A’s issues, signals and insights and none of B’s', async () => {
+    const lists = [
+      ['issues', api.listIssues, A.issues, B.issues],
+      ['signals', api.listSignals, A.signals, B.signals],
+      ['insights', api.listInsights, A.insights, B.insights],
+    ] as const
+    for (const [name, list, own, foreign] of lists) {
+      const response = await list(token(A), { limit: 50 })
+      expect(response.status, name).toBe(200)
+      const listed = ids((await body(response))[name])
+      expect(listed.sort(), name).toEqual(ids(own).sort())
+      for (const id of ids(foreign)) expect(listed, name).not.toContain(id)
+    }
+  })
+
+  it('A’s own cursors page through A’s lists; B’s cursors are refused', async () => {
+    const lists = [
+      ['issues', api.listIssues],
+      ['signals', api.listSignals],
+      ['insights', api.listInsights],
+    ] as const
+    for (const [name, list] of lists) {
+      const first = await body(await list(token(A), { limit: 1 }))
+      const second = await list(token(A), { limit: 1, cursor: String(first.nextCursor) })
+      expect(second.status, name).toBe(200)
+      const pages = [...ids(first[name]), ...ids((await body(second))[name])]
+      expect(
+        pages.every((id) => !ids(B[name]).includes(id)),
+        name,
+      ).toBe(true)
+
+      const foreign = await list(token(A), { limit: 1, cursor: bCursors[name] })
+      expect(foreign.status, name).toBe(400)
+      expect(await body(foreign), name).toEqual({ error: INVALID_CURSOR })
+
+      // The other way round: A's cursor presented by B's (read-only OAuth) token.
+      const reverse = await list(B.oauth.read.token, { limit: 1, cursor: String(first.nextCursor) })
+      expect(reverse.status, name).toBe(400)
+      expect(await body(reverse), name).toEqual({ error: INVALID_CURSOR })
+    }
+  })
+})
+
+describe('Data API with A’s non-bearer credentials', () => {
+  it('A’s ingest key and A’s dashboard cookie are not Data API credentials (401)', async () => {
+    for (const [what, headers] of [
+      ['ingest key as bearer', { authorization: `Bearer ${A.keys.ingest.key}` }],
+      ['ingest key header', { 'x-service-api-key': A.keys.ingest.key }],
+      ['dashboard cookie', { cookie: A.owner.cookie }],
+    ] as const) {
+      const response = await api.listIssues(null, {}, headers)
+      expect(response.status, what).toBe(401)
+    }
+    for (const issue of B.issues) expect((await api.getIssue(A.keys.ingest.key, issue.id)).status).toBe(401)
+  })
+})
+
+async function callTool(client: Client, name: string, args: Json = {}): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult
+}
+
+describe.each(BEARERS)('MCP with A’s $name', ({ token, write }) => {
+  let client: Client
+  beforeAll(async () => {
+    client = await connectClient(server.url, token(A))
+    clients.push(client)
+  })
+
+  it('get_issue with any B id is a tool error: Issue not found', async () => {
+    for (const [what, id] of bIds()) {
+      const result = await callTool(client, 'get_issue', { issueId: id })
+      expect(result.isError, what).toBe(true)
+      expect(textOf(result), what).toBe('Issue not found')
+      expect(JSON.stringify(result), what).not.toContain(B.name)
+    }
+  })
+
+  it('update_issue on B’s issues is a tool error and changes nothing', async () => {
+    for (const issue of B.issues) {
+      const result = await callTool(client, 'update_issue', { issueId: issue.id, status: 'transient' })
+      expect(result.isError).toBe(true)
+      expect(textOf(result)).toBe(write ? 'Issue not found' : 'Missing required scope: write:issues')
+    }
+    await expectBIssuesUnchanged()
+  })
+
+  it('list tools answer A’s data only; B’s cursors are refused', async () => {
+    const lists = [
+      ['list_issues', 'issues', A.issues, B.issues],
+      ['list_signals', 'signals', A.signals, B.signals],
+      ['list_insights', 'insights', A.insights, B.insights],
+    ] as const
+    for (const [tool, key, own, foreign] of lists) {
+      const result = await callTool(client, tool, { limit: 50 })
+      expect(result.isError, tool).toBeFalsy()
+      const listed = ids((result.structuredContent as Json)[key])
+      expect(listed.sort(), tool).toEqual(ids(own).sort())
+      for (const id of ids(foreign)) expect(textOf(result), tool).not.toContain(id)
+
+      const refused = await callTool(client, tool, { limit: 1, cursor: bCursors[key] })
+      expect(refused.isError, tool).toBe(true)
+      expect(textOf(refused), tool).toBe(INVALID_CURSOR)
+    }
+  })
+})
+
+const EVENTS_URL = 'http://localhost:3000/api/dashboard/sessions'
+const fetchEvents = (sessionId: string, headers: Record<string, string>) =>
+  sessionEvents(new Request(`${EVENTS_URL}/${sessionId}/events`, { headers }), {
+    params: Promise.resolve({ sessionId }),
+  })
+
+describe('dashboard: the replay player’s event fetch', () => {
+  it('A’s own session streams for A’s member (the route works)', async () => {
+    const response = await fetchEvents(A.sessions[0]!.id, { cookie: A.owner.cookie })
+    expect(response.status).toBe(200)
+    expect(((await response.json()) as unknown[]).length).toBeGreaterThan(0)
+  })
+
+  it('every B session is 404 Session not found for A’s owner and A’s member', async () => {
+    for (const cookie of [A.owner.cookie, (await memberCookie(A)).cookie])
+      for (const session of B.sessions) {
+        const response = await fetchEvents(session.id, { cookie })
+        expect(response.status).toBe(404)
+        expect(await body(response)).toEqual({ error: 'Session not found' })
+      }
+  })
+
+  it('A’s bearer credentials and ingest key open no session at all (401)', async () => {
+    for (const bearer of BEARERS)
+      for (const session of [...B.sessions, ...A.sessions]) {
+        const response = await fetchEvents(session.id, { authorization: `Bearer ${bearer.token(A)}` })
+        expect(response.status, bearer.name).toBe(401)
+      }
+    const viaIngest = await fetchEvents(B.sessions[0]!.id, { 'x-service-api-key': A.keys.ingest.key })
+    expect(viaIngest.status).toBe(401)
+  })
+})
+
+/** A's plain member signs in with a cookie minted like the owner's. */
+async function memberCookie(tenant: Tenant) {
+  const { encode } = await import('next-auth/jwt')
+  const token = await encode({
+    token: { sub: tenant.member.id, email: tenant.member.email },
+    secret: process.env.AUTH_SECRET!,
+  })
+  return { cookie: `next-auth.session-token=${token}` }
+}
+
+describe('dashboard pages: what each page loads, with A’s organization and B’s ids', () => {
+  // Pages are server components; each one calls requireMember, then these functions with the
+  // member's organization id and the id from the URL.
+  it('issue, session, signal, insight and webhook pages find nothing of B', async () => {
+    const db = database.db
+    const loaders: [string, () => Promise<unknown>][] = []
+    for (const issue of B.issues)
+      loaders.push(
+        ['issue page', () => getIssueRow(db, A.id, issue.id)],
+        ['issue history', () => issueHistory(db, A.id, issue.id)],
+        ['issue sessions', () => issueSessionsOf(db, A.id, issue.id)],
+      )
+    for (const session of B.sessions) loaders.push(['session page', () => getSession(db, A.id, session.id)])
+    for (const signal of B.signals)
+      loaders.push(
+        ['signal page', () => getSignal(db, { organizationId: A.id, signalId: signal.id })],
+        [
+          'signal matches',
+          () => listSignalMatches(db, { organizationId: A.id, signalId: signal.id }, { limit: 10 }),
+        ],
+      )
+    for (const insight of B.insights)
+      loaders.push(['insight page', () => getInsight(db, { organizationId: A.id, insightId: insight.id })])
+    loaders.push(['issue session', () => issueSessionOf(db, A.id, B.issues[0]!.id, B.sessions[0]!.id)])
+    loaders.push([
+      'webhook delivery log',
+      () => deliveryLog(db, { organizationId: A.id, endpointId: B.webhook.endpointId }),
+    ])
+    for (const [what, load] of loaders) await expect(load(), what).rejects.toThrow(NotFoundError)
+  })
+
+  it('the lists A’s pages show hold nothing of B', async () => {
+    const db = database.db
+    for (const session of B.sessions) {
+      expect(await sessionIssues(db, A.id, session.id)).toEqual([])
+      // The issue page's ?session= picks a replay: A's issue with B's session opens none.
+      expect(await issueSessionOf(db, A.id, A.issues[0]!.id, session.id)).toBeNull()
+    }
+    const sessions = await listSessions(db, A.id, { limit: 50 })
+    expect(ids(sessions.items).sort()).toEqual(ids(A.sessions).sort())
+    expect(ids(await listKeys(db, { organizationId: A.id })).sort()).toEqual(
+      [A.keys.ingest.id, A.keys.apiRead.id, A.keys.apiWrite.id, A.keys.mcp.id].sort(),
+    )
+    expect(ids(await listEndpoints(db, A.id))).toEqual([A.webhook.endpointId])
+    const members = (await listMembers(db, A.id)).map((m) => m.userId)
+    expect(members.sort()).toEqual([A.owner.id, A.member.id].sort())
+    expect(ids(await listPendingInvitations(db, A.id))).toEqual([A.invitation.id])
+    const apps = (await listConnectedApps(db, A.owner.id)).map((app) => app.organization.id)
+    expect(apps).not.toContain(B.id)
+  })
+})
+
+type Outcome = { ok: boolean; error?: string }
+
+describe('dashboard server actions signed in as A, with B’s ids', () => {
+  const form = (fields: Record<string, string>) => {
+    const data = new FormData()
+    for (const [name, value] of Object.entries(fields)) data.set(name, value)
+    return data
+  }
+
+  interface ActionCase {
+    what: string
+    run: () => Promise<Outcome>
+    /** The answer to A's owner. */
+    error: string
+    /** Owner-only: A's plain member is refused before any lookup, with this reason. */
+    ownerOnly?: string
+  }
+
+  /** Every action that takes an id, called with B's ids; each must fail and touch nothing of B. */
+  function actions(): ActionCase[] {
+    const list: ActionCase[] = []
+    const link = { provider: 'github', url: 'https://github.com/a/a/issues/1', identifier: '#1' }
+    for (const issue of B.issues)
+      list.push(
+        {
+          what: 'changeStatus',
+          run: () => changeStatusAction(issue.id, null, form({ status: 'resolved' })),
+          error: ISSUE_NOT_FOUND,
+        },
+        {
+          what: 'linkTicket',
+          run: () => linkTicketAction(issue.id, null, form(link)),
+          error: ISSUE_NOT_FOUND,
+        },
+        { what: 'unlinkTicket', run: () => unlinkTicketAction(issue.id), error: ISSUE_NOT_FOUND },
+      )
+    for (const signal of B.signals)
+      list.push(
+        { what: 'pauseSignal', run: () => pauseSignalAction(signal.id), error: SIGNAL_NOT_FOUND },
+        { what: 'resumeSignal', run: () => resumeSignalAction(signal.id), error: SIGNAL_NOT_FOUND },
+        { what: 'deleteSignal', run: () => deleteSignalAction(signal.id), error: SIGNAL_NOT_FOUND },
+      )
+    for (const key of Object.values(B.keys))
+      list.push({
+        what: `revokeKey ${key.type}`,
+        run: () => revokeKeyAction(key.id),
+        error: `Key not found: ${key.id}`,
+        ownerOnly: 'revoke keys',
+      })
+    const notMember = 'That person is not a member of this organization.'
+    list.push(
+      {
+        what: 'revokeWebhook',
+        run: () => revokeWebhookAction(B.webhook.endpointId),
+        error: `Webhook endpoint not found: ${B.webhook.endpointId}`,
+        ownerOnly: 'manage webhooks',
+      },
+      {
+        what: 'sendTestWebhook',
+        run: () => sendTestWebhookAction(B.webhook.endpointId, 'issue.created'),
+        error: 'Webhook endpoint not found',
+        ownerOnly: 'manage webhooks',
+      },
+      {
+        what: 'changeMemberRole (B owner)',
+        run: () => changeMemberRoleAction(B.owner.id, 'member'),
+        error: notMember,
+        ownerOnly: 'change roles',
+      },
+      {
+        what: 'changeMemberRole (B member)',
+        run: () => changeMemberRoleAction(B.member.id, 'owner'),
+        error: notMember,
+        ownerOnly: 'change roles',
+      },
+      {
+        what: 'removeMember (B member)',
+        run: () => removeMemberAction(B.member.id),
+        error: notMember,
+        ownerOnly: 'remove members',
+      },
+      {
+        what: 'removeMember (B owner)',
+        run: () => removeMemberAction(B.owner.id),
+        error: notMember,
+        ownerOnly: 'remove members',
+      },
+      {
+        what: 'revokeInvitation',
+        run: () => revokeInvitationAction(B.invitation.id),
+        error: 'This invitation is no longer pending: it was accepted or revoked already. Reload the page.',
+        ownerOnly: 'revoke invitations',
+      },
+      {
+        what: 'revokeConnectedApp',
+        run: () => revokeConnectedAppAction(B.consentId),
+        error: 'Connected app not found: it may already be disconnected.',
+      },
+    )
+    // What A could learn of B's invitation is its id, at most its stored hash: neither is a link.
+    const guesses: [string, string][] = [
+      ['id', B.invitation.id],
+      ['stored hash', hashToken(B.invitation.token)],
+    ]
+    for (const [label, token] of guesses)
+      list.push(
+        {
+          what: `acceptInvitation (${label})`,
+          run: () => acceptInvitationAction(token),
+          error: INVALID_INVITATION,
+        },
+        {
+          what: `createAccountFromInvitation (${label})`,
+          run: () =>
+            createAccountFromInvitationAction(token, { name: 'Mallory', password: 'long enough pw' }),
+          error: INVALID_INVITATION,
+        },
+      )
+    return list
+  }
+
+  it.each([
+    ['A’s owner', () => A.owner.cookie, true],
+    ['A’s member', async () => (await memberCookie(A)).cookie, false],
+  ])('%s: every action on a B id fails with its “not found” answer', async (_who, cookie, owner) => {
+    signedIn.cookie = await cookie()
+    try {
+      for (const { what, run, error, ownerOnly } of actions()) {
+        const outcome = await run()
+        expect(outcome, what).toEqual({
+          ok: false,
+          error: !owner && ownerOnly ? `Only organization owners can ${ownerOnly}.` : error,
+        })
+      }
+    } finally {
+      signedIn.cookie = ''
+    }
+    expect(deliveries).toEqual([])
+  })
+
+  it('even holding B’s real invitation link, A’s signed-in account cannot join B', async () => {
+    signedIn.cookie = A.owner.cookie
+    try {
+      const outcome = await acceptInvitationAction(B.invitation.token)
+      expect(outcome.ok).toBe(false)
+      expect(outcome).toMatchObject({ error: expect.stringMatching(/^This invitation is for /) })
+    } finally {
+      signedIn.cookie = ''
+    }
+    const memberOf = await database.db.select().from(memberships).where(eq(memberships.userId, A.owner.id))
+    expect(memberOf.map((m) => m.organizationId)).toEqual([A.id])
+  })
+
+  it('renaming acts on the signed-in owner’s organization only', async () => {
+    signedIn.cookie = A.owner.cookie
+    try {
+      expect(await renameOrganizationAction(null, form({ name: 'Alpha renamed' }))).toMatchObject({
+        ok: true,
+      })
+    } finally {
+      signedIn.cookie = ''
+    }
+    const [b] = await database.db.select().from(organizations).where(eq(organizations.id, B.id))
+    expect(b!.name).toBe('Beta')
+  })
+})
+
+describe('webhook domain functions with A’s organization and B’s endpoint', () => {
+  it('revokeEndpoint and sendTestEvent answer not found; nothing is sent', async () => {
+    await expect(
+      revokeEndpoint(database.db, { id: B.webhook.endpointId, organizationId: A.id }),
+    ).rejects.toThrow(NotFoundError)
+    await expect(
+      sendTestEvent(database.db, recordingDeliverer, createMemoryRateLimiter(), {
+        organizationId: A.id,
+        endpointId: B.webhook.endpointId,
+        event: 'issue.created',
+      }),
+    ).rejects.toThrow('Webhook endpoint not found')
+    expect(deliveries).toEqual([])
+  })
+
+  it('an event of A fans out to A’s endpoint only, never to B’s', async () => {
+    const eventId = await enqueueEvent(database.db, {
+      organizationId: A.id,
+      name: EVENTS.issueCreated,
+      payload: { issue: { id: A.issues[1]!.id, title: A.issues[1]!.title } },
+    })
+    const pending = await fanOutEvent(database.db, { eventId: eventId!, name: EVENTS.issueCreated })
+    expect(pending).toHaveLength(1)
+    const made = await database.db
+      .select({ endpointId: webhookDeliveries.endpointId, organizationId: webhookDeliveries.organizationId })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.eventId, eventId!))
+    expect(made).toEqual([{ endpointId: A.webhook.endpointId, organizationId: A.id }])
+  })
+})
+
+/** The recorder's batch for one session id, as ingest accepts it. */
+function batchFor(externalId: string, sequence: number) {
+  const now = Date.now()
+  return {
+    session: {
+      id: externalId,
+      windowId: 'w1',
+      startedAt: now - 1000,
+      lastActivityAt: now,
+      url: 'http://127.0.0.1/',
+    },
+    user: { anonymousId: 'anon-isolation', id: null, properties: {} },
+    page: { url: 'http://127.0.0.1/', referrer: null, viewport: { width: 1280, height: 800 } },
+    replay: {
+      events: [{ type: 4, data: { href: 'http://127.0.0.1/', width: 1280, height: 800 }, timestamp: now }],
+      sequence,
+    },
+    metadata: { userAgent: 'Mozilla/5.0 Chrome/156.0', language: 'en' },
+    flush: 'normal',
+  }
+}
+
+describe('ingest with A’s key and B’s session ids', () => {
+  it('creates or extends a session of A only; B’s session rows and blobs stay as they were', async () => {
+    const db = database.db
+    const [bSession] = await db.select().from(replaySessions).where(eq(replaySessions.id, B.sessions[0]!.id))
+    // B's recorder id, and B's internal uuid used as a recorder id; sequence 0 and a new one.
+    for (const externalId of [B.sessions[0]!.externalId, B.sessions[0]!.id])
+      for (const sequence of [0, 7]) {
+        const response = await sendBatch(batchFor(externalId, sequence), { key: A.keys.ingest.key })
+        expect(response.status, `${externalId} #${sequence}`).toBe(200)
+      }
+    for (const externalId of [B.sessions[0]!.externalId, B.sessions[0]!.id]) {
+      const [aSession] = await db
+        .select()
+        .from(replaySessions)
+        .where(and(eq(replaySessions.organizationId, A.id), eq(replaySessions.externalId, externalId)))
+      expect(aSession, externalId).toBeDefined()
+      expect(aSession!.id).not.toBe(B.sessions[0]!.id)
+      const batches = await db.select().from(replayBatches).where(eq(replayBatches.sessionId, aSession!.id))
+      expect(batches.map((b) => b.sequence).sort()).toEqual([0, 7])
+      for (const batch of batches) {
+        expect(batch.organizationId).toBe(A.id)
+        expect(batch.blobKey.startsWith(`orgs/${A.id}/`)).toBe(true)
+      }
+    }
+    const [bAfter] = await db.select().from(replaySessions).where(eq(replaySessions.id, B.sessions[0]!.id))
+    expect(bAfter).toEqual(bSession)
+  })
+})
+
+async function cli(...argv: string[]) {
+  const stdout: string[] = []
+  const stderr: string[] = []
+  const code = await runCli(argv, {
+    stdout: (line) => stdout.push(line),
+    stderr: (line) => stderr.push(line),
+    env: {},
+    database,
+  })
+  return { code, stdout: stdout.join('\n'), stderr: stderr.join('\n') }
+}
+
+describe('admin CLI with A’s organization and B’s ids', () => {
+  it('session:delete --org A --session <B session> is not found and deletes nothing', async () => {
+    for (const session of B.sessions) {
+      const result = await cli('session:delete', '--org', A.id, '--session', session.id, '--json')
+      expect(result.code).toBe(1)
+      expect(result.stdout).toBe('')
+      expect(result.stderr).toContain(`No session ${session.id} in organization ${A.id}`)
+    }
+    const left = await database.db
+      .select({ id: replaySessions.id })
+      .from(replaySessions)
+      .where(eq(replaySessions.organizationId, B.id))
+    expect(ids(left).sort()).toEqual(ids(B.sessions).sort())
+    expect(await getBlobStore().list(`orgs/${B.id}/`)).toHaveLength(before.blobs!.length)
+  })
+
+  it('webhook:list --org A lists A’s endpoint only', async () => {
+    const result = await cli('webhook:list', '--org', A.id, '--json')
+    expect(result.code).toBe(0)
+    expect(ids((JSON.parse(result.stdout) as Json).endpoints)).toEqual([A.webhook.endpointId])
+  })
+})
+
+describe('B after the whole matrix', () => {
+  it('every row and replay file of B is byte-for-byte what it was', async () => {
+    const after = await snapshotTenant(database.db, getBlobStore(), B.id)
+    // Not vacuous: B holds data of every kind.
+    // No background engine runs in this file, so no job runs exist.
+    for (const [table, rows] of Object.entries(snapshotSizes(before)))
+      if (table !== 'jobRuns') expect(rows, table).toBeGreaterThan(0)
+    expect(after).toEqual(before)
+  })
+})
+
+// Documented, not forbidden: the admin CLI is the operator's tool with access to every
+// organization, so key:revoke takes a bare key id and revokes B's key. It runs last because it
+// changes B on purpose.
+describe('admin CLI: the operator acts across organizations (by design)', () => {
+  it('key:revoke --id <B key> revokes it; B’s Data API key stops working', async () => {
+    const result = await cli('key:revoke', '--id', B.keys.apiRead.id, '--json')
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout)).toMatchObject({ id: B.keys.apiRead.id })
+    const [row] = await database.db.select().from(credentials).where(eq(credentials.id, B.keys.apiRead.id))
+    expect(row!.revokedAt).not.toBeNull()
+    expect(await resolveBearer(database.db, `Bearer ${B.keys.apiRead.key}`)).toBeNull()
+  })
+})
