@@ -10,7 +10,10 @@ export function safeCallbackPath(value: string | undefined | null): string {
   try {
     const parsed = new URL(value, 'http://service.invalid')
     if (parsed.origin !== 'http://service.invalid') return '/'
-    return `${parsed.pathname}${parsed.search}${parsed.hash}`
+    const path = `${parsed.pathname}${parsed.search}${parsed.hash}`
+    // Normalising can make a new network-path reference: `/.//evil.example` → `//evil.example`.
+    if (path.startsWith('//') || path.startsWith('/\\')) return '/'
+    return path
   } catch {
     return '/'
   }

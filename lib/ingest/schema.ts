@@ -18,8 +18,53 @@ export const RrwebEvent = z
   })
   .loose()
 
-const nonEmpty = (field: string) =>
-  z.string({ error: `${field} must be a string` }).min(1, `${field} must not be empty`)
+/** What Postgres text and jsonb columns cannot hold: NUL characters and unpaired surrogates. */
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+function storableText(value: string): boolean {
+  return !value.includes('\u0000') && !UNPAIRED_SURROGATE.test(value)
+}
+const NOT_STORABLE = 'must not contain NUL characters or unpaired UTF-16 surrogates'
+
+// Ids are indexed (a session's id is unique per organization): long values cannot be.
+const MAX_ID_LENGTH = 256
+const MAX_TEXT_LENGTH = 8192
+
+const text = (field: string, max = MAX_TEXT_LENGTH) =>
+  z
+    .string({ error: `${field} must be a string` })
+    .max(max, `${field} must be at most ${max} characters`)
+    .refine(storableText, `${field} ${NOT_STORABLE}`)
+const nonEmpty = (field: string) => text(field, MAX_ID_LENGTH).min(1, `${field} must not be empty`)
+
+const MAX_PROPERTIES_DEPTH = 20
+const MAX_PROPERTIES_NODES = 10_000
+
+/**
+ * `user.properties` is stored as jsonb: bounded in depth (serialising a deeply nested value
+ * overflows the stack) and size, with every key and string storable. Walked iteratively so
+ * that the check itself cannot overflow.
+ */
+function propertiesProblem(value: Record<string, unknown>): string | null {
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 1 }]
+  let nodes = 0
+  while (stack.length > 0) {
+    const { value: current, depth } = stack.pop()!
+    if (++nodes > MAX_PROPERTIES_NODES)
+      return `user.properties must hold at most ${MAX_PROPERTIES_NODES} values`
+    if (typeof current === 'string') {
+      if (!storableText(current)) return `user.properties values ${NOT_STORABLE}`
+      continue
+    }
+    if (typeof current !== 'object' || current === null) continue
+    if (depth > MAX_PROPERTIES_DEPTH)
+      return `user.properties must be nested at most ${MAX_PROPERTIES_DEPTH} levels deep`
+    for (const [key, child] of Object.entries(current)) {
+      if (!storableText(key)) return `user.properties keys ${NOT_STORABLE}`
+      stack.push({ value: child, depth: depth + 1 })
+    }
+  }
+  return null
+}
 const epochMs = (field: string) =>
   z
     .number({ error: `${field} must be a number (epoch milliseconds)` })
@@ -32,16 +77,23 @@ export const ReplayBatch = z.object({
     windowId: nonEmpty('session.windowId'),
     startedAt: epochMs('session.startedAt'),
     lastActivityAt: epochMs('session.lastActivityAt'),
-    url: z.string({ error: 'session.url must be a string' }),
+    url: text('session.url'),
   }),
   user: z.object({
     anonymousId: nonEmpty('user.anonymousId'),
-    id: z.string().nullable().optional(),
-    properties: z.record(z.string(), z.unknown()).nullable().optional(),
+    id: text('user.id', MAX_ID_LENGTH).nullable().optional(),
+    properties: z
+      .record(z.string(), z.unknown())
+      .superRefine((properties, ctx) => {
+        const problem = propertiesProblem(properties)
+        if (problem) ctx.addIssue({ code: 'custom', message: problem })
+      })
+      .nullable()
+      .optional(),
   }),
   page: z.object({
-    url: z.string({ error: 'page.url must be a string' }),
-    referrer: z.string().nullable().optional(),
+    url: text('page.url'),
+    referrer: text('page.referrer').nullable().optional(),
     viewport: z
       .object({
         width: z.number({ error: 'viewport.width must be a number' }),
@@ -74,8 +126,8 @@ export const ReplayBatch = z.object({
   }),
   metadata: z
     .object({
-      userAgent: z.string().nullable().optional(),
-      language: z.string().nullable().optional(),
+      userAgent: text('metadata.userAgent', 1024).nullable().optional(),
+      language: text('metadata.language', 64).nullable().optional(),
     })
     .nullable()
     .optional(),

@@ -4,6 +4,30 @@ import { logger } from '@/lib/log'
 import { toAuthInfo } from './auth-info'
 import { createMcpServer } from './server'
 
+type Transport = WebStandardStreamableHTTPServerTransport
+
+/**
+ * `tools/call` whose `arguments` is not an object is the client's mistake (-32602 Invalid
+ * params); the SDK would report it as -32603 Internal error. Answered before the SDK sees it.
+ */
+function refuseNonObjectArguments(transport: Transport): void {
+  const deliver = transport.onmessage
+  transport.onmessage = (message, extra) => {
+    if ('method' in message && message.method === 'tools/call' && 'id' in message) {
+      const args = (message.params as { arguments?: unknown } | undefined)?.arguments
+      if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+        void transport.send({
+          jsonrpc: '2.0',
+          id: message.id,
+          error: { code: -32602, message: 'Invalid params: arguments must be an object' },
+        })
+        return
+      }
+    }
+    deliver?.(message, extra)
+  }
+}
+
 /**
  * One MCP POST: a fresh server and a stateless Streamable HTTP transport (no session id, so
  * any instance can answer any request), answering with plain JSON rather than an SSE stream
@@ -26,6 +50,7 @@ export async function handleMcpRequest({
   // are the client's mistakes, worth a trace but not an error log.
   server.server.onerror = (error) => logger.debug({ err: error, requestId }, 'MCP protocol error')
   await server.connect(transport)
+  refuseNonObjectArguments(transport)
   try {
     return await transport.handleRequest(req, { authInfo: toAuthInfo(principal, token) })
   } finally {

@@ -22,6 +22,9 @@ function parse(uri: string): URL | null {
  */
 export function isAllowedRedirectUri(uri: string, config: RedirectConfig): boolean {
   if (uri.length > MAX_URI_LENGTH || uri.includes('#')) return false
+  // The URL parser drops tabs, newlines and surrounding spaces; the stored string keeps them.
+  if (/\s/.test(uri) || [...uri].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f))
+    return false
   // Exact strings the operator chose; they were checked for fragments at start-up.
   if (config.extraRedirectUris.includes(uri)) return true
   const url = parse(uri)

@@ -34,7 +34,8 @@ export async function tokenRequest(
   const grantType = single(form, 'grant_type')
   if (grantType === undefined) throw new InvalidRequestError('The grant_type parameter is required')
   if (!isGrantType(grantType))
-    throw new UnsupportedGrantTypeError(`Unsupported grant_type: ${grantType.slice(0, 40)}`)
+    // Not echoed: error_description allows printable ASCII only (RFC 6749 §5.2).
+    throw new UnsupportedGrantTypeError('Unsupported grant_type: use authorization_code or refresh_token')
   const client = await authenticateClient(db, presented)
   if (!client.grantTypes.includes(grantType))
     throw new UnauthorizedClientError(`This client is not registered for the ${grantType} grant`)

@@ -1,0 +1,431 @@
+import { count } from 'drizzle-orm'
+import type { PgTable } from 'drizzle-orm/pg-core'
+import fc from 'fast-check'
+import { afterEach, beforeEach, expect, type MockInstance, vi } from 'vitest'
+import type { Db } from '@/db/client'
+import * as schema from '@/db/schema'
+import { logger } from '@/lib/log'
+import type { RateLimiter } from '@/lib/ratelimit'
+
+/**
+ * Shared pieces of the hostile-input suites (tests/integration/fuzz.*.test.ts): seeded
+ * fast-check settings, a per-request deadline, hostile strings, keys, JSON values and bytes,
+ * and database snapshots to prove that a rejected request wrote nothing.
+ */
+
+/** One fixed seed for every property, so a failure replays exactly; numRuns keeps each file fast. */
+export const FUZZ_SEED = 0x5eed_f00d
+
+export function fuzzRuns(numRuns: number): { seed: number; numRuns: number } {
+  return { seed: FUZZ_SEED, numRuns }
+}
+
+/**
+ * Far above what any of these requests needs (a few ms on PGlite), so it only ever fires on a
+ * request that never settles: it is a hang detector, not a timing assertion.
+ */
+export const REQUEST_DEADLINE_MS = 10_000
+
+/** Resolves with the promise, or rejects naming `label` when it has not settled in time. */
+export async function withDeadline<T>(label: string, work: Promise<T>, ms = REQUEST_DEADLINE_MS): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${label} did not settle within ${ms} ms`)), ms)
+  })
+  try {
+    return await Promise.race([work, deadline])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+export interface Answer {
+  status: number
+  headers: Headers
+  text: string
+}
+
+/** Runs a handler and reads its whole answer, both within the deadline. */
+export function answerOf(label: string, call: () => Promise<Response> | Response): Promise<Answer> {
+  return withDeadline(
+    label,
+    (async () => {
+      const response = await call()
+      return { status: response.status, headers: response.headers, text: await response.text() }
+    })(),
+  )
+}
+
+/** A JSON body, or a description of why it is not one (for readable assertion failures). */
+export function jsonOf(answer: Answer): unknown {
+  try {
+    return JSON.parse(answer.text)
+  } catch {
+    return { notJson: answer.text.slice(0, 200) }
+  }
+}
+
+/**
+ * A limiter that lets everything through: the fuzz suites send hundreds of requests per
+ * credential and must reach the validation behind the limit, not the 429.
+ */
+export const allowAllRateLimiter: RateLimiter = {
+  kind: 'memory',
+  limit: async (rule) => ({
+    success: true,
+    limit: rule.limit,
+    remaining: rule.limit,
+    reset: Date.now() + rule.windowSeconds * 1000,
+    retryAfterSeconds: 0,
+  }),
+}
+
+/**
+ * Every surface logs a failure it did not expect (the cause of a 500, an internal tool error)
+ * at error level: for the tests of the calling file, none may be logged. The spy is removed
+ * before the check, so one failing test does not leak into the next.
+ */
+export function forbidErrorLogs(): void {
+  let spy: MockInstance | undefined
+  beforeEach(() => {
+    spy = vi.spyOn(logger, 'error')
+  })
+  afterEach(() => {
+    const logged = (spy?.mock.calls ?? []).map((call) =>
+      call
+        .map((part) =>
+          String(
+            part instanceof Error
+              ? part.message
+              : typeof part === 'string'
+                ? part
+                : JSON.stringify(part, (_k, v) => (v instanceof Error ? v.message : v)),
+          ),
+        )
+        .join(' '),
+    )
+    spy?.mockRestore()
+    spy = undefined
+    expect(logged).toEqual([])
+  })
+}
+
+// ---------------------------------------------------------------------------------------
+// Hostile strings and keys
+
+/** Keys that pollute prototypes when code merges parsed JSON into plain objects. */
+export const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'prototype'] as const
+
+/** Property names a pollution attempt would plant on Object.prototype. */
+export const POLLUTION_MARKERS = ['polluted', 'isAdmin', 'organizationId', 'scopes'] as const
+
+const PROTOTYPE_NAMES = Object.getOwnPropertyNames(Object.prototype).sort()
+
+/** Throws when anything was planted on Object.prototype (or Array.prototype) since start-up. */
+export function assertPrototypesClean(): void {
+  const now = Object.getOwnPropertyNames(Object.prototype).sort()
+  if (JSON.stringify(now) !== JSON.stringify(PROTOTYPE_NAMES))
+    throw new Error(`Object.prototype was polluted: ${now.filter((n) => !PROTOTYPE_NAMES.includes(n))}`)
+  const probe: Record<string, unknown> = {}
+  for (const marker of POLLUTION_MARKERS)
+    if (marker in probe || marker in []) throw new Error(`a prototype now carries "${marker}"`)
+}
+
+/** C0 controls and DEL: never in a URI, a header value we build, or a redirect target. */
+export function hasControlCharacter(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i)
+    if (code < 0x20 || code === 0x7f) return true
+  }
+  return false
+}
+
+/** Strings that broke parsers, databases, headers or HTML somewhere before. */
+export const NASTY_STRINGS = [
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\r\n',
+  'x\r\nSet-Cookie: pwned=1',
+  '\t',
+  '\u2028\u2029',
+  '\ufeff',
+  '\uffff',
+  '\ud83d\ude00',
+  'null',
+  'undefined',
+  'NaN',
+  '-1',
+  '1e309',
+  '0x1f',
+  '[]',
+  '{}',
+  '"',
+  "'",
+  '\\',
+  '%',
+  '%00',
+  '%0d%0a',
+  '%ff',
+  '../../etc/passwd',
+  '<script>alert(1)</script>',
+  '"><img src=x onerror=alert(1)>',
+  "' OR '1'='1' --",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection probe, literally.
+  '${7*7}',
+  '{{7*7}}',
+  'javascript:alert(1)',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+] as const
+
+/** Unpaired UTF-16 halves: JSON can carry them (`"\ud800"`), UTF-8 cannot. */
+export const LONE_SURROGATES = ['\ud800', '\udfff', 'a\ud800b', '\udc00\ud800'] as const
+
+/** A string from anywhere in Unicode, biased towards the nasty ones. */
+export const hostileString: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
+  { weight: 3, arbitrary: fc.constantFrom(...NASTY_STRINGS) },
+  { weight: 1, arbitrary: fc.constantFrom(...LONE_SURROGATES) },
+  { weight: 1, arbitrary: fc.string({ unit: 'binary-ascii', maxLength: 20 }) },
+  // Long and incompressible: past any index size limit (Postgres compresses repetitive keys).
+  {
+    weight: 1,
+    arbitrary: fc
+      .uint8Array({ minLength: 2_000, maxLength: 6_000 })
+      .map((bytes) => Buffer.from(bytes).toString('base64')),
+  },
+  // Long enough to pass any column limit that is not enforced in code.
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom('a', 'é', '\u{1F600}', 'x\u0000'), fc.integer({ min: 256, max: 12_000 }))
+      .map(([unit, times]) => unit.repeat(times)),
+  },
+)
+
+/** An object key: a prototype key or a marker often, otherwise any string. */
+export const hostileKey: fc.Arbitrary<string> = fc.oneof(
+  { weight: 2, arbitrary: fc.constantFrom(...PROTOTYPE_KEYS, ...POLLUTION_MARKERS) },
+  { weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength: 12 }) },
+)
+
+/**
+ * An object built with CreateDataProperty (Object.fromEntries), so a `__proto__` entry is an
+ * own property and JSON.stringify writes it as a key: what JSON.parse hands the server.
+ */
+export function ownEntries(entries: [string, unknown][]): Record<string, unknown> {
+  return Object.fromEntries(entries)
+}
+
+/** A pollution payload: `{"__proto__": {"polluted": ...}}` and its `constructor.prototype` twin. */
+export const pollutionPayload: fc.Arbitrary<Record<string, unknown>> = fc
+  .constantFrom(...POLLUTION_MARKERS)
+  .chain((marker) =>
+    fc.constantFrom(
+      ownEntries([['__proto__', ownEntries([[marker, 'yes']])]]),
+      ownEntries([['constructor', ownEntries([['prototype', ownEntries([[marker, 'yes']])]])]]),
+      ownEntries([['prototype', ownEntries([[marker, 'yes']])]]),
+    ),
+  )
+
+const hostileScalar: fc.Arbitrary<unknown> = fc.oneof(
+  hostileString,
+  fc.constantFrom(
+    null,
+    true,
+    false,
+    0,
+    -0,
+    -1,
+    1.5,
+    2 ** 31,
+    2 ** 53 + 2,
+    -(2 ** 63),
+    1e308,
+    -1e308,
+    5e-324,
+    Number.MAX_SAFE_INTEGER,
+  ),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.integer(),
+)
+
+/** Any JSON value, small but nasty: hostile strings and keys at every level. */
+export const hostileJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    hostileScalar,
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.array(fc.tuple(hostileKey, tie('value')), { maxLength: 4 }).map(ownEntries),
+    pollutionPayload,
+  ),
+})).value
+
+/** What the value at one path can be replaced with: every JSON type and the absent value. */
+export const wrongValue: fc.Arbitrary<unknown> = fc.oneof(hostileJson, fc.constant(undefined))
+
+/**
+ * Deep nesting as JSON text: `[[[...]]]` or `{"a":{"a":...}}`. Built as a string, because
+ * JSON.stringify of such a value would itself overflow the stack.
+ */
+export function deeplyNested(depth: number, kind: 'array' | 'object' = 'array', leaf = '1'): string {
+  return kind === 'array'
+    ? `${'['.repeat(depth)}${leaf}${']'.repeat(depth)}`
+    : `${'{"a":'.repeat(depth)}${leaf}${'}'.repeat(depth)}`
+}
+
+/** Byte sequences that are not UTF-8: stray continuation bytes, overlongs, surrogates, cut-offs. */
+export const INVALID_UTF8_SNIPPETS: readonly number[][] = [
+  [0xff],
+  [0xfe, 0xff],
+  [0x80],
+  [0xc0, 0x80],
+  [0xc1, 0xbf],
+  [0xe2, 0x82],
+  [0xed, 0xa0, 0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+]
+
+export interface Utf8Damage {
+  bytes: number[]
+  /** Where to splice them in, as a fraction of the text's length. */
+  at: number
+}
+
+/** Invalid UTF-8 and a place to put it (see spliceBytes). */
+export const utf8Damage: fc.Arbitrary<Utf8Damage> = fc.record({
+  bytes: fc.constantFrom(...INVALID_UTF8_SNIPPETS),
+  at: fc.double({ min: 0, max: 1, noNaN: true }),
+})
+
+/** The UTF-8 of `text` with the damage spliced in. */
+export function spliceBytes(text: string, damage: Utf8Damage): Uint8Array {
+  const bytes = Buffer.from(text)
+  const cut = Math.floor(bytes.length * damage.at)
+  return new Uint8Array(
+    Buffer.concat([bytes.subarray(0, cut), Buffer.from(damage.bytes), bytes.subarray(cut)]),
+  )
+}
+
+/** Arbitrary bytes, sometimes looking like gzip (magic number) to reach the decoder. */
+export const hostileBytes: fc.Arbitrary<Uint8Array> = fc.oneof(
+  fc.uint8Array({ maxLength: 256 }),
+  fc.uint8Array({ maxLength: 256 }).map((b) => new Uint8Array([0x1f, 0x8b, 0x08, 0x00, ...b])),
+)
+
+/**
+ * A header value `Headers` accepts: no CR, LF or NUL (the Fetch spec refuses those), but any
+ * other control character, Latin-1 and leading or trailing whitespace (which it trims).
+ */
+export const headerValue: fc.Arbitrary<string> = fc.oneof(
+  fc
+    .array(fc.integer({ min: 0x01, max: 0xff }), { maxLength: 80 })
+    .map((codes) => String.fromCharCode(...codes.filter((c) => c !== 0x0a && c !== 0x0d))),
+  fc.constantFrom('Bearer', 'Bearer ', 'bearer  x', 'Basic Og==', 'Bearer \u0001svc_api_x', 'Bearer a b'),
+)
+
+// ---------------------------------------------------------------------------------------
+// Bodies that never end
+
+export interface EndlessBody {
+  stream: ReadableStream<Uint8Array>
+  /** Bytes the reader pulled so far. */
+  pulled(): number
+  /** Whether the reader cancelled the stream (stopped reading on purpose). */
+  cancelled(): boolean
+}
+
+/** A request body that produces `chunk` bytes for as long as anyone reads it. */
+export function endlessBody(chunkBytes = 64 * 1024, fill = 0x20): EndlessBody {
+  let pulled = 0
+  let cancelled = false
+  const chunk = new Uint8Array(chunkBytes).fill(fill)
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      pulled += chunk.byteLength
+      controller.enqueue(chunk)
+    },
+    cancel() {
+      cancelled = true
+    },
+  })
+  return { stream, pulled: () => pulled, cancelled: () => cancelled }
+}
+
+/** RequestInit for a streamed body (Node's fetch needs `duplex: 'half'`, absent from the DOM types). */
+export function streamingInit(init: RequestInit & { body: ReadableStream<Uint8Array> }): RequestInit {
+  return { ...init, duplex: 'half' } as RequestInit
+}
+
+// ---------------------------------------------------------------------------------------
+// Database snapshots
+
+const TABLES = {
+  organizations: schema.organizations,
+  users: schema.users,
+  memberships: schema.memberships,
+  invitations: schema.invitations,
+  credentials: schema.credentials,
+  replaySessions: schema.replaySessions,
+  replayBatches: schema.replayBatches,
+  issues: schema.issues,
+  issueSessions: schema.issueSessions,
+  issueActivities: schema.issueActivities,
+  signals: schema.signals,
+  signalMatches: schema.signalMatches,
+  insights: schema.insights,
+  outbox: schema.outbox,
+  jobRuns: schema.jobRuns,
+  oauthClients: schema.oauthClients,
+  oauthConsents: schema.oauthConsents,
+  oauthAuthorizationCodes: schema.oauthAuthorizationCodes,
+  oauthTokenChains: schema.oauthTokenChains,
+  oauthAccessTokens: schema.oauthAccessTokens,
+  oauthRefreshTokens: schema.oauthRefreshTokens,
+  webhookEndpoints: schema.webhookEndpoints,
+  webhookDeliveries: schema.webhookDeliveries,
+  webhookDeliveryAttempts: schema.webhookDeliveryAttempts,
+} satisfies Record<string, PgTable>
+
+export type TableName = keyof typeof TABLES
+
+/** The tables the OAuth server writes. */
+export const OAUTH_TABLES: readonly TableName[] = [
+  'oauthClients',
+  'oauthConsents',
+  'oauthAuthorizationCodes',
+  'oauthTokenChains',
+  'oauthAccessTokens',
+  'oauthRefreshTokens',
+]
+
+/** The tables ingest writes (and processing would, were it started). */
+export const INGEST_TABLES: readonly TableName[] = [
+  'replaySessions',
+  'replayBatches',
+  'outbox',
+  'jobRuns',
+  'issues',
+]
+
+/**
+ * Row counts of every table (or of the named ones): equal before and after a rejected
+ * request means nothing was written.
+ */
+export async function rowCounts(
+  db: Db,
+  tables: readonly TableName[] = Object.keys(TABLES) as TableName[],
+): Promise<Record<TableName, number>> {
+  const counts = {} as Record<TableName, number>
+  for (const name of tables) {
+    const [row] = await db.select({ n: count() }).from(TABLES[name] as PgTable)
+    counts[name] = Number(row?.n ?? 0)
+  }
+  return counts
+}

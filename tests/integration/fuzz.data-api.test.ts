@@ -1,0 +1,421 @@
+import { asc, count } from 'drizzle-orm'
+import fc from 'fast-check'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { GET as getInsights } from '@/app/api/v1/insights/route'
+import { GET as getIssue, PATCH as patchIssue } from '@/app/api/v1/issues/[issueId]/route'
+import { GET as getIssues } from '@/app/api/v1/issues/route'
+import { GET as getSignals } from '@/app/api/v1/signals/route'
+import { ISSUE_STATUSES, issueActivities, issues } from '@/db/schema'
+import { INVALID_STATUS } from '@/lib/api/params'
+import { createKey } from '@/lib/credentials/create-key'
+import { useDatabase } from '@/lib/db'
+import { createOrganization } from '@/lib/orgs/create-organization'
+import { INVALID_CURSOR } from '@/lib/pagination/cursor'
+import { useRateLimiter } from '@/lib/ratelimit'
+import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import {
+  type Answer,
+  allowAllRateLimiter,
+  answerOf,
+  assertPrototypesClean,
+  deeplyNested,
+  forbidErrorLogs,
+  fuzzRuns,
+  headerValue,
+  hostileBytes,
+  hostileJson,
+  hostileString,
+  jsonOf,
+  NASTY_STRINGS,
+  ownEntries,
+  pollutionPayload,
+} from '../helpers/fuzz'
+import { seedInsight, seedIssue, seedIssues, seedOAuthToken, seedSignal } from '../helpers/seed'
+
+/**
+ * Hostile input at the Data API through the real route handlers: arbitrary query strings,
+ * path segments, PATCH bodies and Authorization headers. Every answer is the spec's status
+ * with a `{error}` body from the spec's list (never a 500, never a hang), and a refused
+ * request changes nothing.
+ */
+
+const BASE = 'http://localhost:3000'
+const MISSING = 'Missing or invalid bearer token'
+const NOT_FOUND = 'Issue not found'
+const BAD_JSON = 'Request body must be valid JSON'
+const TOO_LARGE = 'Request body too large: at most 64 KiB'
+const limitMessage = (max: number) => `limit must be an integer between 1 and ${max}`
+
+let database: TestDatabase
+let writeKey: string
+let readKey: string
+let oauthToken: string
+let issueId: string
+let foreignIssueId: string
+/** A valid nextCursor per status filter ('*' = no filter). */
+const cursors: Record<string, string> = {}
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+  useDatabase(database)
+  const org = (await createOrganization(database.db, { name: 'Fuzz' })).id
+  const other = (await createOrganization(database.db, { name: 'Other' })).id
+  writeKey = (await createKey(database.db, { organizationId: org, type: 'api', write: true })).key
+  readKey = (await createKey(database.db, { organizationId: org, type: 'api' })).key
+  oauthToken = (await seedOAuthToken(database.db, org, { scope: 'read:service write:issues' })).token
+  issueId = (await seedIssue(database.db, org)).id
+  foreignIssueId = (await seedIssue(database.db, other)).id
+  await seedIssues(database.db, org, 5)
+  await seedSignal(database.db, org)
+  await seedInsight(database.db, org)
+  useRateLimiter(allowAllRateLimiter)
+  for (const status of ['*', 'unresolved']) {
+    const query = status === '*' ? 'limit=2' : `limit=2&status=${status}`
+    const page = jsonOf(await call('GET', `/api/v1/issues?${query}`, writeKey)) as { nextCursor: string }
+    cursors[status] = page.nextCursor
+  }
+  useRateLimiter(undefined)
+})
+afterAll(async () => {
+  useDatabase(undefined)
+  await database.close()
+})
+forbidErrorLogs()
+beforeEach(() => {
+  useRateLimiter(allowAllRateLimiter)
+})
+afterEach(() => {
+  useRateLimiter(undefined)
+  assertPrototypesClean()
+})
+
+type Method = 'GET' | 'PATCH'
+
+/** One request through the route handler Next would pick for the path. */
+function call(
+  method: Method,
+  pathAndQuery: string,
+  token: string | null,
+  options: { body?: string | Uint8Array; authorization?: string; issueId?: string } = {},
+): Promise<Answer> {
+  const headers = new Headers({ 'content-type': 'application/json' })
+  if (options.authorization !== undefined) headers.set('authorization', options.authorization)
+  else if (token) headers.set('authorization', `Bearer ${token}`)
+  const body = options.body === undefined ? undefined : new Uint8Array(Buffer.from(options.body))
+  const req = new Request(`${BASE}${pathAndQuery}`, { method, headers, body })
+  const pathname = new URL(req.url).pathname
+  return answerOf(`${method} ${pathname}`, () => {
+    if (options.issueId !== undefined) {
+      const context = { params: Promise.resolve({ issueId: options.issueId }) }
+      return method === 'GET' ? getIssue(req, context) : patchIssue(req, context)
+    }
+    if (pathname === '/api/v1/issues') return getIssues(req)
+    if (pathname === '/api/v1/signals') return getSignals(req)
+    if (pathname === '/api/v1/insights') return getInsights(req)
+    throw new Error(`no route for ${pathname}`)
+  })
+}
+
+/** The spec's error answer: exactly `{error}`, JSON, uncacheable. */
+function expectError(answer: Answer, status: number, message: string): void {
+  expect(answer.status, answer.text.slice(0, 300)).toBe(status)
+  expect(jsonOf(answer)).toEqual({ error: message })
+  expect(answer.headers.get('cache-control')).toBe('no-store')
+  expect(answer.headers.get('content-type')).toMatch(/^application\/json/)
+}
+
+/** Issues as they are: status and updatedAt of each, and the history's length. */
+async function issueState() {
+  const rows = await database.db
+    .select({ id: issues.id, status: issues.status, updatedAt: issues.updatedAt })
+    .from(issues)
+    .orderBy(asc(issues.id))
+  const [history] = await database.db.select({ n: count() }).from(issueActivities)
+  return { rows: JSON.stringify(rows), history: Number(history!.n) }
+}
+
+// ---------------------------------------------------------------------------------------
+
+const QUERY_NAMES = ['limit', 'cursor', 'status'] as const
+
+/** A query value: valid ones, near misses and anything at all. */
+const queryValue = (name: string): fc.Arbitrary<string> =>
+  fc.oneof(
+    hostileString,
+    fc.integer({ min: -5, max: 400 }).map(String),
+    fc.constantFrom('1', '200', '201', '0', '01', '+5', '5.0', '1e2', ' 5', '5 ', '٣', '１'),
+    fc.constantFrom(...ISSUE_STATUSES, 'Resolved', 'resolved ', 'open'),
+    name === 'cursor'
+      ? fc.oneof(
+          fc.constantFrom('*', 'unresolved').map((s) => cursors[s]!),
+          // One character of the signed payload changed: the signature no longer matches.
+          fc.tuple(fc.constantFrom('*', 'unresolved'), fc.nat()).map(([s, n]) => {
+            const cursor = cursors[s]!
+            const at = n % cursor.indexOf('.')
+            const swap = cursor[at] === 'A' ? 'B' : 'A'
+            return `${cursor.slice(0, at)}${swap}${cursor.slice(at + 1)}`
+          }),
+        )
+      : fc.constant('1'),
+  )
+
+/** A raw query string: known names (repeated or not), unknown names, and broken escapes. */
+const rawQuery: fc.Arbitrary<string> = fc
+  .array(
+    fc.oneof(
+      fc
+        .constantFrom(...QUERY_NAMES)
+        .chain((name) => queryValue(name).map((value) => new URLSearchParams([[name, value]]).toString())),
+      fc.tuple(hostileString, hostileString).map(([k, v]) => new URLSearchParams([[k, v]]).toString()),
+      fc.constantFrom('limit', 'limit=', 'cursor=%zz', 'status=%ff', '%', '&&', '=', 'limit=%00', 'status'),
+    ),
+    { maxLength: 5 },
+  )
+  .map((parts) => parts.join('&'))
+
+/** What GET /api/v1/issues must answer for a query: the oracle, from the spec's rules. */
+function expectedListAnswer(query: string): { status: 200 } | { status: 400; message: string } {
+  // Parsed as the route parses it: from the URL the Request normalized.
+  const params = new URL(`${BASE}/api/v1/issues?${query}`).searchParams
+  const limit = params.get('limit')
+  if (limit !== null && !(/^\d+$/.test(limit) && Number(limit) >= 1 && Number(limit) <= 200))
+    return { status: 400, message: limitMessage(200) }
+  const status = params.get('status')
+  const cursor = params.get('cursor')?.trim()
+  if (status !== null && !(ISSUE_STATUSES as readonly string[]).includes(status))
+    return { status: 400, message: INVALID_STATUS }
+  if (cursor && cursor !== cursors[status ?? '*']) return { status: 400, message: INVALID_CURSOR }
+  return { status: 200 }
+}
+
+describe('GET /api/v1/issues with arbitrary query strings', () => {
+  it('answers 200 with a page or 400 with the spec message, as the query deserves', async () => {
+    await fc.assert(
+      fc.asyncProperty(rawQuery, async (query) => {
+        const answer = await call('GET', `/api/v1/issues?${query}`, readKey)
+        const expected = expectedListAnswer(query)
+        if (expected.status === 400) expectError(answer, 400, expected.message)
+        else {
+          expect(answer.status, answer.text.slice(0, 300)).toBe(200)
+          const body = jsonOf(answer) as { issues: unknown[]; nextCursor: unknown }
+          expect(Array.isArray(body.issues)).toBe(true)
+          expect(body.nextCursor === null || typeof body.nextCursor === 'string').toBe(true)
+        }
+      }),
+      {
+        ...fuzzRuns(200),
+        examples: [
+          [`cursor=${encodeURIComponent(cursors['*'] ?? '')}&status=unresolved`],
+          ['limit=1&limit=500'],
+          ['limit=99999999999999999999999'],
+          ['cursor=%20%20'],
+        ],
+      },
+    )
+  })
+
+  it('answers the signals and insights lists with 200 or a spec 400, never anything else', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('/api/v1/signals', '/api/v1/insights'),
+        rawQuery,
+        async (path, query) => {
+          const answer = await call('GET', `${path}?${query}`, readKey)
+          const max = path.endsWith('signals') ? 200 : 100
+          const params = new URL(`${BASE}${path}?${query}`).searchParams
+          const limit = params.get('limit')
+          const cursor = params.get('cursor')?.trim()
+          const badLimit =
+            limit !== null && !(/^\d+$/.test(limit) && Number(limit) >= 1 && Number(limit) <= max)
+          if (badLimit) expectError(answer, 400, limitMessage(max))
+          // The issue cursors belong to another list: refused here.
+          else if (cursor) expectError(answer, 400, INVALID_CURSOR)
+          else expect(answer.status).toBe(200)
+        },
+      ),
+      fuzzRuns(80),
+    )
+  })
+})
+
+/** Path segments: ids of ours and of another organization, near-UUIDs and anything at all. */
+const issueIdSegment: fc.Arbitrary<string> = fc.oneof(
+  hostileString,
+  fc.uuid(),
+  fc.constantFrom(
+    '00000000-0000-0000-0000-000000000000',
+    'ffffffff-ffff-ffff-ffff-ffffffffffff',
+    '..',
+    '.',
+    '%2e%2e',
+    '../issues',
+    "1' OR '1'='1",
+  ),
+  fc.constant(null).map(() => issueId),
+  fc.constant(null).map(() => issueId.toUpperCase()),
+  fc.constant(null).map(() => `{${issueId}}`),
+  fc.constant(null).map(() => issueId.replace(/-/g, '')),
+  fc.constant(null).map(() => ` ${issueId}`),
+  fc.constant(null).map(() => `${issueId}\u0000`),
+  fc.constant(null).map(() => foreignIssueId),
+)
+
+/** The segment as it appears in the URL (a lone surrogate cannot be percent-encoded). */
+function inPath(segment: string): string {
+  try {
+    return encodeURIComponent(segment)
+  } catch {
+    return 'not-encodable'
+  }
+}
+
+/** Whether a segment names the one issue of the token's organization (UUIDs compare case-blind). */
+const namesOurIssue = (segment: string) => segment.toLowerCase() === issueId
+
+describe('GET /api/v1/issues/<arbitrary segment>', () => {
+  it('answers 200 for our issue only and 404 Issue not found for any other segment', async () => {
+    await fc.assert(
+      fc.asyncProperty(issueIdSegment, async (segment) => {
+        const answer = await call('GET', `/api/v1/issues/${inPath(segment)}`, readKey, {
+          issueId: segment,
+        })
+        if (namesOurIssue(segment)) {
+          expect(answer.status).toBe(200)
+          expect((jsonOf(answer) as { issue: { id: string } }).issue.id).toBe(issueId)
+        } else expectError(answer, 404, NOT_FOUND)
+      }),
+      fuzzRuns(150),
+    )
+  })
+})
+
+/** PATCH bodies: JSON of any shape, `{status}` with any value, pollution, bytes, deep nesting. */
+const patchBody: fc.Arbitrary<string | Uint8Array> = fc.oneof(
+  hostileJson.map((v) => JSON.stringify(v) ?? 'null'),
+  fc
+    .record({ status: fc.oneof(hostileJson, fc.constantFrom(...ISSUE_STATUSES)) })
+    .map((v) => JSON.stringify(v)),
+  fc
+    .tuple(fc.constantFrom(...ISSUE_STATUSES), pollutionPayload)
+    .map(([status, pollution]) =>
+      JSON.stringify(ownEntries([['status', status], ...Object.entries(pollution)])),
+    ),
+  // `__proto__` carrying the status: must not count as an own `status`.
+  fc.constantFrom(...ISSUE_STATUSES).map((status) => `{"__proto__":{"status":"${status}"}}`),
+  fc.constantFrom(...ISSUE_STATUSES).map((status) => `{"constructor":{"prototype":{"status":"${status}"}}}`),
+  hostileBytes,
+  fc.constantFrom(...NASTY_STRINGS),
+  fc.constantFrom(deeplyNested(10_000), deeplyNested(10_000, 'object'), `{"status":${deeplyNested(10_000)}}`),
+)
+
+/** What a PATCH must answer, in the order the spec's checks apply. */
+function expectedPatch(
+  body: string | Uint8Array,
+  segment: string,
+): { status: 200; to: string } | { status: 400 | 404 | 413; message: string } {
+  const bytes = Buffer.from(body)
+  if (bytes.byteLength > 64 * 1024) return { status: 413, message: TOO_LARGE }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(bytes.toString('utf8'))
+  } catch {
+    return { status: 400, message: BAD_JSON }
+  }
+  const status =
+    parsed && typeof parsed === 'object' && Object.hasOwn(parsed, 'status')
+      ? (parsed as { status: unknown }).status
+      : undefined
+  if (typeof status !== 'string' || !(ISSUE_STATUSES as readonly string[]).includes(status))
+    return { status: 400, message: INVALID_STATUS }
+  if (!namesOurIssue(segment)) return { status: 404, message: NOT_FOUND }
+  return { status: 200, to: status }
+}
+
+describe('PATCH /api/v1/issues/<segment> with arbitrary bodies', () => {
+  it('answers exactly as the spec orders its checks, and changes nothing unless it answers 200', async () => {
+    await fc.assert(
+      fc.asyncProperty(patchBody, issueIdSegment, async (body, segment) => {
+        const before = await issueState()
+        const answer = await call('PATCH', `/api/v1/issues/${inPath(segment)}`, writeKey, {
+          body,
+          issueId: segment,
+        })
+        const expected = expectedPatch(body, segment)
+        if (expected.status === 200) {
+          expect(answer.status, answer.text.slice(0, 300)).toBe(200)
+          expect((jsonOf(answer) as { issue: { status: string } }).issue.status).toBe(expected.to)
+        } else {
+          expectError(answer, expected.status, expected.message)
+          expect(await issueState()).toEqual(before)
+        }
+      }),
+      {
+        ...fuzzRuns(200),
+        examples: [
+          [`{"status":"resolved","pad":"${'x'.repeat(70_000)}"}`, issueId],
+          ['{"status":"resolved"}', foreignIssueId],
+          ['{"status":"resolved","status":"bogus"}', issueId],
+        ],
+      },
+    )
+  })
+})
+
+describe('arbitrary Authorization headers', () => {
+  /** Values `Headers` accepts (any control character but CR, LF and NUL) and near-miss schemes. */
+  const authorization = fc.oneof(
+    headerValue,
+    fc
+      .tuple(
+        fc.constantFrom('Bearer ', 'bearer\t', 'Bearer  ', 'Basic ', 'Token ', 'Bearer\u000b'),
+        headerValue,
+      )
+      .map(([scheme, value]) => `${scheme}${value}`),
+    fc.constant(null).map(() => `Bearer ${writeKey}\u0001`),
+    fc.constant(null).map(() => `Bearer ${writeKey.slice(0, -1)}`),
+    fc.constant(null).map(() => `Bearer ${writeKey} ${writeKey}`),
+    fc.constant(null).map(() => `Bearer ${'svc_api_'.padEnd(5000, 'A')}`),
+    fc.constant(null).map(() => `Basic ${Buffer.from(`x:${writeKey}`).toString('base64')}`),
+    fc.constant(null).map(() => `Bearer ${oauthToken}\u007f`),
+  )
+
+  it('answers 401 with the challenge for every header that is not a valid credential', async () => {
+    const routes: [Method, string, string, string | undefined][] = [
+      ['GET', '/api/v1/issues', 'read:service', undefined],
+      ['GET', '/api/v1/signals', 'read:service', undefined],
+      ['GET', `/api/v1/issues/${issueId}`, 'read:service', issueId],
+      ['PATCH', `/api/v1/issues/${issueId}`, 'write:issues', issueId],
+    ]
+    await fc.assert(
+      fc.asyncProperty(
+        authorization,
+        fc.constantFrom(...routes),
+        async (header, [method, path, scope, id]) => {
+          const before = await issueState()
+          const answer = await call(method, path, null, {
+            authorization: header,
+            issueId: id,
+            body: method === 'PATCH' ? '{"status":"transient"}' : undefined,
+          })
+          expectError(answer, 401, MISSING)
+          expect(answer.headers.get('www-authenticate')).toBe(`Bearer scope="${scope}"`)
+          expect(answer.headers.get('x-ratelimit-limit')).toBeNull()
+          expect(await issueState()).toEqual(before)
+        },
+      ),
+      fuzzRuns(150),
+    )
+  })
+
+  it('answers 403, not a write, when a read-only key sends any PATCH body', async () => {
+    await fc.assert(
+      fc.asyncProperty(patchBody, async (body) => {
+        const before = await issueState()
+        const answer = await call('PATCH', `/api/v1/issues/${issueId}`, readKey, { body, issueId })
+        expectError(answer, 403, 'Missing required scope: write:issues')
+        expect(await issueState()).toEqual(before)
+      }),
+      fuzzRuns(40),
+    )
+  })
+})
