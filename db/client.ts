@@ -1,3 +1,4 @@
+import { connect, type Socket } from 'node:net'
 import { PGlite } from '@electric-sql/pglite'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
@@ -41,20 +42,46 @@ export function poolerAware(connectionUrl: string): { url: string; pooled: boole
   return { url: url.toString(), pooled: flagged || url.port === '6543' }
 }
 
+/**
+ * postgres.js redials, without ever failing the waiting query, when the server closes a new
+ * connection before answering its startup (a pooler or load balancer whose database is gone),
+ * and `connect_timeout` restarts with every redial: requests would wait until the database came
+ * back. A close before the first byte from the server is turned into an error instead.
+ */
+function failFastSocket(options: { host: string[]; port: number[]; path?: string | false }): Socket {
+  const socket = options.path ? connect(options.path) : connect(options.port[0]!, options.host[0]!)
+  let answered = false
+  socket.once('data', () => {
+    answered = true
+  })
+  socket.on('end', () => {
+    if (!answered)
+      socket.destroy(
+        Object.assign(new Error('The database closed the connection before answering'), {
+          code: 'CONNECTION_CLOSED',
+        }),
+      )
+  })
+  return socket
+}
+
 export async function createDb(
   choice: DatabaseChoice,
   options: CreateDbOptions = {},
 ): Promise<DatabaseHandle> {
   if (choice.kind === 'postgres') {
     const { url, pooled } = poolerAware(choice.url)
-    const sql = postgres(url, {
+    const connection = {
       max: options.maxConnections ?? 10,
       // Transaction-mode poolers (PgBouncer, Supavisor on 6543) cannot keep prepared statements.
       prepare: !pooled,
       onnotice: () => {},
       // Fail fast on an unreachable server instead of hanging a request for minutes.
       connect_timeout: 10,
-    })
+      // A documented postgres.js option its type declarations leave out.
+      socket: failFastSocket,
+    }
+    const sql = postgres(url, connection)
     const db = drizzlePostgres(sql, { schema }) as unknown as Db
     return { db, kind: 'postgres', close: () => sql.end({ timeout: 5 }) }
   }
