@@ -27,6 +27,7 @@ import { api } from '../helpers/data-api'
 import { sendBatch } from '../helpers/ingest'
 import { endingNow, ingestSession, loadRecording } from '../helpers/pipeline'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy'
+import { waitFor } from '../helpers/wait'
 
 const serverUrl = process.env.DATABASE_URL?.trim()
 
@@ -43,20 +44,6 @@ function settles<T>(what: string, promise: Promise<T>): Promise<T> {
     timer = setTimeout(() => reject(new Error(`${what} did not settle within ${SETTLE_MS} ms`)), SETTLE_MS)
   })
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer))
-}
-
-async function waitFor<T>(
-  what: string,
-  check: () => Promise<T | undefined | null | false>,
-  timeoutMs = 20_000,
-) {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
 }
 
 /** A body as the recorder sends it: one batch of a session. */

@@ -26,6 +26,7 @@ import { getBlobStore, setBlobStoreForTests } from '@/lib/storage'
 import type { BlobStore } from '@/lib/storage/types'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { endingNow, ingestSession, loadRecording } from '../helpers/pipeline'
+import { waitFor } from '../helpers/wait'
 
 let database: TestDatabase
 let organizationId: string
@@ -52,20 +53,6 @@ async function sessionRow(externalId: string) {
     .from(replaySessions)
     .where(and(eq(replaySessions.organizationId, organizationId), eq(replaySessions.externalId, externalId)))
   return row
-}
-
-async function waitFor<T>(
-  what: string,
-  check: () => Promise<T | undefined | null | false>,
-  timeoutMs = 20_000,
-) {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
 }
 
 const processed = (externalId: string) =>

@@ -17,6 +17,7 @@ import { evidenceSummary, listSignalMatches } from '@/lib/signals/signal-matches
 import { startBackfill } from '@/lib/signals/start-backfill'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { endingNow, ingestSession, loadRecording } from '../helpers/pipeline'
+import { waitFor } from '../helpers/wait'
 
 // The dashboard's server actions are thin: they call these functions with the member's
 // organization, then `startBackfill`. Tested here against a real database and the real
@@ -42,20 +43,6 @@ afterAll(async () => {
   useDatabase(undefined)
   await database.close()
 })
-
-async function waitFor<T>(
-  what: string,
-  check: () => Promise<T | undefined | null | false>,
-  timeoutMs = 20_000,
-) {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
 
 async function signalRow(id: string) {
   const [row] = await database.db.select().from(signals).where(eq(signals.id, id))
