@@ -1,6 +1,6 @@
-import { timingSafeEqual } from 'node:crypto'
 import type { DbOrTx } from '@/db/client'
 import { hashToken } from '@/lib/credentials/tokens'
+import { constantTimeEqual } from '@/lib/crypto/constant-time'
 import { InvalidClientError, InvalidRequestError } from './errors'
 import { findActiveClient, type OAuthClient } from './find-client'
 
@@ -11,12 +11,6 @@ export interface PresentedClient {
   clientSecret?: string
   /** An HTTP Basic header (RFC 6749 §2.3.1), already decoded; also accepted for secrets. */
   basic?: { clientId: string; clientSecret: string }
-}
-
-function sameHash(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'utf8')
-  const right = Buffer.from(b, 'utf8')
-  return left.length === right.length && timingSafeEqual(left, right)
 }
 
 /**
@@ -44,7 +38,11 @@ export async function authenticateClient(db: DbOrTx, presented: PresentedClient)
     if (presentedHash !== undefined) throw new InvalidClientError(undefined, usedBasic)
     return client
   }
-  if (!presentedHash || !client.clientSecretHash || !sameHash(presentedHash, client.clientSecretHash))
+  if (
+    !presentedHash ||
+    !client.clientSecretHash ||
+    !constantTimeEqual(presentedHash, client.clientSecretHash)
+  )
     throw new InvalidClientError(undefined, usedBasic)
   return client
 }

@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createHmac } from 'node:crypto'
+import { constantTimeEqual } from '@/lib/crypto/constant-time'
 import { deriveKey } from '@/lib/crypto/keys'
 import type { AuthorizationRequest } from './authorize-request'
 
@@ -48,7 +49,5 @@ export function verifyCsrfToken(
   const issuedAt = Number(match[1])
   const age = Math.floor(now / 1000) - issuedAt
   if (age < 0 || age > MAX_AGE_SECONDS) return false
-  const expected = Buffer.from(mac(userId, request, issuedAt, secret))
-  const actual = Buffer.from(match[2]!)
-  return expected.length === actual.length && timingSafeEqual(expected, actual)
+  return constantTimeEqual(match[2]!, mac(userId, request, issuedAt, secret))
 }

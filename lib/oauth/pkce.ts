@@ -1,4 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
+import { createHash } from 'node:crypto'
+import { constantTimeEqual } from '@/lib/crypto/constant-time'
 
 /** RFC 7636 §4.2, tightened by the spec: 43 to 128 base64url characters. */
 const CODE_CHALLENGE = /^[A-Za-z0-9_-]{43,128}$/
@@ -21,7 +22,5 @@ export function s256(verifier: string): string {
 /** RFC 7636 §4.6, compared in constant time (the challenge is not secret, the habit is cheap). */
 export function verifyCodeVerifier(verifier: string | null | undefined, challenge: string): boolean {
   if (!isValidCodeVerifier(verifier)) return false
-  const expected = Buffer.from(challenge, 'utf8')
-  const actual = Buffer.from(s256(verifier), 'utf8')
-  return expected.length === actual.length && timingSafeEqual(expected, actual)
+  return constantTimeEqual(s256(verifier), challenge)
 }
