@@ -3,13 +3,14 @@ import type { DbOrTx } from '@/db/client'
 import { type CredentialKind, credentials } from '@/db/schema'
 import { InvalidInputError } from '@/lib/errors'
 import { getOrganization } from '@/lib/orgs/get-organization'
-import { parseInput } from '@/lib/validation'
+import { isStorableText, NOT_STORABLE, parseInput } from '@/lib/validation'
 import { SCOPES, type Scope } from './scopes'
 import { displayPrefix, generateToken, hashToken, TOKEN_PREFIXES } from './tokens'
 
 const KeyType = z.enum(['ingest', 'api', 'mcp'], { error: 'Key type must be one of: ingest, api, mcp' })
 const KeyName = z
   .string()
+  .refine(isStorableText, `Key name ${NOT_STORABLE}`)
   .trim()
   .min(1, 'Key name must not be empty')
   .max(64, 'Key name must be at most 64 characters')
