@@ -1,5 +1,9 @@
 import { type NextRequest, NextResponse } from 'next/server'
+import { type Config, getConfig } from '@/lib/config'
 import { contentSecurityPolicy } from '@/lib/http/content-security-policy'
+
+/** Two years; the HSTS preload list asks for at least one. */
+const STRICT_TRANSPORT_SECURITY = 'max-age=63072000; includeSubDomains'
 
 /**
  * The OAuth authorization endpoint writes its own pages and policy: Chrome applies form-action
@@ -10,9 +14,9 @@ function ownsItsPolicy(pathname: string): boolean {
   return pathname.startsWith('/oauth/')
 }
 
-function withNonce(request: NextRequest): NextResponse {
+function withNonce(request: NextRequest, config: Pick<Config, 'nodeEnv'>): NextResponse {
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64')
-  const policy = contentSecurityPolicy({ nonce, dev: process.env.NODE_ENV !== 'production' })
+  const policy = contentSecurityPolicy({ nonce, dev: config.nodeEnv !== 'production' })
   const requestHeaders = new Headers(request.headers)
   requestHeaders.set('x-nonce', nonce)
   requestHeaders.set('Content-Security-Policy', policy)
@@ -22,17 +26,25 @@ function withNonce(request: NextRequest): NextResponse {
 }
 
 /**
+ * HSTS follows the configured public address rather than the request: behind a TLS-terminating
+ * proxy that sends no X-Forwarded-Proto the request looks like http although the browser speaks
+ * https, and without a proxy that header is the client's to forge. Browsers ignore HSTS received
+ * over plain http, so sending it on an internal http request does no harm. Development servers
+ * never send it: a developer's localhost must not be pinned to https.
+ */
+function wantsHsts(config: Pick<Config, 'nodeEnv' | 'baseUrl'>): boolean {
+  return config.nodeEnv === 'production' && config.baseUrl.startsWith('https://')
+}
+
+/**
  * Runs before every page: a fresh nonce per request for the Content-Security-Policy
  * (Next reads it from the request's policy header and puts it on its own scripts), and HSTS
- * when the service is reached over https in production.
+ * when the service's public address is https in production.
  */
 export function proxy(request: NextRequest): NextResponse {
-  const response = ownsItsPolicy(request.nextUrl.pathname) ? NextResponse.next() : withNonce(request)
-  const https =
-    request.nextUrl.protocol === 'https:' ||
-    request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim() === 'https'
-  if (process.env.NODE_ENV === 'production' && https)
-    response.headers.set('Strict-Transport-Security', 'max-age=63072000; includeSubDomains')
+  const config = getConfig()
+  const response = ownsItsPolicy(request.nextUrl.pathname) ? NextResponse.next() : withNonce(request, config)
+  if (wantsHsts(config)) response.headers.set('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY)
   return response
 }
 

@@ -1,16 +1,15 @@
-import { decode } from 'next-auth/jwt'
 import type { Db } from '@/db/client'
-import { getAuthOptions } from '@/lib/auth/options'
+import { requestCookies, sessionUserFromCookies } from '@/lib/auth/session-cookie'
 import { getDb } from '@/lib/db'
-import { AppError, isUuid, MalformedBodyError, PayloadTooLargeError } from '@/lib/errors'
+import { AppError, MalformedBodyError, PayloadTooLargeError } from '@/lib/errors'
 import { logger } from '@/lib/log'
 import type { PresentedClient } from '@/lib/oauth/authenticate-client'
 import { InvalidClientError, InvalidRequestError, OAuthError, TooManyRequestsError } from '@/lib/oauth/errors'
 import type { AuthorizeUser } from '@/lib/oauth/start-authorization'
-import { getUserWithOrganizations } from '@/lib/users/memberships'
 import { readBody } from './body'
 import { withCors } from './cors'
-import { json, newRequestId } from './respond'
+import { json } from './respond'
+import { traced } from './traced'
 
 const FORM_LIMITS = {
   maxWireBytes: 16_384,
@@ -25,7 +24,7 @@ export interface OAuthContext {
 }
 
 /** RFC 6749 §5.2 bodies; `WWW-Authenticate: Basic` when the client tried Basic (§5.2). */
-function render(error: unknown, requestId: string): Response {
+function render(error: unknown): Response {
   if (error instanceof OAuthError) {
     const headers: Record<string, string> = {}
     if (error instanceof InvalidClientError && error.usedBasic)
@@ -33,7 +32,7 @@ function render(error: unknown, requestId: string): Response {
     if (error instanceof TooManyRequestsError) headers['Retry-After'] = String(error.retryAfterSeconds)
     return json({ error: error.error, error_description: error.message }, error.status, headers)
   }
-  if (!(error instanceof AppError)) logger.error({ err: error, requestId }, 'OAuth request failed')
+  if (!(error instanceof AppError)) logger.error({ err: error }, 'OAuth request failed')
   return json({ error: 'server_error', error_description: 'Internal server error' }, 500)
 }
 
@@ -43,19 +42,19 @@ function render(error: unknown, requestId: string): Response {
  * `Cache-Control: no-store` and `Pragma: no-cache`).
  */
 export function oauthEndpoint(handler: (ctx: OAuthContext) => Promise<Response>) {
-  return async (req: Request): Promise<Response> => {
-    const requestId = newRequestId()
-    let response: Response
-    try {
-      response = await handler({ req, db: await getDb(), requestId })
-    } catch (error) {
-      response = render(error, requestId)
-    }
-    response.headers.set('Cache-Control', 'no-store')
-    response.headers.set('Pragma', 'no-cache')
-    response.headers.set('X-Request-Id', requestId)
-    return withCors(response, ['POST'])
-  }
+  return (req: Request): Promise<Response> =>
+    traced('oauth', req, async (requestId) => {
+      let response: Response
+      try {
+        response = await handler({ req, db: await getDb(), requestId })
+      } catch (error) {
+        response = render(error)
+      }
+      response.headers.set('Cache-Control', 'no-store')
+      response.headers.set('Pragma', 'no-cache')
+      response.headers.set('X-Request-Id', requestId)
+      return withCors(response, ['POST'])
+    })
 }
 
 async function readCapped(req: Request): Promise<Buffer> {
@@ -112,40 +111,11 @@ export function presentedClient(req: Request, form: URLSearchParams): PresentedC
   return presented
 }
 
-function cookies(req: Request): Map<string, string> {
-  const jar = new Map<string, string>()
-  for (const part of (req.headers.get('cookie') ?? '').split(';')) {
-    const eq = part.indexOf('=')
-    if (eq < 1) continue
-    try {
-      jar.set(part.slice(0, eq).trim(), decodeURIComponent(part.slice(eq + 1).trim()))
-    } catch {
-      // a cookie that is not ours and not well encoded
-    }
-  }
-  return jar
-}
-
 /**
- * The dashboard user behind the request's next-auth session cookie (JWT strategy), read from
- * the Request itself rather than next/headers so that the authorize route works the same in
- * Next and when a test calls it. Chunked cookies (`name.0`, `name.1`) are joined as next-auth
- * does; an Authorization header is never considered.
+ * The dashboard user behind the request's next-auth session cookie, read from the Request itself
+ * rather than next/headers so that the authorize route works the same in Next and when a test
+ * calls it; an Authorization header is never considered.
  */
-export async function sessionUser(req: Request, db: Db): Promise<AuthorizeUser | null> {
-  const options = getAuthOptions()
-  const secure = process.env.NEXTAUTH_URL?.startsWith('https://') ?? false
-  const name = `${secure ? '__Secure-' : ''}next-auth.session-token`
-  const chunks = [...cookies(req)].filter(([key]) => key === name || key.startsWith(`${name}.`))
-  const index = (key: string) => (key === name ? -1 : Number(key.slice(name.length + 1)))
-  chunks.sort(([a], [b]) => index(a) - index(b))
-  const token = chunks.map(([, value]) => value).join('')
-  if (!token || !options.secret) return null
-  try {
-    const payload = await decode({ token, secret: options.secret })
-    if (typeof payload?.sub !== 'string' || !isUuid(payload.sub)) return null
-    return await getUserWithOrganizations(db, payload.sub)
-  } catch {
-    return null
-  }
+export function sessionUser(req: Request, db: Db): Promise<AuthorizeUser | null> {
+  return sessionUserFromCookies(requestCookies(req), db)
 }

@@ -1,16 +1,17 @@
+import { cookies } from 'next/headers'
 import { redirect } from 'next/navigation'
-import { getServerSession } from 'next-auth'
 import { cache } from 'react'
-import { getAuthOptions } from '@/lib/auth/options'
+import { sessionUserFromCookies } from '@/lib/auth/session-cookie'
 import { getDb } from '@/lib/db'
-import { getUserWithOrganizations, type UserWithOrganizations } from '@/lib/users/memberships'
+import type { UserWithOrganizations } from '@/lib/users/memberships'
 
 /** The signed-in dashboard user with their organizations, or null (one lookup per request). */
 export const getSignedInUser = cache(async (): Promise<UserWithOrganizations | null> => {
-  const session = await getServerSession(getAuthOptions())
-  const userId = session?.user?.id
-  if (!userId) return null
-  return getUserWithOrganizations(await getDb(), userId)
+  const jar = await cookies()
+  return sessionUserFromCookies(
+    jar.getAll().map((c) => [c.name, c.value] as const),
+    await getDb(),
+  )
 })
 
 export interface MemberContext {

@@ -35,7 +35,8 @@ afterAll(async () => {
 })
 
 const PAGE_HEADERS = {
-  'content-security-policy': "frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'",
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-store',

@@ -6,9 +6,15 @@ import { decideConsent } from '@/lib/oauth/decide-consent'
 import { type AuthorizeOutcome, startAuthorization } from '@/lib/oauth/start-authorization'
 import { consentPage, continuePage, errorPage } from './view'
 
-/** oauth-mcp.md decision 13: never framed, never cached, no Referer leaves these pages. */
+/**
+ * oauth-mcp.md decision 13: never framed, never cached, no Referer leaves these pages. They are
+ * plain HTML with one inline style sheet and no script, so nothing else may load. No
+ * form-action: Chrome applies it to the redirect after the consent form, which goes to the
+ * client's redirect URI on any origin.
+ */
 const PAGE_HEADERS = {
-  'Content-Security-Policy': "frame-ancestors 'none'",
+  'Content-Security-Policy':
+    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'",
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',
   'Cache-Control': 'no-store',
