@@ -26,6 +26,8 @@ export const outbox = pgTable(
     dispatchedAt: ts('dispatched_at'),
     attempts: integer('attempts').notNull().default(0),
     lastError: text('last_error'),
+    /** The request that caused the event, carried to the jobs and deliveries it starts (logs). */
+    requestId: text('request_id'),
     createdAt: createdAt(),
   },
   (t) => [
@@ -61,6 +63,8 @@ export const jobRuns = pgTable(
     /** Fresh per claim: only the current holder's writes (heartbeats, steps) take effect. */
     claimId: uuid('claim_id'),
     lastError: text('last_error'),
+    /** The request whose event started the run, for its log lines and the events it sends. */
+    requestId: text('request_id'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     completedAt: ts('completed_at'),

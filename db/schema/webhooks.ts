@@ -56,6 +56,8 @@ export const webhookDeliveries = pgTable(
     lastAttemptAt: ts('last_attempt_at'),
     lastStatus: integer('last_status'),
     lastError: text('last_error'),
+    /** The request that caused the event: every attempt's log lines carry it, retries too. */
+    requestId: text('request_id'),
     createdAt: createdAt(),
   },
   (t) => [

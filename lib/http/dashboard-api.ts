@@ -1,9 +1,9 @@
 import type { Db } from '@/db/client'
 import { getDb } from '@/lib/db'
 import { ForbiddenError, InvalidInputError, NotFoundError, UnauthorizedError } from '@/lib/errors'
-import { logger } from '@/lib/log'
+import { annotateLogContext, logger } from '@/lib/log'
 import { sessionUser } from './oauth'
-import { newRequestId } from './respond'
+import { traced } from './traced'
 
 export const SIGNED_OUT = 'Your session has ended. Sign in again.'
 export const NO_ORGANIZATION = 'You are not a member of any organization.'
@@ -18,13 +18,13 @@ export interface DashboardApiContext<P> {
   requestId: string
 }
 
-function errorBody(error: unknown, requestId: string): { status: number; message: string } {
+function errorBody(error: unknown): { status: number; message: string } {
   if (error instanceof UnauthorizedError) return { status: 401, message: error.message }
   if (error instanceof ForbiddenError) return { status: 403, message: error.message }
   if (error instanceof NotFoundError) return { status: 404, message: error.message }
   if (error instanceof InvalidInputError) return { status: 400, message: error.message }
   // Anything else, our own errors included, is a fault to look into: logged, never detailed.
-  logger.error({ err: error, requestId }, 'dashboard API request failed')
+  logger.error({ err: error }, 'dashboard API request failed')
   return { status: 500, message: 'Internal server error' }
 }
 
@@ -37,31 +37,32 @@ function errorBody(error: unknown, requestId: string): { status: number; message
 export function dashboardRoute<P = Record<string, never>>(
   handler: (ctx: DashboardApiContext<P>) => Promise<Response | unknown>,
 ) {
-  return async (req: Request, context?: { params: Promise<P> }): Promise<Response> => {
-    const requestId = newRequestId()
-    let response: Response
-    try {
-      const db = await getDb()
-      const user = await sessionUser(req, db)
-      if (!user) throw new UnauthorizedError(SIGNED_OUT)
-      const organization = user.organizations[0]
-      if (!organization) throw new ForbiddenError(NO_ORGANIZATION)
-      const params = (await context?.params) ?? ({} as P)
-      const result = await handler({
-        req,
-        db,
-        userId: user.id,
-        organizationId: organization.id,
-        params,
-        requestId,
-      })
-      response = result instanceof Response ? result : Response.json(result)
-    } catch (error) {
-      const { status, message } = errorBody(error, requestId)
-      response = Response.json({ error: message }, { status })
-    }
-    response.headers.set('Cache-Control', 'private, no-store')
-    response.headers.set('X-Request-Id', requestId)
-    return response
-  }
+  return (req: Request, context?: { params: Promise<P> }): Promise<Response> =>
+    traced('dashboard-api', req, async (requestId) => {
+      let response: Response
+      try {
+        const db = await getDb()
+        const user = await sessionUser(req, db)
+        if (!user) throw new UnauthorizedError(SIGNED_OUT)
+        const organization = user.organizations[0]
+        if (!organization) throw new ForbiddenError(NO_ORGANIZATION)
+        annotateLogContext({ organizationId: organization.id })
+        const params = (await context?.params) ?? ({} as P)
+        const result = await handler({
+          req,
+          db,
+          userId: user.id,
+          organizationId: organization.id,
+          params,
+          requestId,
+        })
+        response = result instanceof Response ? result : Response.json(result)
+      } catch (error) {
+        const { status, message } = errorBody(error)
+        response = Response.json({ error: message }, { status })
+      }
+      response.headers.set('Cache-Control', 'private, no-store')
+      response.headers.set('X-Request-Id', requestId)
+      return response
+    })
 }

@@ -12,9 +12,10 @@ import {
   UnauthorizedError,
   UnsupportedMediaTypeError,
 } from '@/lib/errors'
-import { logger } from '@/lib/log'
+import { annotateLogContext, logger } from '@/lib/log'
 import { getRateLimiter } from '@/lib/ratelimit'
-import { json, newRequestId, rateLimitHeaders } from './respond'
+import { json, rateLimitHeaders } from './respond'
+import { traced } from './traced'
 
 export type DataApiScope = 'read:service' | 'write:issues'
 
@@ -40,7 +41,7 @@ interface Access {
   limit: keyof typeof DATA_API_LIMITS
 }
 
-function render(error: unknown, scope: DataApiScope, requestId: string): Response {
+function render(error: unknown, scope: DataApiScope): Response {
   if (error instanceof UnauthorizedError)
     return json({ error: error.message }, 401, { 'WWW-Authenticate': `Bearer scope="${scope}"` })
   if (error instanceof ForbiddenError) return json({ error: error.message }, 403)
@@ -51,7 +52,7 @@ function render(error: unknown, scope: DataApiScope, requestId: string): Respons
   if (error instanceof UnsupportedMediaTypeError) return json({ error: error.message }, 415)
   if (error instanceof RateLimitedError)
     return json({ error: error.message }, 429, { 'Retry-After': String(error.retryAfterSeconds) })
-  if (!(error instanceof AppError)) logger.error({ err: error, requestId }, 'data API request failed')
+  if (!(error instanceof AppError)) logger.error({ err: error }, 'data API request failed')
   return json({ error: 'Internal server error' }, 500)
 }
 
@@ -65,26 +66,27 @@ export function dataApiRoute<P = Record<string, never>>(
   access: Access,
   handler: (ctx: DataApiContext<P>) => Promise<unknown>,
 ) {
-  return async (req: Request, context?: { params: Promise<P> }): Promise<Response> => {
-    const requestId = newRequestId()
-    const headers: Record<string, string> = { 'X-Request-Id': requestId }
-    let response: Response
-    try {
-      const db = await getDb()
-      const principal = await resolveBearer(db, req.headers.get('authorization'))
-      if (!principal) throw new UnauthorizedError(MISSING_TOKEN)
-      const limit = await getRateLimiter().limit(DATA_API_LIMITS[access.limit], principal.rateLimitKey)
-      Object.assign(headers, rateLimitHeaders(limit))
-      if (!limit.success) throw new RateLimitedError('Rate limit exceeded', limit.retryAfterSeconds)
-      if (!principal.scopes.includes(access.scope))
-        throw new ForbiddenError(`Missing required scope: ${access.scope}`)
-      const params = (context ? await context.params : {}) as P
-      const body = await handler({ req, url: new URL(req.url), principal, db, params, requestId })
-      response = json(body)
-    } catch (error) {
-      response = render(error, access.scope, requestId)
-    }
-    for (const [name, value] of Object.entries(headers)) response.headers.set(name, value)
-    return response
-  }
+  return (req: Request, context?: { params: Promise<P> }): Promise<Response> =>
+    traced('data-api', req, async (requestId) => {
+      const headers: Record<string, string> = { 'X-Request-Id': requestId }
+      let response: Response
+      try {
+        const db = await getDb()
+        const principal = await resolveBearer(db, req.headers.get('authorization'))
+        if (!principal) throw new UnauthorizedError(MISSING_TOKEN)
+        annotateLogContext({ organizationId: principal.organizationId })
+        const limit = await getRateLimiter().limit(DATA_API_LIMITS[access.limit], principal.rateLimitKey)
+        Object.assign(headers, rateLimitHeaders(limit))
+        if (!limit.success) throw new RateLimitedError('Rate limit exceeded', limit.retryAfterSeconds)
+        if (!principal.scopes.includes(access.scope))
+          throw new ForbiddenError(`Missing required scope: ${access.scope}`)
+        const params = (context ? await context.params : {}) as P
+        const body = await handler({ req, url: new URL(req.url), principal, db, params, requestId })
+        response = json(body)
+      } catch (error) {
+        response = render(error, access.scope)
+      }
+      for (const [name, value] of Object.entries(headers)) response.headers.set(name, value)
+      return response
+    })
 }

@@ -11,10 +11,11 @@ import {
   ValidationError,
 } from '@/lib/errors'
 import { INGEST_LIMITS, INGEST_RATE_LIMIT, INVALID_BATCH } from '@/lib/ingest/limits'
-import { logger } from '@/lib/log'
+import { annotateLogContext, logger } from '@/lib/log'
 import { getRateLimiter } from '@/lib/ratelimit'
 import { readBody } from './body'
-import { json, newRequestId, rateLimitHeaders } from './respond'
+import { json, rateLimitHeaders } from './respond'
+import { traced } from './traced'
 
 /**
  * CORS for browsers on customers' sites: any origin, no cookies. fetch() with the key header
@@ -50,7 +51,7 @@ function render(error: unknown, requestId: string): Response {
   if (error instanceof UnsupportedMediaTypeError) return json({ error: error.message }, 415)
   if (error instanceof RateLimitedError)
     return json({ error: error.message }, 429, { 'Retry-After': String(error.retryAfterSeconds) })
-  if (!(error instanceof AppError)) logger.error({ err: error, requestId }, 'ingest request failed')
+  if (!(error instanceof AppError)) logger.error({ err: error }, 'ingest request failed')
   return json({ error: 'Internal server error', requestId }, 500)
 }
 
@@ -70,28 +71,29 @@ export function ingestPreflight(): Response {
  * failure the spec's body.
  */
 export function ingestRoute(handler: (ctx: IngestContext) => Promise<Response>) {
-  return async (req: Request): Promise<Response> => {
-    const requestId = newRequestId()
-    const headers: Record<string, string> = { ...CORS_HEADERS, 'X-Request-Id': requestId }
-    try {
-      const apiKey = req.headers.get('x-service-api-key') ?? new URL(req.url).searchParams.get('api_key')
-      if (!apiKey?.trim()) throw new UnauthorizedError(MISSING_API_KEY)
-      // Limited by the presented key before any lookup, so a flood of made-up keys is
-      // refused without touching the database.
-      const limit = await getRateLimiter().limit(
-        INGEST_RATE_LIMIT,
-        createHash('sha256').update(apiKey.trim()).digest('base64url'),
-      )
-      Object.assign(headers, rateLimitHeaders(limit))
-      if (!limit.success) throw new RateLimitedError('Rate limit exceeded', limit.retryAfterSeconds)
-      const principal = await resolveIngestKey(await getDb(), apiKey)
-      const type = req.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase()
-      if (type && !ACCEPTED_TYPES.includes(type))
-        throw new UnsupportedMediaTypeError('Content-Type must be application/json or text/plain')
-      const body = await readBody(req, INGEST_LIMITS)
-      return withHeaders(await handler({ principal, body, requestId }), headers)
-    } catch (error) {
-      return withHeaders(render(error, requestId), headers)
-    }
-  }
+  return (req: Request): Promise<Response> =>
+    traced('ingest', req, async (requestId) => {
+      const headers: Record<string, string> = { ...CORS_HEADERS, 'X-Request-Id': requestId }
+      try {
+        const apiKey = req.headers.get('x-service-api-key') ?? new URL(req.url).searchParams.get('api_key')
+        if (!apiKey?.trim()) throw new UnauthorizedError(MISSING_API_KEY)
+        // Limited by the presented key before any lookup, so a flood of made-up keys is
+        // refused without touching the database.
+        const limit = await getRateLimiter().limit(
+          INGEST_RATE_LIMIT,
+          createHash('sha256').update(apiKey.trim()).digest('base64url'),
+        )
+        Object.assign(headers, rateLimitHeaders(limit))
+        if (!limit.success) throw new RateLimitedError('Rate limit exceeded', limit.retryAfterSeconds)
+        const principal = await resolveIngestKey(await getDb(), apiKey)
+        annotateLogContext({ organizationId: principal.organizationId })
+        const type = req.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase()
+        if (type && !ACCEPTED_TYPES.includes(type))
+          throw new UnsupportedMediaTypeError('Content-Type must be application/json or text/plain')
+        const body = await readBody(req, INGEST_LIMITS)
+        return withHeaders(await handler({ principal, body, requestId }), headers)
+      } catch (error) {
+        return withHeaders(render(error, requestId), headers)
+      }
+    })
 }

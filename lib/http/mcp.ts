@@ -3,10 +3,11 @@ import { type Config, getConfig } from '@/lib/config'
 import { type Principal, resolveBearer } from '@/lib/credentials/resolve-bearer'
 import { SCOPES } from '@/lib/credentials/scopes'
 import { getDb } from '@/lib/db'
-import { logger } from '@/lib/log'
+import { annotateLogContext, logger } from '@/lib/log'
 import { canonicalResource, issuer } from '@/lib/oauth/metadata'
 import { MISSING_TOKEN } from './data-api'
-import { json, newRequestId } from './respond'
+import { json } from './respond'
+import { traced } from './traced'
 
 /** Where 401 challenges point: the path-inserted protected-resource document (RFC 9728). */
 export function mcpResourceMetadataUrl(config: Pick<Config, 'baseUrl'> = getConfig()): string {
@@ -82,28 +83,36 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
  * request id.
  */
 export function mcpRoute(handler: (ctx: McpContext) => Promise<Response>) {
-  return async (req: Request): Promise<Response> => {
-    const requestId = newRequestId()
-    const headers: Record<string, string> = { ...CORS_HEADERS, 'X-Request-Id': requestId }
-    let response: Response
-    try {
-      const authorization = req.headers.get('authorization')
-      const token = BEARER.exec(authorization ?? '')?.[1]
-      const db = await getDb()
-      const principal = await resolveBearer(db, authorization)
-      if (!principal || !token) response = unauthorized(Boolean(token), MISSING_TOKEN)
-      else if (boundElsewhere(principal)) response = unauthorized(true, WRONG_RESOURCE)
-      else if (!principal.scopes.includes(SCOPES.read)) response = insufficientScope(SCOPES.read)
-      else response = await handler({ req, principal, token, db, requestId })
-    } catch (error) {
-      logger.error({ err: error, requestId }, 'MCP request failed')
-      response = json(
-        { jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null },
-        500,
-      )
-    }
-    return withHeaders(response, headers)
-  }
+  return (req: Request): Promise<Response> =>
+    traced('mcp', req, async (requestId) => {
+      // The SDK's transport writes its answers without Cache-Control; they are one organization's data.
+      const headers: Record<string, string> = {
+        ...CORS_HEADERS,
+        'X-Request-Id': requestId,
+        'Cache-Control': 'no-store',
+      }
+      let response: Response
+      try {
+        const authorization = req.headers.get('authorization')
+        const token = BEARER.exec(authorization ?? '')?.[1]
+        const db = await getDb()
+        const principal = await resolveBearer(db, authorization)
+        if (!principal || !token) response = unauthorized(Boolean(token), MISSING_TOKEN)
+        else if (boundElsewhere(principal)) response = unauthorized(true, WRONG_RESOURCE)
+        else if (!principal.scopes.includes(SCOPES.read)) response = insufficientScope(SCOPES.read)
+        else {
+          annotateLogContext({ organizationId: principal.organizationId })
+          response = await handler({ req, principal, token, db, requestId })
+        }
+      } catch (error) {
+        logger.error({ err: error }, 'MCP request failed')
+        response = json(
+          { jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null },
+          500,
+        )
+      }
+      return withHeaders(response, headers)
+    })
 }
 
 /** CORS preflight; never requires a credential (decision 11). */

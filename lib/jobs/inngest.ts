@@ -1,6 +1,6 @@
 import { Inngest, type InngestFunction, NonRetriableError as InngestNonRetriableError } from 'inngest'
 import { getConfig, type JobsChoice } from '@/lib/config'
-import { logger } from '@/lib/log'
+import { currentRequestId, logger, withLogContext } from '@/lib/log'
 import { isNonRetriable } from './errors'
 import { checkRetries } from './retries'
 import type { JobDefinition, JobsEngine, SendEvent, SendOptions, StepTools } from './types'
@@ -40,6 +40,24 @@ export function getInngestClient(): Inngest {
 }
 
 /**
+ * Inngest events carry only `data`, so the causing request's id rides in it under a key of
+ * ours, taken out again before the payload reaches the handler (where it could otherwise
+ * leak into a webhook's `data`).
+ */
+const REQUEST_ID_KEY = '__requestId'
+
+function withRequestId(event: SendEvent): Record<string, unknown> {
+  const requestId = event.requestId ?? currentRequestId()
+  return requestId ? { ...event.data, [REQUEST_ID_KEY]: requestId } : event.data
+}
+
+function splitRequestId(data: unknown): { data: unknown; requestId?: string } {
+  if (typeof data !== 'object' || data === null || !(REQUEST_ID_KEY in data)) return { data }
+  const { [REQUEST_ID_KEY]: requestId, ...rest } = data as Record<string, unknown>
+  return { data: rest, requestId: typeof requestId === 'string' ? requestId : undefined }
+}
+
+/**
  * Wraps a definition for Inngest. The payload is validated inside the handler (an invalid
  * one can never succeed, so it fails without retries) and step results go through Inngest's
  * memoization, which like the in-process engine hands back their JSON form.
@@ -52,7 +70,8 @@ export function toInngestFunction(
   return client.createFunction(
     { id: def.id, name: def.name, retries: inngestRetries(def), triggers },
     async ({ event, step, attempt, runId }) => {
-      const parsed = def.payload.safeParse(event.data)
+      const { data, requestId } = splitRequestId(event.data)
+      const parsed = def.payload.safeParse(data)
       if (!parsed.success)
         throw new InngestNonRetriableError(`Invalid payload for ${def.id}: ${parsed.error.message}`)
       const tools: StepTools = {
@@ -60,17 +79,19 @@ export function toInngestFunction(
         sleep: (id: string, seconds: number) => step.sleep(id, seconds * 1000),
       }
       try {
-        return await def.handler({
-          event: {
-            id: event.id ?? `${def.id}:${runId}`,
-            name: event.name,
-            data: parsed.data,
-            ts: event.ts ?? Date.now(),
-          },
-          step: tools,
-          attempt,
-          runId,
-        })
+        return await withLogContext({ requestId, functionId: def.id, runId }, () =>
+          def.handler({
+            event: {
+              id: event.id ?? `${def.id}:${runId}`,
+              name: event.name,
+              data: parsed.data,
+              ts: event.ts ?? Date.now(),
+            },
+            step: tools,
+            attempt,
+            runId,
+          }),
+        )
       } catch (error) {
         if (isNonRetriable(error) && !(error instanceof InngestNonRetriableError))
           throw new InngestNonRetriableError(error instanceof Error ? error.message : String(error), {
@@ -93,7 +114,9 @@ export function createInngestEngine(client: Inngest): JobsEngine {
       if (events.length === 0) return
       // Inngest drops a second event with the same id (for 24 hours), which is what makes
       // the outbox's re-sends harmless.
-      await client.send(events.map((e) => ({ name: e.name, data: e.data, ...(e.id ? { id: e.id } : {}) })))
+      await client.send(
+        events.map((e) => ({ name: e.name, data: withRequestId(e), ...(e.id ? { id: e.id } : {}) })),
+      )
     },
     async start() {},
     async stop() {},

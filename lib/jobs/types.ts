@@ -49,6 +49,11 @@ export interface SendEvent {
   data: Record<string, unknown>
   /** Deduplication id; a second send with the same id for the same job runs it once. */
   id?: string
+  /**
+   * The request that caused the event (the outbox keeps it across the dispatch); by default the
+   * one the sender is serving. The run logs under it and passes it on to what it sends.
+   */
+  requestId?: string
 }
 
 export interface SendOptions {

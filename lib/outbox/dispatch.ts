@@ -24,14 +24,27 @@ export async function dispatchOutbox(
         )
   if ('eventIds' in selection && selection.eventIds.length === 0) return 0
   const rows = await db
-    .select({ id: outbox.id, eventId: outbox.eventId, name: outbox.name, payload: outbox.payload })
+    .select({
+      id: outbox.id,
+      eventId: outbox.eventId,
+      name: outbox.name,
+      payload: outbox.payload,
+      requestId: outbox.requestId,
+    })
     .from(outbox)
     .where(filter)
     .orderBy(asc(outbox.createdAt))
     .limit('limit' in selection ? selection.limit : selection.eventIds.length)
   if (rows.length === 0) return 0
   try {
-    await jobs.send(rows.map((row) => ({ id: row.eventId, name: row.name, data: row.payload })))
+    await jobs.send(
+      rows.map((row) => ({
+        id: row.eventId,
+        name: row.name,
+        data: row.payload,
+        requestId: row.requestId ?? undefined,
+      })),
+    )
   } catch (error) {
     logger.warn({ err: error, events: rows.length }, 'outbox dispatch failed; the sweep will retry')
     await db

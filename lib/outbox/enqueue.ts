@@ -1,5 +1,6 @@
 import { outbox } from '@/db/schema'
 import type { DbOrTx } from '@/lib/db'
+import { currentRequestId } from '@/lib/log'
 import type { EventName } from './events'
 
 export interface OutboxEvent {
@@ -22,6 +23,7 @@ export async function enqueueEvent(tx: DbOrTx, event: OutboxEvent): Promise<stri
       name: event.name,
       payload: event.payload,
       dedupeKey: event.dedupeKey ?? null,
+      requestId: currentRequestId() ?? null,
     })
     .onConflictDoNothing()
     .returning({ eventId: outbox.eventId })

@@ -7,6 +7,7 @@ import { analyzeEvents } from '@/lib/analysis'
 import type { AnalysisResult } from '@/lib/analysis/types'
 import { recordFindings } from '@/lib/issues/record-findings'
 import type { JobsEngine, StepTools } from '@/lib/jobs/types'
+import { logger } from '@/lib/log'
 import { dispatchOutbox } from '@/lib/outbox/dispatch'
 import { enqueueEvent } from '@/lib/outbox/enqueue'
 import { EVENTS } from '@/lib/outbox/events'
@@ -63,7 +64,15 @@ export async function processSession(
       return { result, throughSequence: batches.at(-1)?.sequence ?? -1 }
     })
   } catch (error) {
-    await markSessionFailed(db, sessionId, claim.claimToken, `analysis failed: ${(error as Error).message}`)
+    // Members read the reason on the session page: no driver or storage message (hosts,
+    // paths) there; the cause goes to the log under this run's id.
+    logger.warn({ err: error, sessionId }, 'session analysis failed')
+    await markSessionFailed(
+      db,
+      sessionId,
+      claim.claimToken,
+      `Analysis failed: the recording could not be read or analysed (run ${runId}). It is retried automatically.`,
+    )
     throw error
   }
 
@@ -148,6 +157,18 @@ export async function processSession(
       limit: 1000,
       organizationId: claim.organizationId,
     }),
+  )
+  logger.info(
+    {
+      organizationId: claim.organizationId,
+      sessionId,
+      issuesCreated: recorded.created.length,
+      issuesLinked: recorded.linked.length,
+      issuesRegressed: recorded.regressed.length,
+      signalsMatched: recorded.signals.length,
+      requeued: recorded.requeued,
+    },
+    'session processed',
   )
   return { status: 'processed', ...recorded }
 }

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints } from '@/db/schema'
+import { logger, withLogContext } from '@/lib/log'
 import type { Deliverer, DeliveryOutcome } from './deliver'
 import { decryptSecret } from './secrets'
 
@@ -87,6 +88,27 @@ export async function attemptDelivery(
       .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.status, 'pending')))
     return 'cancelled'
   }
+  return withLogContext(
+    {
+      requestId: delivery.requestId ?? undefined,
+      organizationId: delivery.organizationId,
+      deliveryId: delivery.id,
+    },
+    () => sendAndRecord(db, deliver, row, delays),
+  )
+}
+
+type DeliveryWithEndpoint = {
+  delivery: typeof webhookDeliveries.$inferSelect
+  endpoint: typeof webhookEndpoints.$inferSelect
+}
+
+async function sendAndRecord(
+  db: Db,
+  deliver: Deliverer,
+  { delivery, endpoint }: DeliveryWithEndpoint,
+  delays: readonly number[],
+): Promise<AttemptResult> {
   const outcome = await deliver({
     url: endpoint.url,
     secret: decryptSecret(endpoint.secretCiphertext),
@@ -137,5 +159,19 @@ export async function attemptDelivery(
       )
   })
   await recordOnEndpoint(db, endpoint.id, outcome)
+  // Never the URL: receivers put tokens in it.
+  logger[result === 'succeeded' ? 'info' : 'warn'](
+    {
+      endpointId: endpoint.id,
+      eventId: delivery.eventId,
+      eventType: delivery.eventType,
+      attempt,
+      httpStatus: outcome.status,
+      errorLabel: outcome.label,
+      durationMs: outcome.durationMs,
+      result,
+    },
+    result === 'succeeded' ? 'webhook delivered' : 'webhook attempt failed',
+  )
   return result
 }

@@ -1,6 +1,7 @@
 import { and, arrayContains, eq, isNull } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { organizations, outbox, webhookDeliveries, webhookEndpoints } from '@/db/schema'
+import { currentRequestId } from '@/lib/log'
 import { envelopeBody, OUTBOX_TO_WEBHOOK } from './events'
 
 export interface OutboxEventRef {
@@ -50,6 +51,8 @@ export async function fanOutEvent(db: DbOrTx, ref: OutboxEventRef): Promise<stri
         eventId: ref.eventId,
         eventType: event,
         body,
+        // The fan-out runs under the event's request, so its deliveries' attempts log it too.
+        requestId: currentRequestId() ?? null,
       })),
     )
     .onConflictDoNothing()

@@ -7,6 +7,7 @@ import { z } from 'zod'
 import { getConfig, parseConfig, setConfigForTests } from '@/lib/config'
 import { buildJobDefinitions, defineJob, NonRetriableError } from '@/lib/jobs'
 import { createInngestClient, createInngestEngine, toInngestFunction } from '@/lib/jobs/inngest'
+import { currentRequestId, withLogContext } from '@/lib/log'
 
 // Exposes the checkpoint that says whether Inngest would retry a failed run.
 class RejectionProbe extends InngestTestEngine {
@@ -102,6 +103,38 @@ describe('Inngest engine', () => {
     const tx = {} as NonNullable<Parameters<typeof engine.send>[1]>['db']
     await engine.send({ name: EVENT, data: { orderId: 'o-9' }, id: 'evt-1' }, { db: tx })
     expect(send).toHaveBeenCalledWith([{ name: EVENT, data: { orderId: 'o-9' }, id: 'evt-1' }])
+  })
+
+  it("carries the sender's request id in the event and runs the handler under it, without it in the payload", async () => {
+    const send = vi.fn(async () => ({ ids: ['evt-2'] }))
+    const engine = createInngestEngine({ send } as unknown as Inngest)
+    await withLogContext({ requestId: 'req-from-route' }, () =>
+      engine.send([
+        { name: EVENT, data: { orderId: 'o-8' }, id: 'evt-2' },
+        { name: EVENT, data: { orderId: 'o-7' }, id: 'evt-3', requestId: 'req-from-outbox' },
+      ]),
+    )
+    const sent = [
+      { name: EVENT, data: { orderId: 'o-8', __requestId: 'req-from-route' }, id: 'evt-2' },
+      { name: EVENT, data: { orderId: 'o-7', __requestId: 'req-from-outbox' }, id: 'evt-3' },
+    ]
+    expect(send).toHaveBeenCalledWith(sent)
+
+    const seen: { requestId?: string; data: unknown }[] = []
+    const probe = defineJob({
+      id: 'test-probe',
+      name: 'Test probe',
+      trigger: { event: EVENT },
+      retries: 0,
+      payload: z.record(z.string(), z.unknown()),
+      async handler({ event }) {
+        seen.push({ requestId: currentRequestId(), data: event.data })
+      },
+    })
+    const t = new InngestTestEngine({ function: toInngestFunction(probe, client) })
+    const { error } = await t.execute({ events: [sent[1]!] })
+    expect(error).toBeUndefined()
+    expect(seen).toEqual([{ requestId: 'req-from-outbox', data: { orderId: 'o-7' } }])
   })
 
   it('runs the handler with the validated payload and passes step results through', async () => {

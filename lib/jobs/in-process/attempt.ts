@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
-import type { Logger } from '@/lib/log'
+import { type Logger, withLogContext } from '@/lib/log'
 import { describeError, isNonRetriable } from '../errors'
 import type { JobDefinition } from '../types'
 import { type ClaimedRun, msFromNow, type RunUpdate, saveStep, updateOwned } from './runs-store'
@@ -82,7 +82,15 @@ export class Attempt {
     }
   }
 
-  private async runHandler(def: JobDefinition): Promise<void> {
+  /** Everything the run logs, and every event it sends, carries the request that started it. */
+  private runHandler(def: JobDefinition): Promise<void> {
+    const { row } = this
+    return withLogContext({ requestId: row.requestId ?? undefined, functionId: def.id, runId: row.id }, () =>
+      this.runHandlerInContext(def),
+    )
+  }
+
+  private async runHandlerInContext(def: JobDefinition): Promise<void> {
     const { row } = this
     const done = { lockedUntil: null, claimId: null } as const
     if (row.attempt >= row.maxAttempts) {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { currentRequestId } from '@/lib/log'
 import { checkRetries } from '../retries'
 import type { JobDefinition, SendEvent } from '../types'
 import type { NewRun } from './runs-store'
@@ -36,6 +37,7 @@ export function runsForEvents(
         eventName: event.name,
         payload: event.data,
         maxAttempts: def.retries + 1,
+        requestId: event.requestId ?? currentRequestId() ?? null,
       })
   }
   return [...rows.values()]

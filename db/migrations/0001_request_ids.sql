@@ -1,0 +1,3 @@
+ALTER TABLE "job_runs" ADD COLUMN "request_id" text;--> statement-breakpoint
+ALTER TABLE "outbox" ADD COLUMN "request_id" text;--> statement-breakpoint
+ALTER TABLE "webhook_deliveries" ADD COLUMN "request_id" text;
