@@ -24,26 +24,31 @@ export async function recordMatch(
   db: DbOrTx,
   input: { organizationId: string; signalId: string; sessionId: string; evidence: Record<string, unknown> },
 ): Promise<boolean> {
-  const [inserted] = await db
-    .insert(signalMatches)
-    .values(input)
-    .onConflictDoNothing()
-    .returning({ id: signalMatches.id, createdAt: signalMatches.createdAt })
-  if (!inserted) return false
-  await db
-    .update(signals)
-    .set({
-      matchCount: sql`${signals.matchCount} + 1`,
-      lastMatchAt: sql`greatest(${signals.lastMatchAt}, ${inserted.createdAt.toISOString()}::timestamptz)`,
+  // One commit for the match, its count and its outbox event (a savepoint inside a caller's
+  // transaction): committed one by one, a crash after the match row left its event unwritten
+  // for good, since a retry finds the match and records nothing (found by faults.process).
+  return db.transaction(async (tx) => {
+    const [inserted] = await tx
+      .insert(signalMatches)
+      .values(input)
+      .onConflictDoNothing()
+      .returning({ id: signalMatches.id, createdAt: signalMatches.createdAt })
+    if (!inserted) return false
+    await tx
+      .update(signals)
+      .set({
+        matchCount: sql`${signals.matchCount} + 1`,
+        lastMatchAt: sql`greatest(${signals.lastMatchAt}, ${inserted.createdAt.toISOString()}::timestamptz)`,
+      })
+      .where(eq(signals.id, input.signalId))
+    await enqueueEvent(tx, {
+      organizationId: input.organizationId,
+      name: EVENTS.signalMatched,
+      payload: { signalId: input.signalId, sessionId: input.sessionId, orgId: input.organizationId },
+      dedupeKey: `signal.matched:${input.signalId}:${input.sessionId}`,
     })
-    .where(eq(signals.id, input.signalId))
-  await enqueueEvent(db, {
-    organizationId: input.organizationId,
-    name: EVENTS.signalMatched,
-    payload: { signalId: input.signalId, sessionId: input.sessionId, orgId: input.organizationId },
-    dedupeKey: `signal.matched:${input.signalId}:${input.sessionId}`,
+    return true
   })
-  return true
 }
 
 /** Deterministic matching of one session against the given signals; returns newly matched ids. */

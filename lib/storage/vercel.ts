@@ -12,6 +12,18 @@ import type { BlobStore, PutOptions } from './types'
 // request within what the API is known to accept (list a page, delete that page).
 const PAGE_SIZE = 1000
 
+/**
+ * How long a put, delete or list may take, retries included. The SDK retries a 5xx or a network
+ * error 10 times with doubling delays (1 s, 2 s, 4 s, ...), about 17 to 34 minutes in all, so
+ * without a deadline an outage holds every ingest request that long instead of answering 500.
+ * This leaves room for the first few retries of a passing blip.
+ */
+export const API_DEADLINE_MS = 15_000
+
+export class BlobDeadlineError extends Error {
+  override name = 'BlobDeadlineError'
+}
+
 function toBody(body: Uint8Array | string): Buffer {
   // Always a Buffer: the SDK refuses a falsy body, which would make an empty string unstorable.
   return typeof body === 'string'
@@ -41,21 +53,50 @@ async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> 
 export class VercelBlobStore implements BlobStore {
   readonly kind = 'vercel' as const
   readonly #token: string
+  readonly #deadlineMs: number
 
-  constructor(token: string) {
+  constructor(token: string, options: { deadlineMs?: number } = {}) {
     this.#token = token
+    this.#deadlineMs = options.deadlineMs ?? API_DEADLINE_MS
+  }
+
+  /**
+   * Runs an API call under the deadline. The SDK notices the abort only when its next attempt
+   * starts (not during the wait between attempts), so the caller is answered at the deadline
+   * and the SDK's loop ends on its own at that next attempt.
+   */
+  async #bounded<T>(what: string, call: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController()
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new BlobDeadlineError(
+          `Vercel Blob: ${what} did not finish within ${this.#deadlineMs} ms`,
+        )
+        controller.abort(error)
+        reject(error)
+      }, this.#deadlineMs)
+    })
+    try {
+      return await Promise.race([call(controller.signal), deadline])
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   async put(key: string, body: Uint8Array | string, options?: PutOptions): Promise<void> {
     assertValidBlobKey(key)
-    await put(key, toBody(body), {
-      access: 'private',
-      // The key is the address: a retried batch must land on (and replace) the same object.
-      addRandomSuffix: false,
-      allowOverwrite: true,
-      contentType: options?.contentType,
-      token: this.#token,
-    })
+    await this.#bounded('put', (abortSignal) =>
+      put(key, toBody(body), {
+        access: 'private',
+        // The key is the address: a retried batch must land on (and replace) the same object.
+        addRandomSuffix: false,
+        allowOverwrite: true,
+        contentType: options?.contentType,
+        token: this.#token,
+        abortSignal,
+      }),
+    )
   }
 
   private async fetch(key: string): Promise<ReadableStream<Uint8Array> | null> {
@@ -87,7 +128,9 @@ export class VercelBlobStore implements BlobStore {
     for (const key of keys) assertValidBlobKey(key)
     for (let i = 0; i < keys.length; i += PAGE_SIZE) {
       // Unknown pathnames are ignored by the API, matching the port's contract.
-      await del(keys.slice(i, i + PAGE_SIZE), { token: this.#token })
+      await this.#bounded('delete', (abortSignal) =>
+        del(keys.slice(i, i + PAGE_SIZE), { token: this.#token, abortSignal }),
+      )
     }
   }
 
@@ -96,7 +139,9 @@ export class VercelBlobStore implements BlobStore {
     const keys: string[] = []
     let cursor: string | undefined
     do {
-      const page = await list({ prefix: prefix || undefined, cursor, limit: PAGE_SIZE, token: this.#token })
+      const page = await this.#bounded('list', (abortSignal) =>
+        list({ prefix: prefix || undefined, cursor, limit: PAGE_SIZE, token: this.#token, abortSignal }),
+      )
       for (const blob of page.blobs) keys.push(blob.pathname)
       // A page claiming more without a cursor would otherwise loop forever on the first page
       cursor = page.hasMore ? page.cursor : undefined

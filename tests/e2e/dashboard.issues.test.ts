@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { issueActivities, issues, organizations, replaySessions } from '@/db/schema'
 import type { RrwebEvent } from '@/lib/analysis/types'
 import { createKey } from '@/lib/credentials/create-key'
+import { recorderBatches } from '@/tests/helpers/batches'
 import { endingNow, loadRecording } from '@/tests/helpers/pipeline'
 import { seedIssue } from '@/tests/helpers/seed'
 import {
@@ -57,30 +58,19 @@ async function until<T>(
 
 /** Sends a real recording to the running server's ingest API, as the recorder would. */
 async function ingest(key: string, sessionId: string, events: RrwebEvent[], user: Record<string, string>) {
-  const perBatch = 40
-  for (let i = 0, sequence = 0; i < events.length; i += perBatch, sequence++) {
-    const chunk = events.slice(i, i + perBatch)
+  const batches = recorderBatches({
+    sessionId,
+    events,
+    perBatch: 40,
+    url: 'https://shop.example.com/products/42',
+    user: { properties: user },
+    userAgent: 'Mozilla/5.0 Chrome/131.0',
+  })
+  for (const batch of batches) {
     const response = await fetch(`${baseUrl}/api/sdk/replay`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-service-api-key': key },
-      body: JSON.stringify({
-        session: {
-          id: sessionId,
-          windowId: 'w1',
-          startedAt: events[0]!.timestamp,
-          lastActivityAt: chunk.at(-1)!.timestamp,
-          url: 'https://shop.example.com/products/42',
-        },
-        user: { anonymousId: `anon-${sessionId}`, id: null, properties: user },
-        page: {
-          url: 'https://shop.example.com/products/42',
-          referrer: null,
-          viewport: { width: 1280, height: 800 },
-        },
-        replay: { events: chunk, sequence },
-        metadata: { userAgent: 'Mozilla/5.0 Chrome/131.0', language: 'en' },
-        flush: i + perBatch >= events.length ? 'final' : 'normal',
-      }),
+      body: JSON.stringify(batch),
     })
     if (response.status !== 200)
       throw new Error(`ingest answered ${response.status}: ${await response.text()}`)

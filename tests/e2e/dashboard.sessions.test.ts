@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { organizations, replaySessions } from '@/db/schema'
 import type { RrwebEvent } from '@/lib/analysis/types'
 import { createKey } from '@/lib/credentials/create-key'
+import { recorderBatches } from '../helpers/batches'
 import { endingNow, loadRecording } from '../helpers/pipeline'
 import {
   hasHorizontalOverflow,
@@ -40,30 +41,25 @@ async function recordOverHttp(
   events: RrwebEvent[],
   final = true,
 ) {
-  const url = 'http://shop.example/'
-  for (let i = 0, sequence = 0; i < events.length; i += 25, sequence++) {
-    const chunk = events.slice(i, i + 25)
+  const batches = recorderBatches({
+    sessionId: externalId,
+    events,
+    perBatch: 25,
+    final,
+    url: 'http://shop.example/',
+    user: {
+      anonymousId: 'anon-e2e',
+      id: 'user-1815',
+      properties: { email: 'grace@example.com', name: 'Grace Hopper', plan: 'team' },
+    },
+    userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0',
+    language: 'en-GB',
+  })
+  for (const batch of batches) {
     const response = await fetch(`${baseUrl}/api/sdk/replay`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-service-api-key': key },
-      body: JSON.stringify({
-        session: {
-          id: externalId,
-          windowId: 'w1',
-          startedAt: events[0]!.timestamp,
-          lastActivityAt: chunk.at(-1)!.timestamp,
-          url,
-        },
-        user: {
-          anonymousId: 'anon-e2e',
-          id: 'user-1815',
-          properties: { email: 'grace@example.com', name: 'Grace Hopper', plan: 'team' },
-        },
-        page: { url, referrer: null, viewport: { width: 1280, height: 800 } },
-        replay: { events: chunk, sequence },
-        metadata: { userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0', language: 'en-GB' },
-        flush: final && i + 25 >= events.length ? 'final' : 'normal',
-      }),
+      body: JSON.stringify(batch),
     })
     expect(response.status, await response.clone().text()).toBe(200)
   }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { RrwebEvent } from '@/lib/analysis/types'
+import { recorderBatches } from './batches'
 import { sendBatch } from './ingest'
 
 export interface Recording {
@@ -31,38 +32,19 @@ export async function ingestSession(
   events: RrwebEvent[],
   options: { perBatch?: number; final?: boolean; firstSequence?: number; url?: string } = {},
 ): Promise<number> {
-  const perBatch = options.perBatch ?? 40
-  const start = events[0]?.timestamp ?? Date.now()
-  let sequence = options.firstSequence ?? 0
-  for (let i = 0; i < events.length; i += perBatch) {
-    const chunk = events.slice(i, i + perBatch)
-    const last = i + perBatch >= events.length
-    const body = {
-      session: {
-        id: sessionId,
-        windowId: 'w1',
-        startedAt: start,
-        lastActivityAt: chunk.at(-1)!.timestamp,
-        url: options.url ?? 'http://127.0.0.1/',
-      },
-      user: {
-        anonymousId: `anon-${sessionId}`,
-        id: null,
-        properties: { email: 'ada@example.com', name: 'Ada' },
-      },
-      page: {
-        url: options.url ?? 'http://127.0.0.1/',
-        referrer: null,
-        viewport: { width: 1280, height: 800 },
-      },
-      replay: { events: chunk, sequence },
-      metadata: { userAgent: 'Mozilla/5.0 Chrome/156.0', language: 'en' },
-      flush: last && options.final ? 'final' : 'normal',
-    }
-    const response = await sendBatch(body, { key })
+  const batches = recorderBatches({
+    sessionId,
+    events,
+    perBatch: options.perBatch ?? 40,
+    final: options.final ?? false,
+    firstSequence: options.firstSequence,
+    url: options.url,
+    user: { properties: { email: 'ada@example.com', name: 'Ada' } },
+  })
+  for (const batch of batches) {
+    const response = await sendBatch(batch, { key })
     if (response.status !== 200)
       throw new Error(`ingest answered ${response.status}: ${await response.text()}`)
-    sequence++
   }
-  return sequence
+  return (options.firstSequence ?? 0) + batches.length
 }

@@ -23,6 +23,7 @@ import { createOrganization } from '@/lib/orgs/create-organization'
 import { EVENTS } from '@/lib/outbox/events'
 import { getBlobStore, setBlobStoreForTests } from '@/lib/storage'
 import type { BlobStore } from '@/lib/storage/types'
+import { recorderBatches } from '../helpers/batches'
 import { api } from '../helpers/data-api'
 import { sendBatch } from '../helpers/ingest'
 import { endingNow, ingestSession, loadRecording } from '../helpers/pipeline'
@@ -49,26 +50,11 @@ function settles<T>(what: string, promise: Promise<T>): Promise<T> {
 /** A body as the recorder sends it: one batch of a session. */
 function batchBody(sessionId: string, sequence: number, flush: 'normal' | 'final' = 'normal') {
   const now = Date.now() - 60_000
-  return {
-    session: {
-      id: sessionId,
-      windowId: 'w1',
-      startedAt: now,
-      lastActivityAt: now + 10,
-      url: 'http://127.0.0.1/',
-    },
-    user: { anonymousId: `anon-${sessionId}`, id: null, properties: {} },
-    page: { url: 'http://127.0.0.1/', referrer: null, viewport: { width: 1280, height: 800 } },
-    replay: {
-      events: [
-        { type: 4, timestamp: now, data: { href: 'http://127.0.0.1/', width: 1280, height: 800 } },
-        { type: 3, timestamp: now + 10, data: { source: 2, type: 2, id: 1, x: 1, y: 1 } },
-      ],
-      sequence,
-    },
-    metadata: { userAgent: 'Mozilla/5.0 Chrome/156.0', language: 'en' },
-    flush,
-  }
+  const events = [
+    { type: 4, timestamp: now, data: { href: 'http://127.0.0.1/', width: 1280, height: 800 } },
+    { type: 3, timestamp: now + 10, data: { source: 2, type: 2, id: 1, x: 1, y: 1 } },
+  ]
+  return recorderBatches({ sessionId, events, firstSequence: sequence, final: flush === 'final' })[0]
 }
 
 /** Asserts the answer of a request made while the database was unreachable. */
