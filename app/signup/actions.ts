@@ -6,6 +6,7 @@ import { getDb } from '@/lib/db'
 import { AppError } from '@/lib/errors'
 import { logger } from '@/lib/log'
 import { createFirstAccount } from '@/lib/users/create-first-account'
+import { recordArgument, textArgument } from '@/lib/validation'
 
 export interface SignUpInput {
   name: string
@@ -21,11 +22,12 @@ export async function signUpAction(input: SignUpInput): Promise<SignUpResult> {
   if (!(await checkSignUpRate(clientAddress(await headers()))).allowed)
     return { ok: false, error: 'Too many sign-up attempts from this address. Try again later.' }
   try {
+    const fields = recordArgument(input)
     await createFirstAccount(await getDb(), {
-      name: String(input.name ?? ''),
-      email: String(input.email ?? ''),
-      password: String(input.password ?? ''),
-      organizationName: String(input.organizationName ?? ''),
+      name: textArgument(fields.name),
+      email: textArgument(fields.email),
+      password: textArgument(fields.password),
+      organizationName: textArgument(fields.organizationName),
     })
     return { ok: true }
   } catch (error) {

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { isStorableText } from '@/lib/validation'
 
 /**
  * The replay batch of the ingest API (spec: "Replay batch"). Events are opaque beyond the
@@ -18,11 +19,7 @@ export const RrwebEvent = z
   })
   .loose()
 
-/** What Postgres text and jsonb columns cannot hold: NUL characters and unpaired surrogates. */
-const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
-function storableText(value: string): boolean {
-  return !value.includes('\u0000') && !UNPAIRED_SURROGATE.test(value)
-}
+// isStorableText's rule (lib/validation), worded for the details of an ingest refusal.
 const NOT_STORABLE = 'must not contain NUL characters or unpaired UTF-16 surrogates'
 
 // Ids are indexed (a session's id is unique per organization): long values cannot be.
@@ -33,7 +30,7 @@ const text = (field: string, max = MAX_TEXT_LENGTH) =>
   z
     .string({ error: `${field} must be a string` })
     .max(max, `${field} must be at most ${max} characters`)
-    .refine(storableText, `${field} ${NOT_STORABLE}`)
+    .refine(isStorableText, `${field} ${NOT_STORABLE}`)
 const nonEmpty = (field: string) => text(field, MAX_ID_LENGTH).min(1, `${field} must not be empty`)
 
 const MAX_PROPERTIES_DEPTH = 20
@@ -52,14 +49,14 @@ function propertiesProblem(value: Record<string, unknown>): string | null {
     if (++nodes > MAX_PROPERTIES_NODES)
       return `user.properties must hold at most ${MAX_PROPERTIES_NODES} values`
     if (typeof current === 'string') {
-      if (!storableText(current)) return `user.properties values ${NOT_STORABLE}`
+      if (!isStorableText(current)) return `user.properties values ${NOT_STORABLE}`
       continue
     }
     if (typeof current !== 'object' || current === null) continue
     if (depth > MAX_PROPERTIES_DEPTH)
       return `user.properties must be nested at most ${MAX_PROPERTIES_DEPTH} levels deep`
     for (const [key, child] of Object.entries(current)) {
-      if (!storableText(key)) return `user.properties keys ${NOT_STORABLE}`
+      if (!isStorableText(key)) return `user.properties keys ${NOT_STORABLE}`
       stack.push({ value: child, depth: depth + 1 })
     }
   }

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import type { Db, Tx } from '@/db/client'
 import { type IssueStatus, issueActivities, issues } from '@/db/schema'
 import { isUuid, NotFoundError } from '@/lib/errors'
-import { parseInput } from '@/lib/validation'
+import { isStorableText, NOT_STORABLE, parseInput } from '@/lib/validation'
 import { ISSUE_NOT_FOUND } from './get-issue'
 import type { TicketSnapshot } from './issue-history'
 import { changeLockedIssueStatus, type IssueChangeActor } from './status-change'
@@ -24,12 +24,14 @@ export const TicketInput = z.object({
     .string({ error: 'Enter the ticket provider, e.g. GitHub, Linear or Jira.' })
     .trim()
     .min(1, 'Enter the ticket provider, e.g. GitHub, Linear or Jira.')
-    .max(TICKET_LIMITS.provider, `The provider is limited to ${TICKET_LIMITS.provider} characters.`),
+    .max(TICKET_LIMITS.provider, `The provider is limited to ${TICKET_LIMITS.provider} characters.`)
+    .refine(isStorableText, `The provider ${NOT_STORABLE}`),
   url: z
     .string({ error: 'Enter the ticket URL.' })
     .trim()
     .min(1, 'Enter the ticket URL.')
     .max(TICKET_LIMITS.url, `The ticket URL is limited to ${TICKET_LIMITS.url} characters.`)
+    .refine(isStorableText, `The ticket URL ${NOT_STORABLE}`)
     .refine(
       isWebUrl,
       'The ticket URL must be a full http:// or https:// address, e.g. https://github.com/acme/shop/issues/12.',
@@ -38,6 +40,7 @@ export const TicketInput = z.object({
     .string()
     .trim()
     .max(TICKET_LIMITS.identifier, `The identifier is limited to ${TICKET_LIMITS.identifier} characters.`)
+    .refine(isStorableText, `The identifier ${NOT_STORABLE}`)
     .optional()
     .transform((value) => value || null),
 })

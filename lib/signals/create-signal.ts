@@ -4,7 +4,7 @@ import { signals } from '@/db/schema'
 import { getOrganization } from '@/lib/orgs/get-organization'
 import { enqueueEvent } from '@/lib/outbox/enqueue'
 import { EVENTS } from '@/lib/outbox/events'
-import { parseInput } from '@/lib/validation'
+import { isStorableText, NOT_STORABLE, parseInput } from '@/lib/validation'
 import { type Signal, toSignal } from './views'
 
 const Name = z
@@ -12,11 +12,13 @@ const Name = z
   .trim()
   .min(1, 'Signal name must not be empty')
   .max(100, 'Signal name must be at most 100 characters')
+  .refine(isStorableText, `Signal name ${NOT_STORABLE}`)
 const Prompt = z
   .string()
   .trim()
   .min(3, 'Signal prompt must be at least 3 characters')
   .max(2000, 'Signal prompt must be at most 2000 characters')
+  .refine(isStorableText, `Signal prompt ${NOT_STORABLE}`)
 
 /**
  * Creates an active signal and, in the same transaction, the event that backfills it over

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ROLES } from '@/db/schema'
+import { isStorableText, NOT_STORABLE } from '@/lib/validation'
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './password'
 
 export const Email = z
@@ -14,4 +15,9 @@ export const Password = z
   .min(PASSWORD_MIN_LENGTH, `Password must be at least ${PASSWORD_MIN_LENGTH} characters`)
   .max(PASSWORD_MAX_LENGTH, `Password must be at most ${PASSWORD_MAX_LENGTH} characters`)
 export const Role = z.enum(ROLES, { error: 'Role must be one of: owner, member' })
-export const PersonName = z.string().trim().max(100, 'Name must be at most 100 characters').optional()
+export const PersonName = z
+  .string()
+  .trim()
+  .max(100, 'Name must be at most 100 characters')
+  .refine(isStorableText, `Name ${NOT_STORABLE}`)
+  .optional()

@@ -9,6 +9,7 @@ import {
   NotFoundError,
   RateLimitedError,
 } from '@/lib/errors'
+import { isStorableText, NOT_STORABLE } from '@/lib/validation'
 import { isWebhookEvent, type WebhookEvent } from './events'
 import { encryptSecret, generateWebhookSecret, secretPrefix } from './secrets'
 import { checkUrlShape, UnsafeUrlError } from './url-guard'
@@ -41,6 +42,8 @@ export interface CreatedEndpoint {
 }
 
 function validate(input: CreateEndpointInput): { name: string; url: string; events: WebhookEvent[] } {
+  if (!isStorableText(input.name)) throw new InvalidInputError(`Webhook name ${NOT_STORABLE}`)
+  if (!isStorableText(input.url)) throw new InvalidInputError(`Webhook URL ${NOT_STORABLE}`)
   const name = input.name.trim()
   if (name === '') throw new InvalidInputError('Name is required.')
   if (name.length > NAME_MAX) throw new InvalidInputError(`Name must be at most ${NAME_MAX} characters.`)

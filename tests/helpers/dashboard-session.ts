@@ -5,6 +5,7 @@ import type { Db } from '@/db/client'
 import { memberships, replaySessions, users } from '@/db/schema'
 import type { RrwebEvent } from '@/lib/analysis/types'
 import { resolveIngestKey } from '@/lib/credentials/resolve-ingest-key'
+import { recorderBatches } from './batches'
 import { sendBatch } from './ingest'
 
 /**
@@ -41,32 +42,21 @@ export async function ingestAs(
   events: RrwebEvent[],
   options: { user?: SeedUser | null; url?: string; final?: boolean } = {},
 ): Promise<string> {
-  const url = options.url ?? 'http://127.0.0.1/'
   const user = options.user ?? null
   const properties: Record<string, string> = {}
   if (user?.email) properties.email = user.email
   if (user?.name) properties.name = user.name
   if (user) properties.plan = 'pro'
-  const perBatch = 40
-  for (let i = 0, sequence = 0; i < events.length; i += perBatch, sequence++) {
-    const chunk = events.slice(i, i + perBatch)
-    const response = await sendBatch(
-      {
-        session: {
-          id: externalId,
-          windowId: 'w1',
-          startedAt: events[0]!.timestamp,
-          lastActivityAt: chunk.at(-1)!.timestamp,
-          url,
-        },
-        user: { anonymousId: `anon-${externalId}`, id: user?.id ?? null, properties },
-        page: { url, referrer: null, viewport: { width: 1280, height: 800 } },
-        replay: { events: chunk, sequence },
-        metadata: { userAgent: 'Mozilla/5.0 Chrome/156.0', language: 'en' },
-        flush: i + perBatch >= events.length && options.final !== false ? 'final' : 'normal',
-      },
-      { key },
-    )
+  const batches = recorderBatches({
+    sessionId: externalId,
+    events,
+    perBatch: 40,
+    final: options.final,
+    url: options.url,
+    user: { id: user?.id ?? null, properties },
+  })
+  for (const batch of batches) {
+    const response = await sendBatch(batch, { key })
     if (response.status !== 200)
       throw new Error(`ingest answered ${response.status}: ${await response.text()}`)
   }

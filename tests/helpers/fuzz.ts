@@ -1,4 +1,5 @@
-import { count } from 'drizzle-orm'
+import Module, { createRequire } from 'node:module'
+import { count, sql } from 'drizzle-orm'
 import type { PgTable } from 'drizzle-orm/pg-core'
 import fc from 'fast-check'
 import { afterEach, beforeEach, expect, type MockInstance, vi } from 'vitest'
@@ -428,4 +429,375 @@ export async function rowCounts(
     counts[name] = Number(row?.n ?? 0)
   }
   return counts
+}
+
+/**
+ * One digest per table (md5 of every row as text, in one query): equal before and after a
+ * refused call means no row was inserted, updated or deleted, which row counts cannot show
+ * for updates such as a revocation or a rename.
+ */
+export async function tableDigests(
+  db: Db,
+  tables: readonly TableName[] = Object.keys(TABLES) as TableName[],
+): Promise<Record<TableName, string>> {
+  const parts = tables.map(
+    (name) =>
+      sql`select ${name}::text as name, md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as digest from ${TABLES[name]} t`,
+  )
+  const result = await db.execute(sql.join(parts, sql` union all `))
+  // postgres.js answers the rows, PGlite an object holding them.
+  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as {
+    name: TableName
+    digest: string
+  }[]
+  return Object.fromEntries(rows.map((row) => [row.name, row.digest])) as Record<TableName, string>
+}
+
+// ---------------------------------------------------------------------------------------
+// Server actions: arguments as Next hands them over
+
+/**
+ * Longer than Next's default 1 MB body limit for server actions: what an action meets if that
+ * limit is raised. Form fields carry it to the action (React's limit on the characters in an
+ * array's slots does not count them). Built by repetition, so generating one is cheap.
+ */
+export const hugeString: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.constantFrom('a', ' ', 'é', '\u{1F600}', '\u0000', '\ud800', 'a\r\n', '%'),
+    fc.integer({ min: 1_048_577, max: 1_100_000 }),
+  )
+  .map(([unit, length]) => unit.repeat(Math.ceil(length / unit.length)))
+
+/**
+ * Long, but two of them stay under the 1,000,000 characters React's decodeReply accepts across
+ * the slots of one array (the argument list included): more than that never reaches an action,
+ * decodeReply refuses the request first. Form fields are not counted (see hugeString).
+ */
+export const largeString: fc.Arbitrary<string> = fc
+  .tuple(fc.constantFrom('a', ' ', '\u{1F600}', '\u0000', '9'), fc.integer({ min: 100_000, max: 400_000 }))
+  .map(([unit, length]) => unit.repeat(Math.ceil(length / unit.length)))
+
+/** Objects that break `String(value)` and template literals: their toString/valueOf are no functions. */
+export const primitiveTrap: fc.Arbitrary<Record<string, unknown>> = fc
+  .subarray(['toString', 'valueOf', 'toJSON'], { minLength: 1 })
+  .chain((keys) =>
+    fc
+      .array(fc.oneof(fc.constant(null), fc.integer(), fc.string({ maxLength: 4 })), {
+        minLength: keys.length,
+        maxLength: keys.length,
+      })
+      .map((values) => ownEntries(keys.map((key, i) => [key, values[i]]))),
+  )
+
+/** A file where text belongs: what a multipart form or an encoded FormData argument can carry. */
+export const hostileFile: fc.Arbitrary<File> = fc
+  .tuple(fc.uint8Array({ maxLength: 64 }), fc.constantFrom('a.txt', '', '../../x', '\u0000.png', 'name'))
+  .map(([bytes, name]) => new File([bytes], name, { type: 'application/octet-stream' }))
+
+/**
+ * Every kind of value React's decodeReply can hand a server action: hostile strings (huge ones
+ * too), numbers far out of range, bigints, dates, arrays, objects with prototype keys or
+ * toString traps, maps, sets, files and forms.
+ */
+export const actionArgument: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 4, arbitrary: hostileJson },
+  { weight: 1, arbitrary: largeString },
+  { weight: 2, arbitrary: primitiveTrap },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom<unknown>(
+      undefined,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      Number.NEGATIVE_INFINITY,
+      -0,
+      -1,
+      2 ** 64,
+      1e308,
+      -(2n ** 200n),
+      10n ** 30n,
+    ),
+  },
+  { weight: 1, arbitrary: fc.bigInt() },
+  { weight: 1, arbitrary: fc.date({ noInvalidDate: false }) },
+  { weight: 1, arbitrary: hostileFile },
+  { weight: 1, arbitrary: fc.array(hostileString, { maxLength: 3 }).map((values) => new Set(values)) },
+  {
+    weight: 1,
+    arbitrary: fc.array(fc.tuple(hostileKey, hostileString), { maxLength: 3 }).map((pairs) => new Map(pairs)),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .array(fc.tuple(hostileKey, fc.oneof(hostileString, hostileFile)), { maxLength: 3 })
+      .map((pairs) => {
+        const form = new FormData()
+        for (const [key, value] of pairs) form.append(key, value)
+        return form
+      }),
+  },
+)
+
+/**
+ * Ids nobody should find: malformed, SQL-ish, almost-UUIDs, UUIDs of nothing, any of `foreign`
+ * (ids that exist in another organization) and values that are not strings at all.
+ */
+export function hostileId(foreign: readonly string[] = []): fc.Arbitrary<unknown> {
+  const almost = fc
+    .uuid()
+    .chain((uuid) =>
+      fc.constantFrom(
+        ` ${uuid}`,
+        `${uuid}\u0000`,
+        `${uuid}'`,
+        `{${uuid}}`,
+        uuid.replaceAll('-', ''),
+        `${uuid}' OR '1'='1`,
+        `${uuid.slice(0, -1)}g`,
+        `${uuid},${uuid}`,
+      ),
+    )
+  return fc.oneof(
+    { weight: 3, arbitrary: fc.uuid() },
+    ...(foreign.length > 0 ? [{ weight: 3, arbitrary: fc.constantFrom(...foreign) }] : []),
+    { weight: 2, arbitrary: almost },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        "' OR 1=1 --",
+        "1'; drop table users; --",
+        '00000000-0000-0000-0000-000000000000',
+        'ffffffff-ffff-ffff-ffff-ffffffffffff',
+        '*',
+        '%',
+        '%25',
+        '_',
+        '$1',
+        '1e309',
+        '-1',
+        '9'.repeat(400),
+      ),
+    },
+    { weight: 2, arbitrary: hostileString },
+    { weight: 2, arbitrary: actionArgument },
+  )
+}
+
+/** A form field as a browser or a hostile client may send it: text, absent, a file, or repeated. */
+export type FormValue = string | File | (string | File)[] | undefined
+
+export function formValue(text: fc.Arbitrary<string>): fc.Arbitrary<FormValue> {
+  return fc.oneof(
+    { weight: 8, arbitrary: text },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+    { weight: 1, arbitrary: hostileFile },
+    { weight: 1, arbitrary: fc.array(fc.oneof(text, hostileFile), { minLength: 2, maxLength: 3 }) },
+  )
+}
+
+/** A FormData with the given fields (absent ones left out) and hostile extra entries. */
+export function formDataOf(
+  fields: Record<string, FormValue>,
+  extra: readonly [string, string][] = [],
+): FormData {
+  const form = new FormData()
+  for (const [name, value] of Object.entries(fields)) {
+    if (value === undefined) continue
+    for (const one of Array.isArray(value) ? value : [value]) form.append(name, one)
+  }
+  for (const [name, value] of extra) form.append(name, value)
+  return form
+}
+
+/** Extra form entries no action expects: prototype keys, pollution markers, React's own prefixes. */
+export const extraFormEntries: fc.Arbitrary<[string, string][]> = fc.array(
+  fc.tuple(
+    fc.oneof(hostileKey, fc.constantFrom('$ACTION_ID_0', '$ACTION_REF_1', '$ACTION_KEY', '_1_name', '0')),
+    hostileString,
+  ),
+  { maxLength: 3 },
+)
+
+/** The text an action should read from a form field: a string as sent, otherwise nothing. */
+export function sentText(form: unknown, name: string): string | undefined {
+  if (!(form instanceof FormData)) return undefined
+  const value = form.get(name)
+  return value === null ? undefined : typeof value === 'string' ? value : ''
+}
+
+interface ReplyClient {
+  encodeReply(value: unknown): Promise<string | FormData>
+}
+interface ReplyServer {
+  decodeReply(body: string | FormData, manifest: Record<string, never>): Promise<unknown>
+}
+
+let replyCodec: { client: ReplyClient; server: ReplyServer } | undefined
+
+/**
+ * React's own reply codec, as Next ships it: the browser encodes a server action's arguments
+ * with encodeReply, Next decodes the request body with decodeReply and calls the action with
+ * the result. The server half refuses to load without React's server build (Next selects it
+ * with the `react-server` condition), so `react` points there while it loads.
+ */
+function loadReplyCodec(): { client: ReplyClient; server: ReplyServer } {
+  if (replyCodec) return replyCodec
+  const require = createRequire(import.meta.url)
+  const loader = Module as unknown as {
+    _load(request: string, parent: unknown, isMain: boolean): unknown
+  }
+  const load = loader._load
+  loader._load = function (request, parent, isMain) {
+    const serverBuild =
+      request === 'react' || request === 'next/dist/compiled/react'
+        ? 'next/dist/compiled/react/react.react-server.js'
+        : request === 'react-dom'
+          ? 'next/dist/compiled/react-dom/react-dom.react-server.js'
+          : request
+    return load.call(this, serverBuild, parent, isMain)
+  }
+  try {
+    // Production builds, as `next start` runs them (the development ones add console warnings).
+    const server =
+      require('next/dist/compiled/react-server-dom-webpack/cjs/react-server-dom-webpack-server.node.production.js') as ReplyServer
+    loader._load = load
+    const client =
+      require('next/dist/compiled/react-server-dom-webpack/cjs/react-server-dom-webpack-client.node.production.js') as ReplyClient
+    replyCodec = { client, server }
+    return replyCodec
+  } finally {
+    loader._load = load
+  }
+}
+
+/** The arguments exactly as a server action receives them when a client sends `args`. */
+export async function asActionReceives(args: readonly unknown[]): Promise<unknown[]> {
+  const { client, server } = loadReplyCodec()
+  const decoded = await server.decodeReply(await client.encodeReply([...args]), {})
+  if (!Array.isArray(decoded)) throw new Error('decodeReply did not answer the argument list')
+  return decoded
+}
+
+// ---------------------------------------------------------------------------------------
+// Next's request scope
+
+interface AsyncStorage<T> {
+  run<R>(store: T, callback: () => R): R
+}
+
+/**
+ * Runs `handler` inside the request scope Next opens for a route handler, so `headers()` and
+ * `cookies()` from next/headers answer this request's. For code that reaches next/headers
+ * through require() (next-auth), which vi.mock cannot replace. Next's stores exist only when
+ * `globalThis.AsyncLocalStorage` was set before its modules loaded (Next's server sets it at
+ * start-up): the calling file does that in vi.hoisted.
+ */
+export function inNextRequest<T>(request: Request & { nextUrl: URL }, route: string, handler: () => T): T {
+  const require = createRequire(import.meta.url)
+  const { workAsyncStorage } = require('next/dist/server/app-render/work-async-storage.external.js') as {
+    workAsyncStorage: AsyncStorage<object>
+  }
+  const { workUnitAsyncStorage } =
+    require('next/dist/server/app-render/work-unit-async-storage.external.js') as {
+      workUnitAsyncStorage: AsyncStorage<object>
+    }
+  const { createRequestStoreForAPI } = require('next/dist/server/async-storage/request-store.js') as {
+    createRequestStoreForAPI(
+      req: Request,
+      url: URL,
+      implicitTags: undefined,
+      onUpdateCookies: () => void,
+      previewProps: undefined,
+    ): object
+  }
+  const workStore = { route, page: `${route}/route`, forceStatic: false, dynamicShouldError: false }
+  const requestStore = createRequestStoreForAPI(request, request.nextUrl, undefined, () => {}, undefined)
+  return workAsyncStorage.run(workStore, () => workUnitAsyncStorage.run(requestStore, handler))
+}
+
+/**
+ * Whether Postgres stores the text as it is (the oracle of the suites, written apart from the
+ * code under test): no NUL, which a text column refuses, and no unpaired UTF-16 surrogate,
+ * which jsonb refuses and a text column silently turns into U+FFFD.
+ */
+export function storableText(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const unit = value.charCodeAt(i)
+    if (unit === 0) return false
+    if (unit >= 0xdc00 && unit <= 0xdfff) return false
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = value.charCodeAt(i + 1)
+      if (!(next >= 0xdc00 && next <= 0xdfff)) return false
+      i++
+    }
+  }
+  return true
+}
+
+// ---------------------------------------------------------------------------------------
+// Redirect targets
+
+/** Pieces open-redirect attempts combine: schemes, slashes, backslashes, dot segments, encodings, CR/LF. */
+export const REDIRECT_PIECES = [
+  '/',
+  '//',
+  '\\',
+  '/\\',
+  '.',
+  '..',
+  '/../',
+  '%2f',
+  '%5c',
+  '%2e%2e',
+  '%0d%0a',
+  '\r\n',
+  '\t',
+  ' ',
+  '\uff0f',
+  '@',
+  ':',
+  '?',
+  '#',
+  'evil.example',
+  'javascript:',
+  'data:text/html,',
+  'https://evil.example',
+  'http://localhost:3000',
+  'http://localhost:3000.evil.example',
+  'http://localhost:3000@evil.example',
+  'issues',
+  'Set-Cookie: pwned=1',
+] as const
+
+/** A `callbackUrl` (or any redirect target a client names): pieces glued together, or anything. */
+export const hostileCallbackUrl: fc.Arbitrary<string> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc
+      .array(fc.constantFrom(...REDIRECT_PIECES), { minLength: 1, maxLength: 6 })
+      .map((parts) => parts.join('')),
+  },
+  { weight: 1, arbitrary: hostileString },
+  { weight: 1, arbitrary: fc.webUrl({ withQueryParameters: true, withFragments: true }) },
+)
+
+/**
+ * A short, printable rendering of any value an action may receive, for assertion messages:
+ * JSON.stringify throws on bigints and String() on objects whose toString is no function.
+ */
+export function preview(value: unknown, max = 300): string {
+  const seen = new WeakSet<object>()
+  const text = JSON.stringify(value, (_key, item: unknown) => {
+    if (typeof item === 'bigint') return `${item}n`
+    if (item instanceof File) return `File(${item.name}, ${item.size} bytes)`
+    if (item instanceof Map) return { Map: [...item.entries()] }
+    if (item instanceof Set) return { Set: [...item.values()] }
+    if (item instanceof FormData) return { FormData: [...item.entries()] }
+    if (typeof item === 'object' && item !== null) {
+      if (seen.has(item)) return '[circular]'
+      seen.add(item)
+    }
+    return item
+  })
+  return (text ?? String(typeof value)).slice(0, max)
 }

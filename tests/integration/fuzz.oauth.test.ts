@@ -484,7 +484,8 @@ describe('POST /api/oauth/revoke with arbitrary forms', () => {
 // Authorize: GET with arbitrary queries, POST with arbitrary consent forms
 
 const PAGE_HEADERS: Record<string, string> = {
-  'content-security-policy': "frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'",
   'x-frame-options': 'DENY',
   'cache-control': 'no-store',
 }

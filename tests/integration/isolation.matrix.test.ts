@@ -58,6 +58,7 @@ import { fanOutEvent } from '@/lib/webhooks/fan-out'
 import { deliveryLog } from '@/lib/webhooks/log'
 import { useDeliverer } from '@/lib/webhooks/runtime'
 import { sendTestEvent } from '@/lib/webhooks/send-test'
+import { recorderBatches } from '../helpers/batches'
 import { api } from '../helpers/data-api'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { sendBatch } from '../helpers/ingest'
@@ -610,23 +611,13 @@ describe('webhook domain functions with A’s organization and B’s endpoint', 
 /** The recorder's batch for one session id, as ingest accepts it. */
 function batchFor(externalId: string, sequence: number) {
   const now = Date.now()
-  return {
-    session: {
-      id: externalId,
-      windowId: 'w1',
-      startedAt: now - 1000,
-      lastActivityAt: now,
-      url: 'http://127.0.0.1/',
-    },
-    user: { anonymousId: 'anon-isolation', id: null, properties: {} },
-    page: { url: 'http://127.0.0.1/', referrer: null, viewport: { width: 1280, height: 800 } },
-    replay: {
-      events: [{ type: 4, data: { href: 'http://127.0.0.1/', width: 1280, height: 800 }, timestamp: now }],
-      sequence,
-    },
-    metadata: { userAgent: 'Mozilla/5.0 Chrome/156.0', language: 'en' },
-    flush: 'normal',
-  }
+  return recorderBatches({
+    sessionId: externalId,
+    events: [{ type: 4, data: { href: 'http://127.0.0.1/', width: 1280, height: 800 }, timestamp: now }],
+    firstSequence: sequence,
+    final: false,
+    user: { anonymousId: 'anon-isolation' },
+  })[0]
 }
 
 describe('ingest with A’s key and B’s session ids', () => {

@@ -9,6 +9,7 @@ import { INVITATION_TTL_DAYS, invitationUrl } from '@/lib/invitations/link'
 import { revokeInvitation } from '@/lib/invitations/revoke-invitation'
 import { changeMemberRole, removeMember } from '@/lib/orgs/members'
 import { renameOrganization } from '@/lib/orgs/rename-organization'
+import { formText, textArgument } from '@/lib/validation'
 
 const PATH = '/settings'
 
@@ -29,7 +30,7 @@ export async function renameOrganizationAction(
   try {
     const renamed = await renameOrganization(await getDb(), {
       organizationId: owner.organization.id,
-      name: String(form.get('name') ?? ''),
+      name: formText(form, 'name'),
     })
     // The name is in the top bar of every dashboard page.
     revalidatePath('/', 'layout')
@@ -45,8 +46,8 @@ export async function changeMemberRoleAction(userId: string, role: string): Prom
   try {
     const changed = await changeMemberRole(await getDb(), {
       organizationId: owner.organization.id,
-      userId: String(userId),
-      role: String(role),
+      userId: textArgument(userId),
+      role: textArgument(role),
     })
     revalidatePath('/', 'layout')
     return { ok: true, message: changed.changed ? `Role changed to ${changed.role}.` : 'Role unchanged.' }
@@ -59,11 +60,13 @@ export async function changeMemberRoleAction(userId: string, role: string): Prom
 export async function removeMemberAction(userId: string): Promise<ActionResult> {
   const member = await actionMember()
   if (!member.ok) return member
-  const self = String(userId) === member.user.id
+  // Only the member's own id as a string is "leave": `[id]` must not pass for it.
+  const target = textArgument(userId)
+  const self = target === member.user.id
   const actor = self ? member : await actionOwner('remove members')
   if (!actor.ok) return actor
   try {
-    await removeMember(await getDb(), { organizationId: actor.organization.id, userId: String(userId) })
+    await removeMember(await getDb(), { organizationId: actor.organization.id, userId: target })
     revalidatePath('/', 'layout')
     return { ok: true, message: self ? 'You left the organization.' : 'Member removed.' }
   } catch (error) {
@@ -80,8 +83,8 @@ export async function createInvitationAction(
   try {
     const created = await createInvitation(await getDb(), {
       organizationId: owner.organization.id,
-      email: String(form.get('email') ?? ''),
-      role: String(form.get('role') ?? 'member'),
+      email: formText(form, 'email'),
+      role: formText(form, 'role', 'member'),
       invitedByUserId: owner.user.id,
     })
     revalidatePath(PATH)
@@ -104,7 +107,7 @@ export async function revokeInvitationAction(invitationId: string): Promise<Acti
   try {
     const revoked = await revokeInvitation(await getDb(), {
       organizationId: owner.organization.id,
-      id: String(invitationId),
+      id: textArgument(invitationId),
     })
     revalidatePath(PATH)
     return { ok: true, message: `The invitation for ${revoked.email} no longer works.` }

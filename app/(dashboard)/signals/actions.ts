@@ -8,6 +8,7 @@ import { createSignal } from '@/lib/signals/create-signal'
 import { deleteSignal } from '@/lib/signals/delete-signal'
 import { setSignalStatus } from '@/lib/signals/set-signal-status'
 import { startBackfill } from '@/lib/signals/start-backfill'
+import { formText, textArgument } from '@/lib/validation'
 
 export type CreateSignalResult = ActionResult<{ message: string; signalId: string }>
 
@@ -23,8 +24,8 @@ export async function createSignalAction(
     const db = await getDb()
     const { signal, eventId } = await createSignal(db, {
       organizationId: member.organization.id,
-      name: String(form.get('name') ?? ''),
-      prompt: String(form.get('prompt') ?? ''),
+      name: formText(form, 'name'),
+      prompt: formText(form, 'prompt'),
     })
     await startBackfill(db, getJobsEngine(), eventId)
     revalidatePath(LIST)
@@ -45,7 +46,7 @@ async function changeStatus(signalId: string, status: 'active' | 'paused'): Prom
     const db = await getDb()
     const { signal, eventId } = await setSignalStatus(db, {
       organizationId: member.organization.id,
-      signalId: String(signalId),
+      signalId: textArgument(signalId),
       status,
     })
     await startBackfill(db, getJobsEngine(), eventId)
@@ -77,7 +78,7 @@ export async function deleteSignalAction(signalId: string): Promise<ActionResult
   try {
     const { deletedMatches } = await deleteSignal(await getDb(), {
       organizationId: member.organization.id,
-      signalId: String(signalId),
+      signalId: textArgument(signalId),
     })
     revalidatePath(LIST)
     return {

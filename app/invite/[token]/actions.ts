@@ -7,6 +7,7 @@ import { type ActionResult, actionFailure } from '@/lib/http/actions'
 import { getSignedInUser } from '@/lib/http/session'
 import { acceptInvitation } from '@/lib/invitations/accept-invitation'
 import { acceptInvitationWithNewAccount } from '@/lib/invitations/accept-with-new-account'
+import { recordArgument, textArgument } from '@/lib/validation'
 
 /**
  * Creates the invited person's account; the client then signs in with the same e-mail and
@@ -19,9 +20,10 @@ export async function createAccountFromInvitationAction(
   if (!(await checkSignUpRate(clientAddress(await headers()))).allowed)
     return { ok: false, error: 'Too many sign-up attempts from this address. Try again later.' }
   try {
-    const account = await acceptInvitationWithNewAccount(await getDb(), String(token), {
-      name: String(input?.name ?? ''),
-      password: String(input?.password ?? ''),
+    const fields = recordArgument(input)
+    const account = await acceptInvitationWithNewAccount(await getDb(), textArgument(token), {
+      name: textArgument(fields.name),
+      password: textArgument(fields.password),
     })
     return { ok: true, email: account.email }
   } catch (error) {
@@ -34,7 +36,10 @@ export async function acceptInvitationAction(token: string): Promise<ActionResul
   const user = await getSignedInUser()
   if (!user) return { ok: false, error: 'Your session has ended. Sign in again, then open the link again.' }
   try {
-    const accepted = await acceptInvitation(await getDb(), String(token), { id: user.id, email: user.email })
+    const accepted = await acceptInvitation(await getDb(), textArgument(token), {
+      id: user.id,
+      email: user.email,
+    })
     return {
       ok: true,
       message: accepted.alreadyMember ? 'You were already a member.' : 'You joined the organization.',

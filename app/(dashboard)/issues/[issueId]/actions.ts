@@ -9,16 +9,11 @@ import { ISSUE_STATUS_LABELS } from '@/lib/issues/labels'
 import { linkTicket, unlinkTicket } from '@/lib/issues/link-ticket'
 import type { IssueChangeActor } from '@/lib/issues/status-change'
 import { updateIssueStatus } from '@/lib/issues/update-issue-status'
-import { parseInput } from '@/lib/validation'
+import { formText, parseInput, textArgument } from '@/lib/validation'
 
 const Status = z.enum(ISSUE_STATUSES, {
   error: 'Choose a status: Unresolved, Ticket created, Transient or Resolved.',
 })
-
-const field = (form: FormData, name: string) => {
-  const value = form.get(name)
-  return typeof value === 'string' ? value : ''
-}
 
 /** The signed-in member as the actor of an issue change, scoped to their organization. */
 async function memberActor(): Promise<{ ok: true; actor: IssueChangeActor } | { ok: false; error: string }> {
@@ -43,8 +38,11 @@ export async function changeStatusAction(
   const member = await memberActor()
   if (!member.ok) return member
   try {
-    const status = parseInput(Status, field(form, 'status'))
-    const issue = await updateIssueStatus(await getDb(), member.actor, { issueId: String(issueId), status })
+    const status = parseInput(Status, formText(form, 'status'))
+    const issue = await updateIssueStatus(await getDb(), member.actor, {
+      issueId: textArgument(issueId),
+      status,
+    })
     revalidate(issue.id)
     return { ok: true, message: `Status is now ${ISSUE_STATUS_LABELS[issue.status]}.` }
   } catch (error) {
@@ -61,10 +59,10 @@ export async function linkTicketAction(
   if (!member.ok) return member
   try {
     const issue = await linkTicket(await getDb(), member.actor, {
-      issueId: String(issueId),
-      provider: field(form, 'provider'),
-      url: field(form, 'url'),
-      identifier: field(form, 'identifier'),
+      issueId: textArgument(issueId),
+      provider: formText(form, 'provider'),
+      url: formText(form, 'url'),
+      identifier: formText(form, 'identifier'),
     })
     revalidate(issue.id)
     return {
@@ -80,7 +78,7 @@ export async function unlinkTicketAction(issueId: string): Promise<ActionResult>
   const member = await memberActor()
   if (!member.ok) return member
   try {
-    const issue = await unlinkTicket(await getDb(), member.actor, { issueId: String(issueId) })
+    const issue = await unlinkTicket(await getDb(), member.actor, { issueId: textArgument(issueId) })
     revalidate(issue.id)
     return { ok: true, message: `Ticket removed. Status: ${ISSUE_STATUS_LABELS[issue.status]}.` }
   } catch (error) {

@@ -6,6 +6,7 @@ import { AppError } from '@/lib/errors'
 import { getSignedInUser } from '@/lib/http/session'
 import { logger } from '@/lib/log'
 import { revokeConsent } from '@/lib/oauth/revoke-consent'
+import { textArgument } from '@/lib/validation'
 
 export type RevokeResult = { ok: true } | { ok: false; error: string }
 
@@ -14,7 +15,7 @@ export async function revokeConnectedAppAction(consentId: string): Promise<Revok
   const user = await getSignedInUser()
   if (!user) return { ok: false, error: 'Your session has ended. Sign in again.' }
   try {
-    await revokeConsent(await getDb(), user.id, String(consentId))
+    await revokeConsent(await getDb(), user.id, textArgument(consentId))
     revalidatePath('/settings/connected-apps')
     return { ok: true }
   } catch (error) {

@@ -7,6 +7,7 @@ import { revokeKey } from '@/lib/credentials/revoke-key'
 import { getDb } from '@/lib/db'
 import { type ActionResult, actionFailure, actionOwner } from '@/lib/http/actions'
 import { recorderSnippet } from '@/lib/sdk/snippet'
+import { formText, textArgument } from '@/lib/validation'
 
 const PATH = '/settings/keys'
 
@@ -25,13 +26,14 @@ export async function createKeyAction(
 ): Promise<CreateKeyResult> {
   const owner = await actionOwner('create keys')
   if (!owner.ok) return owner
+  const name = formText(form, 'name')
   try {
     const created = await createDashboardKey(await getDb(), {
       organizationId: owner.organization.id,
       createdByUserId: owner.user.id,
-      type: String(form.get('type') ?? ''),
-      name: String(form.get('name') ?? ''),
-      allowStatusUpdates: form.get('allowStatusUpdates') === 'on',
+      type: formText(form, 'type'),
+      name,
+      allowStatusUpdates: formText(form, 'allowStatusUpdates') === 'on',
     })
     revalidatePath(PATH)
     revalidatePath('/')
@@ -51,7 +53,7 @@ export async function revokeKeyAction(keyId: string): Promise<ActionResult> {
   const owner = await actionOwner('revoke keys')
   if (!owner.ok) return owner
   try {
-    await revokeKey(await getDb(), { id: String(keyId), organizationId: owner.organization.id })
+    await revokeKey(await getDb(), { id: textArgument(keyId), organizationId: owner.organization.id })
     revalidatePath(PATH)
     revalidatePath('/')
     return { ok: true, message: 'Key revoked.' }

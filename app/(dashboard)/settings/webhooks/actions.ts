@@ -4,6 +4,7 @@ import { revalidatePath } from 'next/cache'
 import { getDb } from '@/lib/db'
 import { actionFailure, actionOwner } from '@/lib/http/actions'
 import { getRateLimiter } from '@/lib/ratelimit'
+import { formText, formTexts, textArgument } from '@/lib/validation'
 import { createEndpoint, revokeEndpoint } from '@/lib/webhooks/endpoints'
 import { isWebhookEvent } from '@/lib/webhooks/events'
 import { getDeliverer } from '@/lib/webhooks/runtime'
@@ -19,12 +20,14 @@ const requireOwner = () => actionOwner('manage webhooks')
 export async function createWebhookAction(_prev: CreateResult | null, form: FormData): Promise<CreateResult> {
   const owner = await requireOwner()
   if (!owner.ok) return owner
+  const name = formText(form, 'name')
+  const url = formText(form, 'url')
   try {
     const created = await createEndpoint(await getDb(), {
       organizationId: owner.organization.id,
-      name: String(form.get('name') ?? ''),
-      url: String(form.get('url') ?? ''),
-      events: form.getAll('events').map(String),
+      name,
+      url,
+      events: formTexts(form, 'events'),
       createdByUserId: owner.user.id,
     })
     revalidatePath(PATH)
@@ -38,7 +41,10 @@ export async function revokeWebhookAction(endpointId: string): Promise<ActionRes
   const owner = await requireOwner()
   if (!owner.ok) return owner
   try {
-    await revokeEndpoint(await getDb(), { id: String(endpointId), organizationId: owner.organization.id })
+    await revokeEndpoint(await getDb(), {
+      id: textArgument(endpointId),
+      organizationId: owner.organization.id,
+    })
     revalidatePath(PATH)
     return { ok: true, message: 'Revoked. Pending deliveries were cancelled.' }
   } catch (error) {
@@ -49,12 +55,13 @@ export async function revokeWebhookAction(endpointId: string): Promise<ActionRes
 export async function sendTestWebhookAction(endpointId: string, event: string): Promise<ActionResult> {
   const owner = await requireOwner()
   if (!owner.ok) return owner
-  if (!isWebhookEvent(event)) return { ok: false, error: `Unknown event type: ${event}` }
+  const eventName = textArgument(event)
+  if (!isWebhookEvent(eventName)) return { ok: false, error: `Unknown event type: ${eventName}` }
   try {
     const outcome = await sendTestEvent(await getDb(), getDeliverer(), getRateLimiter(), {
       organizationId: owner.organization.id,
-      endpointId: String(endpointId),
-      event,
+      endpointId: textArgument(endpointId),
+      event: eventName,
     })
     revalidatePath(PATH)
     return outcome.ok
