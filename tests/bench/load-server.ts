@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import type { RunningProcess } from './servers'
 
 /**
@@ -9,7 +10,8 @@ import type { RunningProcess } from './servers'
  * starts `next start` with a fixed environment; the soak needs a few more variables (private
  * webhook targets, the test CA, short retry waits) and must know its port before seeding (the
  * OAuth tokens are bound to `{BASE_URL}/api/mcp`), hence this variant. Nothing is added to
- * the app: memory is read from /proc.
+ * the app: memory is read from /proc, and the V8 heap from what heap-probe.mjs, preloaded into
+ * the server, writes to a file.
  */
 
 /**
@@ -33,6 +35,20 @@ export function freePort(): Promise<number> {
 export interface SoakServer extends RunningProcess {
   /** pino lines at level error or fatal (50, 60) and warn (40) seen so far, and the first few. */
   logCounts(): { errors: number; warnings: number; firstErrors: string[] }
+  /** The server's V8 heap as its probe last wrote it (at most 2 s old). */
+  heap(): HeapSample | null
+  /** How far the request ids in the log lead back from background work to an ingest request. */
+  tracing(): Tracing
+}
+
+export interface Tracing {
+  ingestRequests: number
+  sessionsProcessed: number
+  /** `session processed` lines whose request id is that of an ingest request in the log. */
+  sessionsTracedToIngest: number
+  deliveries: number
+  /** `webhook delivered` lines whose request id is that of an ingest request in the log. */
+  deliveriesTracedToIngest: number
 }
 
 export async function startSoakServer(options: {
@@ -42,11 +58,14 @@ export async function startSoakServer(options: {
   env: Record<string, string>
 }): Promise<SoakServer> {
   const baseUrl = `http://127.0.0.1:${options.port}`
+  const heapFile = path.join(options.dataDir, 'heap-probe.json')
   // Node itself rather than the .bin shim: `next start` serves in this very process, so its
   // pid is the one whose memory is sampled.
   const child = spawn(
     process.execPath,
     [
+      '--import',
+      pathToFileURL(path.join('tests', 'bench', 'heap-probe.mjs')).href,
       path.join('node_modules', 'next', 'dist', 'bin', 'next'),
       'start',
       '-p',
@@ -65,6 +84,7 @@ export async function startSoakServer(options: {
         DATA_DIR: options.dataDir,
         DATABASE_URL: options.databaseUrl,
         AUTH_SECRET: SOAK_AUTH_SECRET,
+        HEAP_PROBE_FILE: heapFile,
         ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -75,6 +95,22 @@ export async function startSoakServer(options: {
   let errors = 0
   let warnings = 0
   const firstErrors: string[] = []
+  const ingestRequestIds = new Set<string>()
+  const processedUnder: (string | undefined)[] = []
+  const deliveredUnder: (string | undefined)[] = []
+  const follow = (line: string) => {
+    if (
+      !line.includes('"msg":"request"') &&
+      !line.includes('"msg":"session processed"') &&
+      !line.includes('"msg":"webhook delivered"')
+    )
+      return
+    const record = JSON.parse(line) as { msg: string; surface?: string; requestId?: string }
+    if (record.msg === 'request' && record.surface === 'ingest' && record.requestId)
+      ingestRequestIds.add(record.requestId)
+    else if (record.msg === 'session processed') processedUnder.push(record.requestId)
+    else if (record.msg === 'webhook delivered') deliveredUnder.push(record.requestId)
+  }
   const append = (chunk: Buffer) => {
     const text = chunk.toString('utf8')
     output += text
@@ -85,6 +121,7 @@ export async function startSoakServer(options: {
     const lines = pending.split('\n')
     pending = lines.pop() ?? ''
     for (const line of lines) {
+      follow(line)
       const level = /"level":(\d+)/.exec(line)?.[1]
       if (level === '40') warnings++
       else if (level === '50' || level === '60') {
@@ -126,6 +163,52 @@ export async function startSoakServer(options: {
     logs: () => output,
     stop,
     logCounts: () => ({ errors, warnings, firstErrors: [...firstErrors] }),
+    heap: () => readHeap(heapFile),
+    tracing: () => {
+      const traced = (ids: (string | undefined)[]) =>
+        ids.filter((id) => id && ingestRequestIds.has(id)).length
+      return {
+        ingestRequests: ingestRequestIds.size,
+        sessionsProcessed: processedUnder.length,
+        sessionsTracedToIngest: traced(processedUnder),
+        deliveries: deliveredUnder.length,
+        deliveriesTracedToIngest: traced(deliveredUnder),
+      }
+    },
+  }
+}
+
+export interface HeapSample {
+  /** V8 heap in use (live objects and garbage not yet collected), MiB. */
+  usedMiB: number
+  /** V8 heap reserved, MiB. */
+  totalMiB: number
+  /** Memory of Buffers and other objects outside the heap, MiB. */
+  externalMiB: number
+  /** The heap still in use after the last full collection (null before the first), MiB. */
+  liveMiB: number | null
+  majorGcs: number
+}
+
+function readHeap(file: string): HeapSample | null {
+  try {
+    const m = JSON.parse(readFileSync(file, 'utf8')) as {
+      heapUsed: number
+      heapTotal: number
+      external: number
+      liveAfterMajorGc: number | null
+      majorGcs: number
+    }
+    const toMiB = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10
+    return {
+      usedMiB: toMiB(m.heapUsed),
+      totalMiB: toMiB(m.heapTotal),
+      externalMiB: toMiB(m.external),
+      liveMiB: m.liveAfterMajorGc === null ? null : toMiB(m.liveAfterMajorGc),
+      majorGcs: m.majorGcs,
+    }
+  } catch {
+    return null
   }
 }
 

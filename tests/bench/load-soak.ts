@@ -10,6 +10,7 @@ import { prepareDatabase, withDatabase } from './database'
 import { seedSoak } from './load-seed'
 import {
   freePort,
+  type HeapSample,
   type MemorySample,
   memoryOf,
   SOAK_AUTH_SECRET,
@@ -21,6 +22,7 @@ import {
   dataApiTask,
   IngestStream,
   IssuePool,
+  keepAliveRaces,
   loadRecordings,
   mcpTask,
   Recorder,
@@ -40,8 +42,8 @@ import {
  * tokens alternately), one key read past its limit on purpose (its 429s are the only
  * acceptable non-2xx), and the issue.created webhook deliveries that processing causes, to
  * an HTTPS receiver on 127.0.0.1. Every 10 s it prints per-route throughput, p50/p99 and
- * errors, the server's memory (RSS and anonymous RSS from /proc; the V8 heap itself is not
- * visible from outside and nothing is added to the app to expose it), Postgres connections
+ * errors, the server's memory (RSS and anonymous RSS from /proc; the V8 heap from a probe
+ * preloaded into the server, heap-probe.mjs, since nothing is added to the app), Postgres connections
  * of the database and CPU. Then it sends the open sessions' remaining batches, waits for
  * processing and deliveries, verifies that every accepted batch is stored exactly once,
  * every session is processed, every delivery arrived exactly once and nothing grows, and
@@ -103,6 +105,7 @@ interface Sample {
   atSeconds: number
   routes: RouteFigures[]
   memory: MemorySample
+  heap: HeapSample | null
   postgresConnections: number
   sessions: Record<string, number>
   webhooksReceived: number
@@ -200,8 +203,9 @@ async function main(): Promise<number> {
       NODE_EXTRA_CA_CERTS: caFile,
       // A retry (there should be none) must land within the settle wait, not 25 minutes later.
       WEBHOOK_RETRY_DELAYS_SECONDS: '2,5,10',
-      // Warnings and errors only: an info line per request would be load of the run's own making.
-      LOG_LEVEL: 'warn',
+      // The production default: an access line per request and a line per processed session and
+      // delivery are part of the cost, and the run checks the request ids they carry.
+      LOG_LEVEL: 'info',
     },
   })
   cleanups.push(() => server.stop())
@@ -277,6 +281,7 @@ async function main(): Promise<number> {
       atSeconds: Math.round((performance.now() - loadStart) / 1000),
       routes,
       memory: memoryOf(server.pid),
+      heap: server.heap(),
       postgresConnections: await connections(),
       sessions: await sessionStates(),
       webhooksReceived: seen.size,
@@ -294,7 +299,7 @@ async function main(): Promise<number> {
         .join(' | ')}`,
     )
     progress(
-      `      sessions ${JSON.stringify(s.sessions)} hooks ${s.webhooksReceived} rss ${s.memory.rssMiB} MiB anon ${s.memory.anonMiB} MiB pg conns ${s.postgresConnections} cpu srv ${s.cpu.serverPercent}% pg ${s.cpu.postgresPercent}% gen ${s.cpu.loadGeneratorPercent}% other ${s.cpu.otherPercent}%`,
+      `      sessions ${JSON.stringify(s.sessions)} hooks ${s.webhooksReceived} rss ${s.memory.rssMiB} MiB anon ${s.memory.anonMiB} MiB heap ${s.heap?.usedMiB ?? '?'}/${s.heap?.totalMiB ?? '?'} MiB (live ${s.heap?.liveMiB ?? '?'}, ${s.heap?.majorGcs ?? '?'} full GCs) pg conns ${s.postgresConnections} cpu srv ${s.cpu.serverPercent}% pg ${s.cpu.postgresPercent}% gen ${s.cpu.loadGeneratorPercent}% other ${s.cpu.otherPercent}%`,
     )
   }
   let sampling = Promise.resolve()
@@ -436,11 +441,16 @@ async function main(): Promise<number> {
   const steady = warm.length >= 3 ? warm : samples
   const rss = trend(steady.map((s) => s.memory.rssMiB ?? 0))
   const anon = trend(steady.map((s) => s.memory.anonMiB ?? 0))
+  // The live heap after full collections: the heap in use at a random moment is mostly garbage.
+  const heap = trend(steady.map((s) => s.heap?.liveMiB ?? 0))
+  if (steady.some((s) => s.heap?.liveMiB == null))
+    problems.push('no full collection reported in some sample: the heap growth check has nothing to compare')
   const conns = trend(steady.map((s) => s.postgresConnections))
   const grows = (t: ReturnType<typeof trend>) =>
     t.lastMean - t.firstMean > Math.max(GROWTH_TOLERANCE.mib, t.firstMean * GROWTH_TOLERANCE.ratio)
   if (grows(rss)) problems.push(`server RSS grows: ${JSON.stringify(rss)}`)
   if (grows(anon)) problems.push(`server anonymous memory grows: ${JSON.stringify(anon)}`)
+  if (grows(heap)) problems.push(`server V8 heap (live after full GC) grows: ${JSON.stringify(heap)}`)
   if (conns.lastMax > conns.firstMax && conns.lastMean > conns.firstMean + 1)
     problems.push(`Postgres connections grow: ${JSON.stringify(conns)}`)
   if (steady.length < 6)
@@ -449,6 +459,12 @@ async function main(): Promise<number> {
   const totals = [...ROUTES, 'ingest drain'].map((r) => recorder.total(r, loadSeconds))
   for (const t of totals) if (t.errors > 0) problems.push(`${t.route}: ${t.errors} errors`)
   const logs = server.logCounts()
+  // Sessions the finalizer's sweep reached before their final batch did run under no request.
+  const tracing = server.tracing()
+  if (tracing.deliveriesTracedToIngest < tracing.deliveries)
+    warnings.push(
+      `${tracing.deliveries - tracing.deliveriesTracedToIngest} of ${tracing.deliveries} deliveries not traced to an ingest request`,
+    )
   if (logs.errors > 0) problems.push(`server logged ${logs.errors} errors: ${logs.firstErrors.join(' // ')}`)
   for (const p of phases)
     if (p && !p.sustained)
@@ -490,17 +506,19 @@ async function main(): Promise<number> {
   for (const r of rows) out(line(r))
   out('(webhook latency: from the event occurredAt, i.e. the issue creation, to receipt)')
   out()
-  out('every 10 s: t, server RSS / anon MiB, Postgres connections, sessions processed, webhooks received')
+  out(
+    'every 10 s: t, server RSS / anon / V8 heap live after the last full GC MiB, Postgres connections, sessions processed, webhooks received',
+  )
   out(
     samples
       .map(
         (s) =>
-          `${s.atSeconds}s ${s.memory.rssMiB}/${s.memory.anonMiB} ${s.postgresConnections} ${s.sessions.processed ?? 0} ${s.webhooksReceived}`,
+          `${s.atSeconds}s ${s.memory.rssMiB}/${s.memory.anonMiB}/${s.heap?.liveMiB ?? '?'} ${s.postgresConnections} ${s.sessions.processed ?? 0} ${s.webhooksReceived}`,
       )
       .join(' | '),
   )
   out(
-    `memory (first third -> last third, mean): RSS ${rss.firstMean} -> ${rss.lastMean} MiB, anon ${anon.firstMean} -> ${anon.lastMean} MiB; Postgres connections mean ${conns.firstMean} -> ${conns.lastMean}, max ${conns.firstMax} -> ${conns.lastMax}`,
+    `memory (first third -> last third, mean): RSS ${rss.firstMean} -> ${rss.lastMean} MiB, anon ${anon.firstMean} -> ${anon.lastMean} MiB, V8 heap live after full GC ${heap.firstMean} -> ${heap.lastMean} MiB; Postgres connections mean ${conns.firstMean} -> ${conns.lastMean}, max ${conns.firstMax} -> ${conns.lastMax}`,
   )
   out(
     `batches: ${ingest.accepted.size} accepted, ${storedKeys.length} stored, ${duplicates} duplicates, ${missing.length} missing, ${blobs} blobs`,
@@ -519,6 +537,12 @@ async function main(): Promise<number> {
     `CPU (mean of the samples, % of one core): server ${cpuMean((c) => c.serverPercent)}, Postgres ${cpuMean((c) => c.postgresPercent)}, load generator ${cpuMean((c) => c.loadGeneratorPercent)}, other processes ${cpuMean((c) => c.otherPercent)}`,
   )
   out(`server log: ${logs.errors} errors, ${logs.warnings} warnings`)
+  out(
+    `keep-alive races: ${keepAliveRaces.resent} requests resent after the server closed an idle connection as it was reused`,
+  )
+  out(
+    `request ids: ${tracing.sessionsTracedToIngest} of ${tracing.sessionsProcessed} 'session processed' and ${tracing.deliveriesTracedToIngest} of ${tracing.deliveries} 'webhook delivered' lines carry the id of the ingest request that caused them (${tracing.ingestRequests} ingest requests logged)`,
+  )
   for (const [route, list] of Object.entries(recorder.errorSamples()))
     for (const sampleText of list) out(`error sample ${route}: ${sampleText}`)
   for (const w of warnings) out(`warning: ${w}`)
@@ -545,6 +569,10 @@ async function main(): Promise<number> {
         t: s.atSeconds,
         rssMiB: s.memory.rssMiB,
         anonMiB: s.memory.anonMiB,
+        heapUsedMiB: s.heap?.usedMiB ?? null,
+        heapTotalMiB: s.heap?.totalMiB ?? null,
+        heapLiveMiB: s.heap?.liveMiB ?? null,
+        majorGcs: s.heap?.majorGcs ?? null,
         pgConnections: s.postgresConnections,
         sessions: s.sessions,
         webhooks: s.webhooksReceived,
@@ -555,7 +583,9 @@ async function main(): Promise<number> {
             .map((r) => [r.route, [r.perSecond, r.latencyMs.p50, r.latencyMs.p99, r.errors, r.limited]]),
         ),
       })),
-      growth: { rss, anon, postgresConnections: conns },
+      growth: { rss, anon, heapLive: heap, postgresConnections: conns },
+      tracing,
+      keepAliveRacesResent: keepAliveRaces.resent,
       batches: {
         accepted: ingest.accepted.size,
         stored: storedKeys.length,

@@ -102,8 +102,36 @@ export interface Answer {
   body: string
 }
 
-/** One request over a keep-alive agent, body read to the end; rejects on network errors. */
-export function send(
+/**
+ * Requests resent because the server closed an idle keep-alive connection just as it was
+ * reused: HTTP/1.1 cannot rule that race out, and clients (browsers, undici, our recorder)
+ * resend such a request. Every request of the run is idempotent, so the resend is safe; the
+ * count is reported.
+ */
+export const keepAliveRaces = { resent: 0 }
+
+/**
+ * One request over a keep-alive agent, body read to the end; rejects on network errors, except
+ * that a reset of a reused connection before any answer is resent once (Node's documented
+ * `request.reusedSocket` pattern).
+ */
+export async function send(
+  agent: Agent,
+  baseUrl: string,
+  options: { method: string; path: string; headers?: Record<string, string>; body?: string },
+): Promise<Answer> {
+  try {
+    return await sendOnce(agent, baseUrl, options)
+  } catch (error) {
+    if (!(error instanceof ResetOnReuse)) throw error
+    keepAliveRaces.resent++
+    return sendOnce(agent, baseUrl, options)
+  }
+}
+
+class ResetOnReuse extends Error {}
+
+function sendOnce(
   agent: Agent,
   baseUrl: string,
   options: { method: string; path: string; headers?: Record<string, string>; body?: string },
@@ -111,6 +139,7 @@ export function send(
   const target = new URL(baseUrl)
   const body = options.body === undefined ? undefined : Buffer.from(options.body)
   return new Promise((resolve, reject) => {
+    let answered = false
     const req = request(
       {
         host: target.hostname,
@@ -122,6 +151,7 @@ export function send(
         headers: { ...options.headers, ...(body ? { 'content-length': body.byteLength } : {}) },
       },
       (res) => {
+        answered = true
         const chunks: Buffer[] = []
         res.on('data', (chunk: Buffer) => chunks.push(chunk))
         res.on('end', () =>
@@ -135,7 +165,13 @@ export function send(
       },
     )
     req.on('timeout', () => req.destroy(new Error('request timed out after 30 s')))
-    req.on('error', reject)
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        !answered && req.reusedSocket && error.code === 'ECONNRESET'
+          ? new ResetOnReuse(error.message)
+          : error,
+      ),
+    )
     req.end(body)
   })
 }

@@ -1,0 +1,38 @@
+// Preloaded into the soak's server (`node --import`): every 2 s it writes the V8 heap figures
+// to the file HEAP_PROBE_FILE names, since the heap cannot be read from outside the process.
+// Written aside and renamed, so a reader never sees half a line. Nothing is added to the app.
+//
+// `heapUsed` at a random moment is a saw-tooth of garbage; what shows a leak is the heap
+// still in use right after a full (mark-compact) collection, taken from the GC's own
+// performance entries rather than by forcing collections that would disturb the latencies.
+import { renameSync, writeFileSync } from 'node:fs'
+import { constants, PerformanceObserver } from 'node:perf_hooks'
+
+const file = process.env.HEAP_PROBE_FILE
+if (file) {
+  let liveAfterMajorGc = null
+  let majorGcs = 0
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries())
+      if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
+        majorGcs++
+        liveAfterMajorGc = process.memoryUsage().heapUsed
+      }
+  }).observe({ entryTypes: ['gc'] })
+  const write = () => {
+    const { heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage()
+    const figures = {
+      at: Date.now(),
+      heapUsed,
+      heapTotal,
+      external,
+      arrayBuffers,
+      liveAfterMajorGc,
+      majorGcs,
+    }
+    writeFileSync(`${file}.tmp`, JSON.stringify(figures))
+    renameSync(`${file}.tmp`, file)
+  }
+  write()
+  setInterval(write, 2000).unref()
+}
