@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net'
 import { and, count, eq, isNull } from 'drizzle-orm'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { GET as getReplayEvents } from '@/app/api/dashboard/sessions/[sessionId]/events/route'
-import { issueSessions, issues, jobRuns, outbox, replaySessions, signalMatches, signals } from '@/db/schema'
+import { jobRuns, outbox, replaySessions, signalMatches, signals } from '@/db/schema'
 import { createLanguageModel, setLanguageModelForTests } from '@/lib/ai/model'
 import { parseConfig } from '@/lib/config'
 import { createKey } from '@/lib/credentials/create-key'
@@ -34,6 +34,7 @@ import { dashboardMember } from '../helpers/dashboard-session'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { sendBatch } from '../helpers/ingest'
 import { endingNow, ingestSession, loadRecording } from '../helpers/pipeline'
+import { recordedRows } from '../helpers/recorded'
 import { seedSignal } from '../helpers/seed'
 import { startVercelBlobFake } from '../helpers/vercel-blob-fake'
 import { waitFor } from '../helpers/wait'
@@ -62,6 +63,7 @@ afterAll(async () => {
 })
 
 const db = () => database.db
+const { issuesOf, outboxOf, linksOf } = recordedRows(db)
 
 /**
  * The real job definitions on an engine of this test's own. The finalizer's schedule is
@@ -111,21 +113,6 @@ async function finishedRuns(sessionId: string, howMany = 1) {
     },
     WAIT_MS,
   )
-}
-
-async function issuesOf(organizationId: string) {
-  return db().select().from(issues).where(eq(issues.organizationId, organizationId))
-}
-
-async function outboxOf(organizationId: string, name: string) {
-  return db()
-    .select()
-    .from(outbox)
-    .where(and(eq(outbox.organizationId, organizationId), eq(outbox.name, name)))
-}
-
-async function linksOf(sessionId: string) {
-  return db().select().from(issueSessions).where(eq(issueSessions.sessionId, sessionId))
 }
 
 /** Nothing written for the session by analysis: no issue, link or event. */

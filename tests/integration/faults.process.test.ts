@@ -14,8 +14,6 @@ import postgres from 'postgres'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import {
   issueActivities,
-  issueSessions,
-  issues,
   jobRuns,
   outbox,
   replaySessions,
@@ -33,6 +31,7 @@ import { createEndpoint } from '@/lib/webhooks/endpoints'
 import { verifyWebhookSignature } from '@/lib/webhooks/verify'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { endingNow, ingestSession, loadRecording } from '../helpers/pipeline'
+import { recordedRows } from '../helpers/recorded'
 import { seedSignal } from '../helpers/seed'
 import { waitFor } from '../helpers/wait'
 import { createTestPki, startReceiver, type TestPki, type TestReceiver } from '../helpers/webhooks'
@@ -93,6 +92,7 @@ describe.skipIf(!serverUrl)('killing the worker process (SIGKILL) mid-processing
   })
 
   const db = () => database.db
+  const { issuesOf, outboxOf, linksOf } = recordedRows(db)
 
   async function newOrganization(name: string, plan: 'free' | 'paid' = 'free') {
     const organizationId = (await createOrganization(db(), { name, plan })).id
@@ -128,21 +128,6 @@ describe.skipIf(!serverUrl)('killing the worker process (SIGKILL) mid-processing
       },
       WAIT_MS,
     )
-  }
-
-  async function issuesOf(organizationId: string) {
-    return db().select().from(issues).where(eq(issues.organizationId, organizationId))
-  }
-
-  async function outboxOf(organizationId: string, name: string) {
-    return db()
-      .select()
-      .from(outbox)
-      .where(and(eq(outbox.organizationId, organizationId), eq(outbox.name, name)))
-  }
-
-  async function linksOf(sessionId: string) {
-    return db().select().from(issueSessions).where(eq(issueSessions.sessionId, sessionId))
   }
 
   /**

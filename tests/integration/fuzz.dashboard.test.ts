@@ -82,7 +82,7 @@ import { seedTenant, settleCredentialTouches, type Tenant } from '../helpers/iso
  */
 
 // As in isolation.matrix.test.ts: the session is read from the next-auth cookie of whoever
-// `signedIn` names (getServerSession needs a Next request); everything after it is real.
+// `signedIn` names (Next's cookie store needs a Next request); everything after it is real.
 const signedIn = vi.hoisted(() => ({ cookie: '' }))
 vi.mock('@/lib/http/session', async () => {
   const { sessionUser } = await import('@/lib/http/oauth')

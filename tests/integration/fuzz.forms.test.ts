@@ -52,7 +52,7 @@ import {
  * invitation page's two actions (create an account, accept as the signed-in account) and
  * next-auth's credentials sign-in POST with hostile `callbackUrl`, `csrfToken`, e-mail,
  * password and cookies. Everything runs inside the request scope Next gives a route or an
- * action (real `headers()`, `cookies()` and getServerSession); action arguments go through
+ * action (real `headers()`, `cookies()` and the session read from them); action arguments go through
  * React's reply codec as a browser would send them. The OAuth consent form POST is covered by
  * fuzz.oauth.test.ts, the login page's callbackUrl by fuzz.redirects.test.ts.
  */
@@ -841,15 +841,16 @@ describe('hostile input next-auth answered with a 500', () => {
   })
 
   // next-auth's assertConfig answers 500 "server configuration" for a callback-url cookie (or a
-  // callbackUrl query on a non-page action) that is no http(s) URL, and getServerSession throws
-  // on that answer: every dashboard request from a browser holding such a cookie fails.
+  // callbackUrl query on a non-page action) that is no http(s) URL, and getServerSession threw
+  // on that answer, so every dashboard request from a browser holding such a cookie failed
+  // (the dashboard now reads the session cookie itself: lib/auth/session-cookie.ts).
   it('a next-auth.callback-url cookie that is no URL does not make sign-in answer 500', async () => {
     const answer = await credentialsPost(JSON.stringify({ csrfToken: csrf.token }), {
       cookie: `${csrf.cookie}; next-auth.callback-url=javascript:alert(1)`,
     })
     expect(answer.status).toBe(302)
   })
-  it('a next-auth.callback-url cookie that is no URL does not break the signed-in session (getServerSession)', async () => {
+  it('a next-auth.callback-url cookie that is no URL does not break the signed-in session', async () => {
     const { outcome } = await callAction(
       'acceptInvitation',
       ['svc_inv_not-a-real-token'],

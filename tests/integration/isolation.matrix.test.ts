@@ -72,8 +72,8 @@ import {
 } from '../helpers/isolation'
 import { connectClient, type McpTestServer, startMcpServer, textOf } from '../helpers/mcp'
 
-// Server actions read the signed-in user through getSignedInUser (next-auth's getServerSession,
-// which needs the cookies of a Next request that a test cannot create). It is replaced by the
+// Server actions read the signed-in user through getSignedInUser (from Next's cookie store,
+// which exists only inside a Next request that a test cannot create). It is replaced by the
 // same decoding the dashboard's JSON routes use (sessionUser: the next-auth JWT cookie → the user
 // and their organizations), fed with the cookie of whoever `signedIn` names; everything after
 // it (actionMember/actionOwner, the action, the domain function, the database) is the real code.
