@@ -18,12 +18,10 @@ import { GET as getReplayEvents } from '@/app/api/dashboard/sessions/[sessionId]
 import { jobRuns, outbox, replaySessions, signalMatches, signals } from '@/db/schema'
 import { createLanguageModel, setLanguageModelForTests } from '@/lib/ai/model'
 import { parseConfig } from '@/lib/config'
-import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
 import { sessionBlobFolder } from '@/lib/ingest/blob-key'
 import { buildJobDefinitions, createJobsEngine, type JobsEngine } from '@/lib/jobs'
 import type { InProcessOptions } from '@/lib/jobs/in-process'
-import { createOrganization } from '@/lib/orgs/create-organization'
 import { EVENTS } from '@/lib/outbox/events'
 import { sweepRetention } from '@/lib/retention/sweep'
 import { getBlobStore, setBlobStoreForTests } from '@/lib/storage'
@@ -63,7 +61,7 @@ afterAll(async () => {
 })
 
 const db = () => database.db
-const { issuesOf, outboxOf, linksOf } = recordedRows(db)
+const { newOrganization, sessionOf, issuesOf, outboxOf, linksOf } = recordedRows(db)
 
 /**
  * The real job definitions on an engine of this test's own. The finalizer's schedule is
@@ -77,20 +75,6 @@ async function startEngine(inProcess: InProcessOptions, finalizerSeconds = 86_40
   engines.push(engine)
   await engine.start()
   return engine
-}
-
-async function newOrganization(name: string) {
-  const organizationId = (await createOrganization(db(), { name })).id
-  const key = (await createKey(db(), { organizationId, type: 'ingest' })).key
-  return { organizationId, key }
-}
-
-async function sessionOf(organizationId: string, externalId: string) {
-  const [row] = await db()
-    .select()
-    .from(replaySessions)
-    .where(and(eq(replaySessions.organizationId, organizationId), eq(replaySessions.externalId, externalId)))
-  return row
 }
 
 async function runsOf(sessionId: string) {

@@ -16,15 +16,12 @@ import {
   issueActivities,
   jobRuns,
   outbox,
-  replaySessions,
   signalMatches,
   signals,
   webhookDeliveries,
   webhookDeliveryAttempts,
 } from '@/db/schema'
-import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
-import { createOrganization } from '@/lib/orgs/create-organization'
 import { EVENTS } from '@/lib/outbox/events'
 import { CLAIM_LEASE_SECONDS } from '@/lib/webhooks/attempt'
 import { createEndpoint } from '@/lib/webhooks/endpoints'
@@ -92,23 +89,7 @@ describe.skipIf(!serverUrl)('killing the worker process (SIGKILL) mid-processing
   })
 
   const db = () => database.db
-  const { issuesOf, outboxOf, linksOf } = recordedRows(db)
-
-  async function newOrganization(name: string, plan: 'free' | 'paid' = 'free') {
-    const organizationId = (await createOrganization(db(), { name, plan })).id
-    const key = (await createKey(db(), { organizationId, type: 'ingest' })).key
-    return { organizationId, key }
-  }
-
-  async function sessionOf(organizationId: string, externalId: string) {
-    const [row] = await db()
-      .select()
-      .from(replaySessions)
-      .where(
-        and(eq(replaySessions.organizationId, organizationId), eq(replaySessions.externalId, externalId)),
-      )
-    return row
-  }
+  const { newOrganization, sessionOf, issuesOf, outboxOf, linksOf } = recordedRows(db)
 
   async function runsFor(functionId: string, matches: (payload: Record<string, unknown>) => boolean) {
     const rows = await db().select().from(jobRuns).where(eq(jobRuns.functionId, functionId))
