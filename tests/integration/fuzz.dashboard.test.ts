@@ -70,6 +70,7 @@ import {
   withDeadline,
 } from '../helpers/fuzz'
 import { seedTenant, settleCredentialTouches, type Tenant } from '../helpers/isolation'
+import { signedIn } from '../helpers/signed-in'
 
 /**
  * Hostile input at every dashboard server action, called with what Next would hand it: the
@@ -81,25 +82,8 @@ import { seedTenant, settleCredentialTouches, type Tenant } from '../helpers/iso
  * log no error and pollute no prototype.
  */
 
-// As in isolation.matrix.test.ts: the session is read from the next-auth cookie of whoever
-// `signedIn` names (Next's cookie store needs a Next request); everything after it is real.
-const signedIn = vi.hoisted(() => ({ cookie: '' }))
-vi.mock('@/lib/http/session', async () => {
-  const { sessionUser } = await import('@/lib/http/oauth')
-  const { getDb } = await import('@/lib/db')
-  return {
-    getSignedInUser: async () =>
-      signedIn.cookie
-        ? sessionUser(
-            new Request('http://localhost:3000/', { headers: { cookie: signedIn.cookie } }),
-            await getDb(),
-          )
-        : null,
-    requireMember: async () => {
-      throw new Error('dashboard pages are not rendered in this test')
-    },
-  }
-})
+// The session of whoever `signedIn.cookie` names (see the helper); everything after it is real.
+vi.mock('@/lib/http/session', () => import('../helpers/signed-in'))
 // Cache invalidation exists only inside a Next request.
 vi.mock('next/cache', () => ({ revalidatePath: () => undefined, revalidateTag: () => undefined }))
 

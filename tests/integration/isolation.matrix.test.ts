@@ -71,29 +71,10 @@ import {
   type TenantSnapshot,
 } from '../helpers/isolation'
 import { connectClient, type McpTestServer, startMcpServer, textOf } from '../helpers/mcp'
+import { signedIn } from '../helpers/signed-in'
 
-// Server actions read the signed-in user through getSignedInUser (from Next's cookie store,
-// which exists only inside a Next request that a test cannot create). It is replaced by the
-// same decoding the dashboard's JSON routes use (sessionUser: the next-auth JWT cookie → the user
-// and their organizations), fed with the cookie of whoever `signedIn` names; everything after
-// it (actionMember/actionOwner, the action, the domain function, the database) is the real code.
-const signedIn = vi.hoisted(() => ({ cookie: '' }))
-vi.mock('@/lib/http/session', async () => {
-  const { sessionUser } = await import('@/lib/http/oauth')
-  const { getDb } = await import('@/lib/db')
-  return {
-    getSignedInUser: async () =>
-      signedIn.cookie
-        ? sessionUser(
-            new Request('http://localhost:3000/', { headers: { cookie: signedIn.cookie } }),
-            await getDb(),
-          )
-        : null,
-    requireMember: async () => {
-      throw new Error('dashboard pages are not rendered in this test')
-    },
-  }
-})
+// The session of whoever `signedIn.cookie` names (see the helper); everything after it is real.
+vi.mock('@/lib/http/session', () => import('../helpers/signed-in'))
 // Cache invalidation and request headers exist only inside a Next request.
 vi.mock('next/cache', () => ({ revalidatePath: () => undefined, revalidateTag: () => undefined }))
 vi.mock('next/headers', () => ({
