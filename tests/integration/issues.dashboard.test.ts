@@ -342,7 +342,9 @@ describe('linkTicket and unlinkTicket', () => {
   it('links a ticket: fields, status ticket_created, both activities and the status event', async () => {
     const orgId = await org()
     const actor = { organizationId: orgId, actorType: 'user' as const, actorId: randomUUID() }
-    const issue = await seedIssue(db, orgId)
+    // Last touched a minute ago: seeding and linking within one millisecond would leave
+    // updatedAt equal, and the check below could not tell whether linking touched it.
+    const issue = await seedIssue(db, orgId, { updatedAt: new Date(Date.now() - 60_000) })
     const linked = await linkTicket(db, actor, { issueId: issue.id, ...ticket })
     expect(linked).toMatchObject({
       status: 'ticket_created',
