@@ -4,6 +4,7 @@
  * nothing waits on the wall clock and nothing keeps the session.
  */
 import { UserActions } from './actions'
+import { boundedStr, MAX_URL_CHARS } from './bounds'
 import { ClickLog, type Context } from './context'
 import { DeadDetector } from './detectors/dead'
 import { ErrorDetector } from './detectors/errors'
@@ -14,7 +15,7 @@ import { DocumentModel } from './dom/document'
 import { FindingStore } from './findings'
 import { type PageChange, PageTracker } from './page'
 import { ResponseLog } from './responses'
-import { arr, CONSOLE_PLUGIN, EventType, isObj, Mouse, NETWORK_PLUGIN, type Obj, Source, str } from './rrweb'
+import { arr, CONSOLE_PLUGIN, EventType, isObj, Mouse, NETWORK_PLUGIN, type Obj, Source } from './rrweb'
 import { Timeline } from './timeline'
 import type { AnalysisResult, Analyzer, AnalyzerOptions, RrwebEvent } from './types'
 
@@ -93,7 +94,7 @@ class SessionAnalyzer implements Analyzer {
         }
         return
       case EventType.Meta:
-        this.pageChange(this.ctx.page.meta(str(data.href) ?? ''), at, seq)
+        this.pageChange(this.ctx.page.meta(boundedStr(data.href, MAX_URL_CHARS) ?? ''), at, seq)
         return
       case EventType.FullSnapshot:
         this.ctx.doc.loadSnapshot(data.node)
@@ -189,7 +190,7 @@ class SessionAnalyzer implements Analyzer {
     const payload = isObj(data.payload) ? data.payload : {}
     if (data.tag === 'navigation') {
       this.ctx.responses.response(seq, at)
-      this.pageChange(this.ctx.page.navigation(str(payload.href) ?? ''), at, seq)
+      this.pageChange(this.ctx.page.navigation(boundedStr(payload.href, MAX_URL_CHARS) ?? ''), at, seq)
     } else if (data.tag === 'error') {
       this.errors.customError(payload, at, seq)
       this.updateDeadline()

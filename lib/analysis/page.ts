@@ -6,6 +6,7 @@
  * (rrweb 2.2.2, recordAfter DOMContentLoaded) Load comes after Meta and FullSnapshot, so Load
  * marks a new document only when no Meta was seen since the last DomContentLoaded.
  */
+import { clip, MAX_URL_CHARS } from './bounds'
 import { displayUrl, hostOf, isHttpUrl, parseUrl, pathPattern } from './url'
 
 export interface PageRef {
@@ -52,7 +53,8 @@ export class PageTracker {
   }
 
   navigation(href: string): PageChange {
-    const absolute = parseUrl(href, this.href || undefined)?.href ?? href
+    // Resolving percent-encodes, which can make a bounded URL longer again.
+    const absolute = clip(parseUrl(href, this.href || undefined)?.href ?? href, MAX_URL_CHARS)
     // The SDK already leaves out in-page anchors, so any other URL change is a new page.
     if (!isHttpUrl(absolute) || absolute === this.href) return null
     this.navigations++

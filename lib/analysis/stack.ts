@@ -3,6 +3,8 @@
  * `error.stack` carries them (V8 `at fn (url:line:col)`, Firefox/Safari `fn@url:line:col`),
  * reduced to what groups an error: function name and file path without build hashes or lines.
  */
+import { clip, MAX_STACK_LINE_CHARS, MAX_STACK_LINES } from './bounds'
+import { isDigitCode, isLineTerminatorCode, isSpaceAt } from './scan'
 import { siteOf } from './url'
 
 export interface Frame {
@@ -11,31 +13,165 @@ export interface Frame {
   url: string
 }
 
-const V8_RE = /^\s*at\s+(?:(.*?)\s+\()?(.+?)(?::\d+)?(?::\d+)?\)?\s*$/
-const PARENS_RE = /^\s*(.*?)\s+\((.+?)(?::\d+)?(?::\d+)?\)\s*$/
-const AT_SIGN_RE = /^\s*(.*?)@(.+?)(?::\d+)?(?::\d+)?\s*$/
-const BARE_RE = /^\s*(\S+?)(?::\d+)(?::\d+)?\s*$/
+// Frames are read with scanners, not patterns: the patterns that described these shapes
+// (`^\s*at\s+(?:(.*?)\s+\()?(.+?)(?::\d+)?(?::\d+)?\)?\s*$` and its Firefox and bare-URL
+// siblings) backtrack quadratically on long lines. Each scanner returns exactly what its
+// pattern captured: the shortest function name, then the shortest URL the line's end allows.
+
+/** Start of the `:\d+` group that ends at `end`, or -1. */
+function portGroupStart(text: string, end: number): number {
+  let at = end
+  while (at > 0 && isDigitCode(text.charCodeAt(at - 1))) at--
+  return at < end && at > 0 && text.charCodeAt(at - 1) === 58 ? at - 1 : -1
+}
+
+/**
+ * Where the URL starting at `from` ends when the text up to `end` must close with
+ * `(?::\d+)?(?::\d+)?` (at least `minGroups` of them): the smallest such position past
+ * `from`, as the lazy `(.+?)` picked it, or -1.
+ */
+function urlEnd(text: string, from: number, end: number, minGroups: number): number {
+  const starts = [end]
+  const one = portGroupStart(text, end)
+  if (one >= 0) {
+    starts.push(one)
+    const two = portGroupStart(text, one)
+    if (two >= 0) starts.push(two)
+  }
+  let best = -1
+  for (let groups = minGroups; groups < starts.length; groups++) {
+    const at = starts[groups]!
+    if (at > from && (best < 0 || at < best)) best = at
+  }
+  return best
+}
+
+interface Scan {
+  text: string
+  /** First and last line terminator (`.` matches neither), -1 when there is none. */
+  firstBreak: number
+  lastBreak: number
+}
+
+function scanOf(text: string): Scan {
+  let firstBreak = -1
+  let lastBreak = -1
+  for (let i = 0; i < text.length; i++) {
+    if (!isLineTerminatorCode(text.charCodeAt(i))) continue
+    if (firstBreak < 0) firstBreak = i
+    lastBreak = i
+  }
+  return { text, firstBreak, lastBreak }
+}
+
+/** Whether `.` can match every character in [from, to). */
+function dotsOnly(scan: Scan, from: number, to: number): boolean {
+  if (scan.firstBreak < 0) return true
+  return scan.firstBreak >= to || scan.lastBreak < from
+}
+
+/**
+ * `(.*?)\s+\((.+?)(?::\d+)?(?::\d+)?<close>$` from `from`: a name, spaces, `(`, a URL. With
+ * `closing` the last character must be `)`; otherwise a final `)` is optional.
+ */
+function namedFrame(scan: Scan, from: number, closing: boolean): [string, string] | null {
+  const { text } = scan
+  const last = text.length
+  const closes = text.charCodeAt(last - 1) === 41
+  if (closing && !closes) return null
+  for (let open = text.indexOf('(', from); open >= 0; open = text.indexOf('(', open + 1)) {
+    let nameEnd = open
+    while (nameEnd > from && isSpaceAt(text, nameEnd - 1)) nameEnd--
+    if (nameEnd === open) continue
+    // Nothing after this `(` can give a longer name a shorter match.
+    if (!dotsOnly(scan, from, nameEnd)) return null
+    const urlStart = open + 1
+    if (!dotsOnly(scan, urlStart, last)) continue
+    let end = closing ? urlEnd(text, urlStart, last - 1, 0) : urlEnd(text, urlStart, last, 0)
+    if (!closing && closes) {
+      const withParen = urlEnd(text, urlStart, last - 1, 0)
+      if (withParen >= 0 && (end < 0 || withParen < end)) end = withParen
+    }
+    if (end >= 0) return [text.slice(from, nameEnd), text.slice(urlStart, end)]
+  }
+  return null
+}
+
+/** `at\s+` then a named frame, or a URL with an optional `)` (V8). */
+function v8Frame(scan: Scan): [string, string] | null {
+  const { text } = scan
+  let from = 2
+  while (isSpaceAt(text, from)) from++
+  if (from === 2) return null
+  const named = namedFrame(scan, from, false)
+  if (named) return named
+  if (!dotsOnly(scan, from, text.length)) return null
+  let end = urlEnd(text, from, text.length, 0)
+  if (text.charCodeAt(text.length - 1) === 41) {
+    const withParen = urlEnd(text, from, text.length - 1, 0)
+    if (withParen >= 0 && (end < 0 || withParen < end)) end = withParen
+  }
+  return end >= 0 ? ['', text.slice(from, end)] : null
+}
+
+/** `name@url:line:col` (Firefox, Safari): the name ends at the first `@` that leaves a URL. */
+function atSignFrame(scan: Scan): [string, string] | null {
+  const { text } = scan
+  for (let at = text.indexOf('@'); at >= 0; at = text.indexOf('@', at + 1)) {
+    if (!dotsOnly(scan, 0, at)) return null
+    if (!dotsOnly(scan, at + 1, text.length)) continue
+    const end = urlEnd(text, at + 1, text.length, 0)
+    if (end >= 0) return [text.slice(0, at), text.slice(at + 1, end)]
+  }
+  return null
+}
+
+/** A bare `url:line(:col)` with no space in it. */
+function bareFrame(text: string): [string, string] | null {
+  for (let i = 0; i < text.length; i++) if (isSpaceAt(text, i)) return null
+  const end = urlEnd(text, 0, text.length, 1)
+  return end >= 0 ? ['', text.slice(0, end)] : null
+}
 
 export function parseFrame(line: string): Frame | null {
   const text = line.trim()
   if (!text) return null
+  const scan = scanOf(text)
   const match = text.startsWith('at ')
-    ? V8_RE.exec(text)
-    : (PARENS_RE.exec(text) ?? AT_SIGN_RE.exec(text) ?? BARE_RE.exec(text))
+    ? v8Frame(scan)
+    : (namedFrame(scan, 0, true) ?? atSignFrame(scan) ?? bareFrame(text))
   if (!match) return null
-  // BARE_RE has only the URL group; the others put the function name first.
-  const [fn, url] = match.length === 2 || match[2] === undefined ? ['', match[1]] : [match[1], match[2]]
+  const [fn, url] = match
   if (!url || !/[/.:]/.test(url)) return null
-  return { fn: (fn ?? '').replace(/^async\s+/, '').trim(), url }
+  return { fn: fn.replace(/^async\s+/, '').trim(), url }
+}
+
+/** The lines of a trace array or stack string, at most MAX_STACK_LINES, each cut to its bound. */
+export function stackLines(trace: unknown): string[] {
+  const lines: string[] = []
+  if (Array.isArray(trace)) {
+    for (const line of trace) {
+      if (lines.length >= MAX_STACK_LINES) break
+      if (typeof line === 'string') lines.push(clip(line, MAX_STACK_LINE_CHARS))
+    }
+  } else if (typeof trace === 'string') {
+    let start = 0
+    while (start <= trace.length && lines.length < MAX_STACK_LINES) {
+      const end = trace.indexOf('\n', start)
+      const stop = end < 0 ? trace.length : end
+      lines.push(
+        clip(trace.slice(start, Math.min(stop, start + MAX_STACK_LINE_CHARS + 1)), MAX_STACK_LINE_CHARS),
+      )
+      if (end < 0) break
+      start = end + 1
+    }
+  }
+  return lines
 }
 
 /** Frames from a trace array (console plugin) or a stack string (SDK error event). */
 export function parseFrames(trace: unknown): Frame[] {
-  const lines = Array.isArray(trace)
-    ? trace.filter((line): line is string => typeof line === 'string')
-    : typeof trace === 'string'
-      ? trace.split('\n')
-      : []
+  const lines = stackLines(trace)
   // A stack string starts with the message line, which can look like a frame; V8 marks frames.
   const v8 = typeof trace === 'string' && lines.some((line) => line.trimStart().startsWith('at '))
   const frames: Frame[] = []
@@ -100,12 +236,31 @@ function normaliseFileName(name: string): string {
 }
 
 /**
+ * What `path.replace(/[?#].*$/, '')` did, without its quadratic retries on a run of `?`: cut
+ * at the first `?` or `#` after the last line terminator (`.` stops at those).
+ */
+export function cutQuery(path: string): string {
+  let from = 0
+  for (let i = path.length - 1; i >= 0; i--) {
+    if (isLineTerminatorCode(path.charCodeAt(i))) {
+      from = i + 1
+      break
+    }
+  }
+  for (let i = from; i < path.length; i++) {
+    const code = path.charCodeAt(i)
+    if (code === 63 || code === 35) return path.slice(0, i)
+  }
+  return path
+}
+
+/**
  * `https://cdn.example/assets/app.3f9a2c1d.js?v=2:88:14` → `/assets/app.*.js`: origin, query,
  * fragment, line and column dropped; build hashes replaced so a redeploy keeps the group.
  */
 export function normaliseFilePath(url: string): string {
   let path = url.replace(/^[a-z][\w+.-]*:\/\/[^/]*/i, '')
-  path = path.replace(/[?#].*$/, '').replace(/(?::\d+){1,2}$/, '')
+  path = cutQuery(path).replace(/(?::\d+){1,2}$/, '')
   const segments = path.split('/')
   return segments
     .map((segment, i) => {

@@ -6,8 +6,19 @@
 const UUID_SEGMENT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const HEX_SEGMENT = /^(?=[0-9a-f]*\d)[0-9a-f]{8,}$/
 const DATE_SEGMENT = /^\d{4}-\d{2}-\d{2}(?:t[\d:.]+z?)?$/
-const EMAIL_SEGMENT = /^[^@/]+@[^@/]+\.[^@/]+$/
 const NUMERIC_SEGMENT = /^\d+$/
+
+/**
+ * `name@host.tld` with no other `@` or `/`, what `/^[^@/]+@[^@/]+\.[^@/]+$/` tested; that
+ * pattern tried every `.` of a long host against the rest.
+ */
+export function isEmailSegment(segment: string): boolean {
+  const at = segment.indexOf('@')
+  if (at <= 0 || segment.indexOf('@', at + 1) >= 0 || segment.includes('/')) return false
+  // A dot with at least one character on each side within the host.
+  const dot = segment.indexOf('.', at + 2)
+  return dot >= 0 && dot < segment.length - 1
+}
 
 function isMixedToken(segment: string): boolean {
   return segment.length >= 16 && /^[\w-]+$/.test(segment) && /\d/.test(segment) && /[a-z]/.test(segment)
@@ -17,7 +28,7 @@ function patternSegment(segment: string): string {
   if (NUMERIC_SEGMENT.test(segment) || DATE_SEGMENT.test(segment)) return ':id'
   if (UUID_SEGMENT.test(segment)) return ':uuid'
   if (HEX_SEGMENT.test(segment)) return ':hash'
-  if (EMAIL_SEGMENT.test(segment) || isMixedToken(segment)) return ':token'
+  if (isEmailSegment(segment) || isMixedToken(segment)) return ':token'
   return segment
 }
 

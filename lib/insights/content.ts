@@ -76,7 +76,8 @@ export function plainPreview(markdown: string, length = 280): string {
   const plain = markdown
     .replace(/^#+\s*/gm, '')
     .replace(/\*\*|__|`/g, '')
-    .replace(/^\s*[-*]\s+/gm, '')
+    // Indentation only up to the line's end: `^\s*` ran on over blank lines from every line start.
+    .replace(/^[^\S\n\r\u2028\u2029]*[-*]\s+/gm, '')
     .replace(/\s+/g, ' ')
     .trim()
   return plain.length <= length ? plain : `${plain.slice(0, length - 1).trimEnd()}…`

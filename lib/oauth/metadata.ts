@@ -9,7 +9,7 @@ import { InvalidTargetError } from './errors'
 type UrlConfig = Pick<Config, 'baseUrl'>
 
 export function issuer(config: UrlConfig): string {
-  return config.baseUrl.replace(/\/+$/, '')
+  return config.baseUrl.replace(/(?<!\/)\/+$/, '')
 }
 
 /** The MCP endpoint, the one resource (RFC 8707) tokens are bound to. */

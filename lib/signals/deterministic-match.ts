@@ -58,7 +58,7 @@ export function parsePrompt(prompt: string): ParsedPrompt {
   for (const raw of prompt.toLowerCase().split(/[\s,.;:!?"'()]+/)) {
     if (!raw) continue
     if (raw.startsWith('/') && raw.length > 1) {
-      paths.add(raw.replace(/\/+$/, ''))
+      paths.add(raw.replace(/(?<!\/)\/+$/, ''))
       continue
     }
     const condition = CONDITION_WORDS[raw]

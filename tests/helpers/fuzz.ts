@@ -5,6 +5,8 @@ import fc from 'fast-check'
 import { afterEach, beforeEach, expect, type MockInstance, vi } from 'vitest'
 import type { Db } from '@/db/client'
 import * as schema from '@/db/schema'
+import { el, page, SessionBuilder, txt } from '@/lib/analysis/testing/events'
+import type { RrwebEvent } from '@/lib/analysis/types'
 import { logger } from '@/lib/log'
 import type { RateLimiter } from '@/lib/ratelimit'
 
@@ -800,4 +802,143 @@ export function preview(value: unknown, max = 300): string {
     return item
   })
   return (text ?? String(typeof value)).slice(0, max)
+}
+
+// ---------------------------------------------------------------------------------------
+// Long strings in replay events (issue 14)
+
+/**
+ * Repeated units that made backtracking patterns quadratic: letters with no `@`, `a.` pairs,
+ * `@` signs, spaces, braces, `at (` and `:1:1` of stack lines, slashes, query marks, newlines.
+ */
+export const PATHOLOGICAL_UNITS = [
+  'a',
+  'a.',
+  '@',
+  'a@',
+  ' ',
+  '\t',
+  '\n',
+  '{',
+  '}{',
+  'at (',
+  ' (',
+  ':1',
+  ':1:1 ',
+  '(',
+  ':a(',
+  '/',
+  '?#',
+  ';color:',
+  'cursor: pointer;',
+  'é',
+  '\u{1F600}',
+] as const
+
+/** Up to about 1 MB: one unit repeated, two shapes glued, or a short hostile string. */
+export const longString: fc.Arbitrary<string> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(fc.constantFrom(...PATHOLOGICAL_UNITS), fc.integer({ min: 1, max: 1_000_000 }))
+      .map(([unit, length]) => unit.repeat(Math.ceil(length / unit.length))),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(
+        fc.constantFrom(...PATHOLOGICAL_UNITS),
+        fc.constantFrom(...PATHOLOGICAL_UNITS),
+        fc.integer({ min: 1, max: 300_000 }),
+      )
+      .map(([a, b, times]) => `${a.repeat(times)}${b.repeat(times)}x`),
+  },
+  { weight: 1, arbitrary: hostileString },
+)
+
+/** The string fields the analyser reads, each long or hostile (see replayEventsWith). */
+export interface ReplayStrings {
+  href: string
+  tag: string
+  className: string
+  id: string
+  style: string
+  ariaLabel: string
+  text: string
+  css: string
+  rule: string
+  styleProp: string
+  consoleArg: string
+  trace: string[]
+  errorType: string
+  errorMessage: string
+  stack: string
+  mechanism: string
+  requestUrl: string
+  method: string
+  requestError: string
+  statusText: string
+}
+
+export const replayStrings: fc.Arbitrary<ReplayStrings> = fc.record({
+  href: longString,
+  tag: longString,
+  className: longString,
+  id: longString,
+  style: longString,
+  ariaLabel: longString,
+  text: longString,
+  css: longString,
+  rule: longString,
+  styleProp: longString,
+  consoleArg: longString,
+  trace: fc.oneof(
+    fc.array(longString, { maxLength: 3 }),
+    fc
+      .tuple(fc.constantFrom(...PATHOLOGICAL_UNITS), fc.integer({ min: 1, max: 10_000 }))
+      .map(([unit, count]) => Array.from({ length: count }, (_, i) => `at ${unit}${i} (${unit}:1:1)`)),
+  ),
+  errorType: longString,
+  errorMessage: longString,
+  stack: longString,
+  mechanism: longString,
+  requestUrl: longString,
+  method: longString,
+  requestError: longString,
+  statusText: longString,
+})
+
+/**
+ * One session putting each string wherever the analyser reads one: page and navigation URLs,
+ * tag, attributes, text and CSS of the snapshot, mutations, a StyleSheetRule insert, console
+ * errors (uncaught and not), an SDK error and a failed request; clicks on the element.
+ */
+export function replayEventsWith(s: ReplayStrings): RrwebEvent[] {
+  const element = el(10, s.tag, { class: s.className, id: s.id, style: s.style, 'aria-label': s.ariaLabel }, [
+    txt(11, s.text),
+  ])
+  const b = new SessionBuilder()
+    .load(`https://shop.example/${s.href}`, page([element], [el(5, 'style', { _cssText: s.css })]))
+    .emit(3, { source: 8, id: 5, adds: [{ rule: s.rule, index: 0 }] })
+    .mutation({
+      adds: [{ parentId: 4, nextId: null, node: { type: 3, id: 12, textContent: s.text, isStyle: true } }],
+      texts: [{ id: 11, value: s.text }],
+      attributes: [{ id: 10, attributes: { style: { [s.styleProp]: s.style }, title: s.ariaLabel } }],
+    })
+    .click(11)
+    .click(11)
+    .click(11)
+    .console('error', [s.consoleArg, s.errorMessage], s.trace)
+    .uncaught(s.errorMessage, s.trace)
+    .sdkError(s.errorType, s.errorMessage, s.stack, s.mechanism)
+    .navigate(s.href)
+    .request({ url: s.requestUrl, method: s.method, status: 503, error: s.requestError })
+    .emit(6, {
+      plugin: 'rrweb/network@1',
+      payload: {
+        requests: [{ name: s.requestUrl, status: 0, statusText: s.statusText, error: s.requestError }],
+      },
+    })
+    .emit(4, { href: s.href, width: 1, height: 1 })
+  return b.wait(31_000).mouseMove().events
 }

@@ -5,6 +5,8 @@ import fc from 'fast-check'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { POST } from '@/app/api/sdk/replay/route'
 import { replayBatches, replaySessions } from '@/db/schema'
+import { analyzeEvents } from '@/lib/analysis'
+import { MAX_MESSAGE_CHARS, MAX_URL_CHARS } from '@/lib/analysis/bounds'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
 import { INGEST_LIMITS } from '@/lib/ingest/limits'
@@ -32,6 +34,8 @@ import {
   jsonOf,
   ownEntries,
   pollutionPayload,
+  replayEventsWith,
+  replayStrings,
   rowCounts,
   spliceBytes,
   streamingInit,
@@ -593,4 +597,30 @@ describe('POST /api/sdk/replay size limits', () => {
       expect(endless.cancelled()).toBe(true)
     }
   })
+})
+
+/**
+ * What an accepted batch goes on to (issue 14): the analyser over events whose every string
+ * field is up to a megabyte of the shapes that made patterns backtrack. It must finish (the
+ * test timeout is the hang detector, nothing is timed) with findings cut to the bounds.
+ */
+describe('analysis of events with long hostile strings', () => {
+  it('terminates with bounded findings whatever the strings', async () => {
+    await fc.assert(
+      fc.asyncProperty(replayStrings, async (strings) => {
+        const result = await analyzeEvents(replayEventsWith(strings))
+        expect(result.eventCount).toBeGreaterThan(10)
+        for (const finding of result.findings) {
+          expect(finding.fingerprint).toMatch(/^[0-9a-f]{64}$/)
+          const message = finding.evidence.message
+          if (typeof message === 'string') expect(message.length).toBeLessThanOrEqual(MAX_MESSAGE_CHARS)
+          expect(finding.url.length).toBeLessThanOrEqual(MAX_URL_CHARS)
+        }
+        // However long the input, the result stays small enough to store.
+        expect(JSON.stringify(result).length).toBeLessThan(1_000_000)
+      }),
+      fuzzRuns(10),
+    )
+    // A few seconds when it passes; the margin is for shrinking a failure to a readable case.
+  }, 120_000)
 })

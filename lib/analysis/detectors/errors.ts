@@ -5,7 +5,7 @@
  */
 import type { Context } from '../context'
 import { consoleErrorParts, jsErrorParts } from '../fingerprint'
-import { consoleArgText, decodeConsoleArg, normaliseMessage, splitErrorType, truncate } from '../normalize'
+import { decodeConsoleArg, normaliseMessage, splitErrorType, truncate } from '../normalize'
 import type { Problem } from '../problem'
 import type { Obj } from '../rrweb'
 import { isExtensionFrame, normaliseFilePath, parseFrames, topInAppFrame } from '../stack'
@@ -38,7 +38,7 @@ export class ErrorDetector {
   consolePlugin(payload: Obj, at: number, seq: number): void {
     const entry = readConsoleError(payload)
     if (entry?.kind === 'uncaught') this.jsError(entry.error, at, seq)
-    else if (entry) this.consoleError(entry.args, entry.trace, at, seq)
+    else if (entry) this.consoleError(entry.args, entry.text, entry.trace, at, seq)
   }
 
   customError(payload: Obj, at: number, seq: number): void {
@@ -105,8 +105,7 @@ export class ErrorDetector {
     this.ctx.digest.add('errors', digestEntry)
   }
 
-  private consoleError(args: unknown[], trace: string[], at: number, seq: number): void {
-    const text = consoleArgText(args[0] ?? '')
+  private consoleError(args: unknown[], text: string, trace: string[], at: number, seq: number): void {
     // Chromium reports the benign ResizeObserver loop through window.onerror without `Uncaught`.
     if (RESIZE_OBSERVER.test(text)) return
     const { message } = splitErrorType(text)

@@ -4,12 +4,20 @@
  * dropped when the page is left in that time (the browser aborted it). 401/403/404 and other
  * 4xx are expected application answers, not issues.
  */
+import {
+  boundedStr,
+  clip,
+  MAX_MESSAGE_CHARS,
+  MAX_NAME_CHARS,
+  MAX_SHORT_TEXT_CHARS,
+  MAX_URL_CHARS,
+} from '../bounds'
 import type { Context } from '../context'
 import { networkParts } from '../fingerprint'
 import { truncate } from '../normalize'
 import { networkBase } from '../priority'
 import type { Problem } from '../problem'
-import { arr, isObj, num, type Obj, str } from '../rrweb'
+import { arr, isObj, num, type Obj } from '../rrweb'
 import { networkOutcome, networkTitle } from '../text'
 import { displayUrl, pathPattern, siteOf, splitRequestUrl } from '../url'
 
@@ -35,14 +43,17 @@ export class NetworkDetector {
 
   private request(request: Obj, initial: boolean, at: number, seq: number): void {
     const { page, store, options } = this.ctx
-    const rawUrl = str(request.url) ?? str(request.name)
+    const rawUrl = boundedStr(request.url, MAX_URL_CHARS) ?? boundedStr(request.name, MAX_URL_CHARS)
     const status = num(request.status) ?? num(request.responseStatus)
     if (!rawUrl || status === null) return
     const ok = status >= 200 && status < 400
     // Successes matter only to findings that wait for one; most requests stop here unparsed.
     if (ok ? !store.hasSuccessKeys : status < 500 && status !== 429 && status !== 0) return
-    const method = (str(request.method) ?? 'GET').toUpperCase()
-    const { href: url, host, path } = splitRequestUrl(rawUrl, page.current.url)
+    const method = (boundedStr(request.method, MAX_NAME_CHARS) ?? 'GET').toUpperCase()
+    const split = splitRequestUrl(rawUrl, page.current.url)
+    // Resolving percent-encodes, which can make a bounded URL longer again.
+    const url = clip(split.href, MAX_URL_CHARS)
+    const { host, path } = split
     const pattern = pathPattern(path)
     const key = `${method} ${host}${pattern}`
     if (ok) {
@@ -51,8 +62,8 @@ export class NetworkDetector {
     }
     if (options.ignoreRequestUrls?.some((prefix) => url.startsWith(prefix))) return
     if (IGNORED_HOSTS.test(host)) return
-    const initiator = str(request.initiatorType)
-    const error = str(request.error)
+    const initiator = boundedStr(request.initiatorType, MAX_NAME_CHARS)
+    const error = boundedStr(request.error, MAX_MESSAGE_CHARS)
     if (status === 0) {
       // Resource timing reports 0 for any cross-origin asset; only fetch/XHR failures are known.
       if (initiator && initiator !== 'fetch' && initiator !== 'xmlhttprequest') return
@@ -81,7 +92,7 @@ export class NetworkDetector {
         method,
         url: displayUrl(url),
         status,
-        statusText: str(request.statusText) ?? '',
+        statusText: boundedStr(request.statusText, MAX_SHORT_TEXT_CHARS) ?? '',
         error,
         initiatorType: initiator,
         startedAt,

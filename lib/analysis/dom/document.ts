@@ -3,7 +3,16 @@
  * kept current from Mutation events. Memory follows the size of the live DOM, never the
  * length of the session, because removes drop whole subtrees.
  */
+import {
+  boundedStr,
+  clip,
+  MAX_ATTRIBUTE_CHARS,
+  MAX_NAME_CHARS,
+  MAX_STYLESHEET_CHARS,
+  MAX_TEXT_CHARS,
+} from '../bounds'
 import { arr, isObj, NodeType, num, type Obj, str } from '../rrweb'
+import { isSpaceAt, startsWithIgnoringCase } from '../scan'
 import { PointerRules } from './css'
 
 export interface DomNode {
@@ -18,23 +27,57 @@ export interface DomNode {
   text: string
 }
 
-function attrValue(value: unknown): string | null {
-  if (typeof value === 'string') return value
+/** An attribute value as kept: `_cssText` is a stylesheet and gets the stylesheet bound. */
+function attrValue(name: string, value: unknown): string | null {
+  if (typeof value === 'string')
+    return clip(value, name === '_cssText' ? MAX_STYLESHEET_CHARS : MAX_ATTRIBUTE_CHARS)
   if (typeof value === 'number') return String(value)
   if (value === true) return ''
   return null
 }
 
+/**
+ * End of the declaration of `name` that starts at `from` (right after the start or a `;`),
+ * or -1: `\s*name\s*:[^;]*;?`, the name without case.
+ */
+function declarationEnd(style: string, name: string, from: number): number {
+  let at = from
+  while (isSpaceAt(style, at)) at++
+  if (!startsWithIgnoringCase(style, name, at)) return -1
+  at += name.length
+  while (isSpaceAt(style, at)) at++
+  if (style.charCodeAt(at) !== 58) return -1
+  const semicolon = style.indexOf(';', at + 1)
+  return semicolon < 0 ? style.length : semicolon + 1
+}
+
+/**
+ * `style` without its first declaration of `name`, as
+ * `style.replace(new RegExp(`(^|;)\\s*${name}\\s*:[^;]*;?`, 'i'), '$1')` did (`name` holds
+ * only `[\w-]`). A scanner, because that pattern was built from event data.
+ */
+export function removeDeclaration(style: string, name: string): string {
+  const first = declarationEnd(style, name, 0)
+  if (first >= 0) return style.slice(first)
+  for (let semicolon = style.indexOf(';'); semicolon >= 0; semicolon = style.indexOf(';', semicolon + 1)) {
+    const end = declarationEnd(style, name, semicolon + 1)
+    if (end >= 0) return style.slice(0, semicolon + 1) + style.slice(end)
+  }
+  return style
+}
+
 /** rrweb may send a `style` attribute change as a property diff instead of a string. */
 function applyStyleDiff(current: string, diff: Obj): string {
   let style = current
-  for (const [prop, value] of Object.entries(diff)) {
-    style = style.replace(new RegExp(`(^|;)\\s*${prop.replace(/[^\w-]/g, '')}\\s*:[^;]*;?`, 'i'), '$1')
-    const text = typeof value === 'string' ? value : Array.isArray(value) ? str(value[0]) : null
+  for (const [rawProp, value] of Object.entries(diff)) {
+    const prop = clip(rawProp, MAX_NAME_CHARS)
+    style = removeDeclaration(style, prop.replace(/[^\w-]/g, ''))
+    const raw = typeof value === 'string' ? value : Array.isArray(value) ? str(value[0]) : null
+    const text = raw === null ? null : clip(raw, MAX_ATTRIBUTE_CHARS)
     if (text !== null)
       style = `${style}${style && !style.trimEnd().endsWith(';') ? ';' : ''}${prop}: ${text};`
   }
-  return style
+  return clip(style, MAX_ATTRIBUTE_CHARS)
 }
 
 export class DocumentModel {
@@ -62,9 +105,9 @@ export class DocumentModel {
       if (!isObj(change)) continue
       const node = this.nodes.get(num(change.id) ?? -1)
       if (!node) continue
-      node.text = str(change.value) ?? ''
-      if (node.parentId !== null && this.nodes.get(node.parentId)?.tag === 'style')
-        this.pointer.addCss(node.text)
+      const value = str(change.value) ?? ''
+      node.text = clip(value, MAX_TEXT_CHARS)
+      if (node.parentId !== null && this.nodes.get(node.parentId)?.tag === 'style') this.pointer.addCss(value)
     }
     for (const change of arr(data.attributes)) {
       if (isObj(change) && isObj(change.attributes)) this.setAttributes(num(change.id), change.attributes)
@@ -74,12 +117,13 @@ export class DocumentModel {
   private setAttributes(id: number | null, attributes: Obj): void {
     const node = this.nodes.get(id ?? -1)
     if (!node) return
-    for (const [name, value] of Object.entries(attributes)) {
+    for (const [rawName, value] of Object.entries(attributes)) {
+      const name = clip(rawName, MAX_NAME_CHARS)
       if (name === 'style' && isObj(value)) {
         node.attrs.style = applyStyleDiff(node.attrs.style ?? '', value)
         continue
       }
-      const text = attrValue(value)
+      const text = attrValue(name, value)
       if (text === null) delete node.attrs[name]
       else node.attrs[name] = text
       if (name === '_cssText' && text) this.pointer.addCss(text)
@@ -118,14 +162,15 @@ export class DocumentModel {
     const attrs: Record<string, string> = {}
     if (type === NodeType.Element && isObj(raw.attributes)) {
       for (const [name, value] of Object.entries(raw.attributes)) {
-        const text = attrValue(value)
-        if (text !== null) attrs[name] = text
+        const text = attrValue(name, value)
+        if (text !== null) attrs[clip(name, MAX_NAME_CHARS)] = text
       }
       if (attrs._cssText) this.pointer.addCss(attrs._cssText)
     }
-    const text = type === NodeType.Text ? (str(raw.textContent) ?? '') : ''
-    if (raw.isStyle === true && text) this.pointer.addCss(text)
-    const tag = type === NodeType.Element ? (str(raw.tagName) ?? '').toLowerCase() : ''
+    const content = type === NodeType.Text ? (str(raw.textContent) ?? '') : ''
+    if (raw.isStyle === true && content) this.pointer.addCss(content)
+    const text = clip(content, MAX_TEXT_CHARS)
+    const tag = type === NodeType.Element ? (boundedStr(raw.tagName, MAX_NAME_CHARS) ?? '').toLowerCase() : ''
     return { id, type, tag, attrs, parentId, children: [], text }
   }
 

@@ -3,6 +3,7 @@
  * way Sentry does for people, plus a stable selector that survives class-name churn for
  * fingerprints.
  */
+import { isDigitCode } from '../scan'
 import type { ElementDescriptor } from '../types'
 import type { DocumentModel, DomNode } from './document'
 import { visibleText } from './text'
@@ -74,7 +75,32 @@ export function isGeneratedId(id: string): boolean {
   if (id.includes(':') || UUID_RE.test(id) || /\d{3,}/.test(id)) return true
   if (id.split(/[-_.]/).some((part) => /^\d+$/.test(part))) return true
   if (/^[a-z]+\d{2,}$/i.test(id)) return true
-  return /(?=[0-9a-f]*\d)[0-9a-f]{8,}/i.test(id)
+  return hasLongHexRun(id)
+}
+
+function isHexCode(code: number): boolean {
+  return isDigitCode(code) || (code >= 97 && code <= 102) || (code >= 65 && code <= 70)
+}
+
+/**
+ * A run of 8 or more hex digits holding a decimal digit, what `/(?=[0-9a-f]*\d)[0-9a-f]{8,}/i`
+ * found: that pattern's look-ahead re-read the rest of a long hex run from every start.
+ */
+function hasLongHexRun(text: string): boolean {
+  let length = 0
+  let digit = false
+  for (let i = 0; i <= text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (isHexCode(code)) {
+      length++
+      digit ||= isDigitCode(code)
+      continue
+    }
+    if (length >= 8 && digit) return true
+    length = 0
+    digit = false
+  }
+  return false
 }
 
 const STATE_CLASS =

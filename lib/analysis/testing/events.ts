@@ -12,6 +12,8 @@ export interface SerializedNode {
   attributes?: Record<string, string>
   childNodes?: SerializedNode[]
   textContent?: string
+  /** rrweb marks the text of a `<style>` element. */
+  isStyle?: boolean
 }
 
 export function el(

@@ -21,7 +21,7 @@ interface Schedule {
  * means the same schedule on both engines.
  */
 export function parseCron(expression: string): Cron {
-  const match = /^(?:CRON_)?TZ=(\S+)\s+(.+)$/.exec(expression.trim())
+  const match = /^(?:CRON_)?TZ=(\S+)\s+(\S.*)$/.exec(expression.trim())
   return match
     ? new Cron(match[2]!, { paused: true, timezone: match[1] })
     : new Cron(expression.trim(), { paused: true })
