@@ -4,6 +4,8 @@ import { replaySessions } from '@/db/schema'
 
 // A session left `processing` this long by a run that died is taken over by the next trigger.
 export const STALE_PROCESSING_MINUTES = 30
+// A session whose passes keep failing is left `failed` (with its reason) after this many.
+export const MAX_PROCESSING_ATTEMPTS = 5
 
 export interface ClaimedSession {
   organizationId: string
@@ -66,4 +68,28 @@ export async function markSessionFailed(
     .update(replaySessions)
     .set({ status: 'failed', failureReason: reason.slice(0, 1000) })
     .where(and(eq(replaySessions.id, sessionId), eq(replaySessions.processingClaim, runId)))
+}
+
+/**
+ * Records that the analysis of the session's content was stopped (over its time or memory
+ * budget): the same content would be stopped again, so the run lets go of its claim and the
+ * finalizer does not ask again (attempts used up). More batches re-open the session as usual.
+ */
+export async function markSessionStopped(
+  db: DbOrTx,
+  sessionId: string,
+  runId: string,
+  reason: string,
+): Promise<boolean> {
+  const rows = await db
+    .update(replaySessions)
+    .set({
+      status: 'failed',
+      failureReason: reason.slice(0, 1000),
+      processingClaim: null,
+      processingAttempts: sql`greatest(${replaySessions.processingAttempts}, ${MAX_PROCESSING_ATTEMPTS})`,
+    })
+    .where(and(eq(replaySessions.id, sessionId), eq(replaySessions.processingClaim, runId)))
+    .returning({ id: replaySessions.id })
+  return rows.length > 0
 }

@@ -5,10 +5,10 @@ import type { JobsEngine } from '@/lib/jobs/types'
 import { dispatchOutbox } from '@/lib/outbox/dispatch'
 import { enqueueEvent } from '@/lib/outbox/enqueue'
 import { EVENTS } from '@/lib/outbox/events'
-import { STALE_PROCESSING_MINUTES } from './claim'
+import { MAX_PROCESSING_ATTEMPTS, STALE_PROCESSING_MINUTES } from './claim'
 
-// A session whose passes keep failing is left `failed` (with its reason) after this many.
-export const MAX_PROCESSING_ATTEMPTS = 5
+export { MAX_PROCESSING_ATTEMPTS }
+
 const SWEEP_LIMIT = 500
 
 /**

@@ -3,18 +3,23 @@ import { and, eq, max, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { replayBatches, replaySessions } from '@/db/schema'
 import { matchSignalsWithModel, reviewNewIssues } from '@/lib/ai/apply'
-import { analyzeEvents } from '@/lib/analysis'
 import type { AnalysisResult } from '@/lib/analysis/types'
+import { AnalysisStopped } from '@/lib/analysis-worker/pool'
 import { recordFindings } from '@/lib/issues/record-findings'
 import type { JobsEngine, StepTools } from '@/lib/jobs/types'
 import { logger } from '@/lib/log'
 import { dispatchOutbox } from '@/lib/outbox/dispatch'
 import { enqueueEvent } from '@/lib/outbox/enqueue'
 import { EVENTS } from '@/lib/outbox/events'
-import { readSessionEvents, sessionBatches } from '@/lib/sessions/read-events'
 import { activeSignals, matchSessionDeterministically } from '@/lib/signals/record-matches'
 import type { BlobStore } from '@/lib/storage/types'
-import { claimSession, markSessionFailed } from './claim'
+import {
+  analyseStoredSession,
+  getSessionAnalysis,
+  type SessionAnalysis,
+  stoppedReason,
+} from './analyse-session'
+import { claimSession, markSessionFailed, markSessionStopped } from './claim'
 
 export interface ProcessingDeps {
   db: Db
@@ -24,10 +29,14 @@ export interface ProcessingDeps {
   ingestUrl: string
   /** With a model, new issues are reviewed and signals judged by it; without, all is deterministic. */
   model?: LanguageModel | null
+  /** The worker pool and budget; the process-wide pool and the configured budget by default. */
+  analysis?: SessionAnalysis
 }
 
 export type ProcessOutcome =
   | { status: 'skipped'; reason: string }
+  /** The analysis was stopped (over budget): the session is `failed` with this reason, for good. */
+  | { status: 'failed'; reason: string }
   | {
       status: 'processed'
       created: string[]
@@ -54,14 +63,25 @@ export async function processSession(
   if (!claim)
     return { status: 'skipped', reason: 'not waiting for processing (already claimed or processed)' }
 
-  let analysis: { result: AnalysisResult; throughSequence: number }
+  let analysed: { result: AnalysisResult; throughSequence: number } | { stopped: string }
   try {
-    analysis = await step.run('analyze', async () => {
-      const batches = await sessionBatches(db, sessionId)
-      const result = await analyzeEvents(readSessionEvents(blobs, batches), {
-        ignoreRequestUrls: [deps.ingestUrl],
-      })
-      return { result, throughSequence: batches.at(-1)?.sequence ?? -1 }
+    // Analysis runs in a worker thread, within a time and memory budget: a hostile or huge
+    // recording never holds up the requests this thread serves.
+    analysed = await step.run('analyze', async () => {
+      try {
+        return await analyseStoredSession(
+          db,
+          blobs,
+          sessionId,
+          { ignoreRequestUrls: [deps.ingestUrl] },
+          deps.analysis ?? getSessionAnalysis(),
+        )
+      } catch (error) {
+        // Returned, not thrown: the step's result is memoized, so no retry analyses it again.
+        if (!(error instanceof AnalysisStopped)) throw error
+        logger.warn({ err: error, sessionId, stopCause: error.stopCause }, 'session analysis stopped')
+        return { stopped: stoppedReason(error, runId) }
+      }
     })
   } catch (error) {
     // Members read the reason on the session page: no driver or storage message (hosts,
@@ -75,6 +95,12 @@ export async function processSession(
     )
     throw error
   }
+  if ('stopped' in analysed) {
+    const reason = analysed.stopped
+    await step.run('stopped', () => markSessionStopped(db, sessionId, claim.claimToken, reason))
+    return { status: 'failed', reason }
+  }
+  const analysis = analysed
 
   const recorded = await step.run('record', () =>
     db.transaction(async (tx) => {

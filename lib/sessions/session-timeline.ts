@@ -1,11 +1,6 @@
 import { z } from 'zod'
-import type { DbOrTx } from '@/db/client'
-import { analyzeEvents } from '@/lib/analysis'
 import { DIGEST_LIMIT } from '@/lib/analysis/digest'
-import type { AnalyzerOptions, SessionDigest } from '@/lib/analysis/types'
 import { parseUrl } from '@/lib/analysis/url'
-import type { BlobStore } from '@/lib/storage/types'
-import { readSessionEvents, sessionBatches } from './read-events'
 import type { SessionIssue } from './session-issues'
 import type { SessionDetail } from './views'
 
@@ -23,13 +18,15 @@ export interface SessionTimeline {
   entries: TimelineEntry[]
   /** Some list reached the digest's cap: later clicks or errors of a long session are not shown. */
   truncated: boolean
+  /** From an earlier analysis pass: more was recorded since, or the latest pass did not finish. */
+  earlierPass: boolean
 }
 
 const At = z.number().finite()
 const Place = { url: z.string(), at: At }
 const Clicked = z.object({ text: z.string(), selector: z.string(), ...Place })
 // The stored digest is JSON written by an earlier pass (maybe by an older version): read it
-// leniently and analyse the events again when it does not have the expected shape.
+// leniently; one without the expected shape gives no timeline.
 const StoredDigest = z.object({
   pages: z.array(z.object(Place)),
   clicks: z.array(Clicked),
@@ -121,25 +118,20 @@ function isTruncated(digest: TimelineDigest): boolean {
 }
 
 /**
- * What happened in a session, for the list beside the replay. A processed session has its
- * digest stored by the last analysis pass; a session still receiving (or whose pass failed)
- * is analysed now from its stored events, with the same analyser, streamed batch by batch.
+ * What happened in a session, for the list beside the replay, from the digest its last
+ * analysis pass stored; null when there is none yet (the session waits for or is in its first
+ * pass, or that pass failed). Never analyses here: analysis runs in the background, in a
+ * worker within its budget, not in a page request.
  */
-export async function sessionTimeline(
-  db: DbOrTx,
-  blobs: BlobStore,
-  session: Pick<SessionDetail, 'id' | 'status' | 'digest'>,
+export function sessionTimeline(
+  session: Pick<SessionDetail, 'status' | 'digest'>,
   issues: SessionIssue[],
-  options: AnalyzerOptions = {},
-): Promise<SessionTimeline> {
-  let digest: TimelineDigest | SessionDigest | null = null
-  if (session.status === 'processed') {
-    const stored = StoredDigest.safeParse(session.digest)
-    if (stored.success) digest = stored.data
+): SessionTimeline | null {
+  const stored = StoredDigest.safeParse(session.digest)
+  if (!stored.success) return null
+  return {
+    entries: timelineFromDigest(stored.data, issues),
+    truncated: isTruncated(stored.data),
+    earlierPass: session.status !== 'processed',
   }
-  if (!digest) {
-    const batches = await sessionBatches(db, session.id)
-    digest = (await analyzeEvents(readSessionEvents(blobs, batches), options)).digest
-  }
-  return { entries: timelineFromDigest(digest, issues), truncated: isTruncated(digest) }
 }

@@ -1,7 +1,6 @@
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { replaySessions } from '@/db/schema'
-import { getConfig } from '@/lib/config'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
 import { getJobsEngine } from '@/lib/jobs'
@@ -10,7 +9,6 @@ import { createOrganization } from '@/lib/orgs/create-organization'
 import { getSession } from '@/lib/sessions/get-session'
 import { sessionIssues } from '@/lib/sessions/session-issues'
 import { sessionTimeline, type TimelineEntry } from '@/lib/sessions/session-timeline'
-import { getBlobStore } from '@/lib/storage'
 import { ingestAs, waitForProcessed } from '../helpers/dashboard-session'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { endingNow, loadRecording } from '../helpers/pipeline'
@@ -47,9 +45,9 @@ async function processedSession(recording: string) {
 
 async function timelineOf(session: Awaited<ReturnType<typeof getSession>>) {
   const issues = await sessionIssues(database.db, orgId, session.id)
-  return sessionTimeline(database.db, getBlobStore(), session, issues, {
-    ignoreRequestUrls: [getConfig().ingestUrl],
-  })
+  const timeline = sessionTimeline(session, issues)
+  if (!timeline) throw new Error(`no timeline for session ${session.id} (${session.status})`)
+  return timeline
 }
 
 const rows = (entries: TimelineEntry[], kind: TimelineEntry['kind']) =>
@@ -58,8 +56,9 @@ const rows = (entries: TimelineEntry[], kind: TimelineEntry['kind']) =>
 describe('sessionTimeline', () => {
   it('lists page loads, the SPA navigation, clicks, the error and its issue, in time order', async () => {
     const session = await processedSession('multi-page')
-    const { entries, truncated } = await timelineOf(session)
+    const { entries, truncated, earlierPass } = await timelineOf(session)
     expect(truncated).toBe(false)
+    expect(earlierPass).toBe(false)
     expect(rows(entries, 'page')).toEqual([
       'Opened /',
       'Opened /products',
@@ -85,7 +84,10 @@ describe('sessionTimeline', () => {
     expect(entries[0]!.at).toBeGreaterThanOrEqual(session.startedAt.getTime())
   })
 
-  it('analyses the stored events when the session has no usable digest, with the same result', async () => {
+  // Before issue 14 a session without a usable digest was analysed inline, in the page request;
+  // now no request analyses: the digest of an earlier pass is shown as such, and without one
+  // there is no timeline (the page says the session waits for its analysis).
+  it('uses the digest of an earlier pass and never analyses when there is no usable digest', async () => {
     const session = await getSession(
       database.db,
       orgId,
@@ -98,9 +100,14 @@ describe('sessionTimeline', () => {
     )
     const fromDigest = await timelineOf(session)
     // Still receiving (a later batch came in): the stored digest is from an earlier pass.
-    expect(await timelineOf({ ...session, status: 'receiving' })).toEqual(fromDigest)
-    expect(await timelineOf({ ...session, digest: { pages: 'not a list' } })).toEqual(fromDigest)
-    expect(await timelineOf({ ...session, digest: null })).toEqual(fromDigest)
+    expect(await timelineOf({ ...session, status: 'receiving' })).toEqual({
+      ...fromDigest,
+      earlierPass: true,
+    })
+    const issues = await sessionIssues(database.db, orgId, session.id)
+    expect(sessionTimeline({ ...session, digest: { pages: 'not a list' } }, issues)).toBeNull()
+    expect(sessionTimeline({ ...session, status: 'receiving', digest: null }, issues)).toBeNull()
+    expect(sessionTimeline({ ...session, status: 'failed', digest: null }, issues)).toBeNull()
   })
 
   it('names failed requests with method, path and outcome', async () => {

@@ -34,6 +34,6 @@ export const STATUS_BADGE: Record<SessionStatus, { label: string; className: str
   failed: {
     label: 'failed',
     className: 'badge badge-off',
-    hint: 'Analysis failed; it is retried a few times. The reason is on the session page.',
+    hint: 'Analysis failed. The reason, and whether it is retried, is on the session page.',
   },
 }

@@ -2,16 +2,13 @@ import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
 import { ReplayPlayer } from '@/app/(dashboard)/_components/replay-player'
-import { getConfig } from '@/lib/config'
 import { getDb } from '@/lib/db'
 import { NotFoundError } from '@/lib/errors'
 import { requireMember } from '@/lib/http/session'
-import { logger } from '@/lib/log'
 import { getSession } from '@/lib/sessions/get-session'
 import { sessionIssues } from '@/lib/sessions/session-issues'
 import { type SessionTimeline, sessionTimeline } from '@/lib/sessions/session-timeline'
 import { type SessionDetail, userLabel } from '@/lib/sessions/views'
-import { getBlobStore } from '@/lib/storage'
 import { formatDateTime, formatDuration, STATUS_BADGE } from '../format'
 import styles from './session.module.css'
 
@@ -51,6 +48,49 @@ async function loadSession(organizationId: string, sessionId: string) {
   }
 }
 
+/** Why the list of moments is missing or partial; the replay plays in every case. */
+function TimelineNotice({
+  session,
+  timeline,
+}: {
+  session: Pick<SessionDetail, 'status' | 'failureReason'>
+  timeline: SessionTimeline | null
+}) {
+  if (session.status === 'failed')
+    return (
+      <p className="alert alert-error" role="alert">
+        {timeline ? 'The list of moments is from an earlier analysis. ' : 'No list of moments: '}
+        {session.failureReason ?? 'the analysis of this recording failed.'}
+      </p>
+    )
+  if (session.status === 'receiving' || session.status === 'processing') {
+    const when =
+      session.status === 'processing'
+        ? 'is being analysed now'
+        : 'is waiting to be analysed (once recording ends)'
+    return (
+      <p className="alert alert-info" role="status">
+        {timeline
+          ? `More of this session was recorded since the list of moments was made; it ${when}.`
+          : `This session ${when}; the list of moments and its issues appear when that is done.`}
+      </p>
+    )
+  }
+  if (!timeline)
+    return (
+      <p className="alert alert-info" role="status">
+        No list of moments is stored for this session; the replay below still plays.
+      </p>
+    )
+  if (timeline.truncated)
+    return (
+      <p className="alert alert-info">
+        This session is long: the list shows its first 200 clicks, errors and requests of each kind.
+      </p>
+    )
+  return null
+}
+
 export default async function SessionPage({
   params,
   searchParams,
@@ -64,15 +104,8 @@ export default async function SessionPage({
   const session = await loadSession(organization.id, sessionId)
   const db = await getDb()
   const issues = await sessionIssues(db, organization.id, session.id)
-  let timeline: SessionTimeline | null = null
-  try {
-    timeline = await sessionTimeline(db, getBlobStore(), session, issues, {
-      ignoreRequestUrls: [getConfig().ingestUrl],
-    })
-  } catch (error) {
-    // The replay may still play (it reads the same events); say what is missing instead of failing the page.
-    logger.error({ err: error, sessionId: session.id }, 'session timeline failed')
-  }
+  // From the stored analysis only: the page never analyses a recording itself.
+  const timeline = sessionTimeline(session, issues)
   const offset = parseOffset(t)
   const openAt = offset === undefined ? undefined : session.startedAt.getTime() + offset
   const status = STATUS_BADGE[session.status]
@@ -107,16 +140,7 @@ export default async function SessionPage({
         <h2 id="replay-heading" className="visually-hidden">
           Replay
         </h2>
-        {timeline === null ? (
-          <p className="alert alert-error" role="alert">
-            The list of moments could not be built from this recording; the replay below may still play.
-            Reload the page to try again.
-          </p>
-        ) : timeline.truncated ? (
-          <p className="alert alert-info">
-            This session is long: the list shows its first 200 clicks, errors and requests of each kind.
-          </p>
-        ) : null}
+        <TimelineNotice session={session} timeline={timeline} />
         <ReplayPlayer sessionId={session.id} openAt={openAt} markers={markers} />
       </section>
 

@@ -1,0 +1,279 @@
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Worker, type WorkerOptions } from 'node:worker_threads'
+import type { AnalysisResult, AnalyzerOptions } from '../analysis/types'
+import type { FromWorker, ToWorker } from './protocol'
+
+/** What one session's analysis may take: worker time and heap. */
+export interface AnalysisBudget {
+  timeoutMs: number
+  memoryMb: number
+}
+
+export type StopCause = 'time' | 'memory' | 'crash'
+
+/**
+ * The analysis of one session was stopped: it ran over its time or memory budget, or its
+ * worker died. The same content would do the same again, so this is no reason to retry.
+ */
+export class AnalysisStopped extends Error {
+  override name = 'AnalysisStopped'
+
+  constructor(
+    readonly stopCause: StopCause,
+    readonly budget: AnalysisBudget,
+    options?: { cause?: unknown },
+  ) {
+    super(`analysis stopped (${stopCause})`, options)
+  }
+}
+
+/** The analyser reported an error (unparsable batch, analyser bug); the worker stays usable. */
+export class AnalysisFailed extends Error {
+  override name = 'AnalysisFailed'
+}
+
+export interface StoredBatch {
+  sequence: number
+  bytes: Uint8Array
+}
+
+export type SpawnWorker = (options: WorkerOptions) => Worker
+
+export interface AnalysisPoolOptions {
+  /** Workers at most, busy or idle; more analyses at once wait for one. */
+  size: number
+  /** An idle worker exits after this long. */
+  idleMs: number
+  /** Starts a worker; the bundled analysis worker by default (tests pass their own entry). */
+  spawn?: SpawnWorker
+}
+
+interface Slot {
+  worker: Worker
+  memoryMb: number
+  busy: boolean
+  idleTimer?: ReturnType<typeof setTimeout>
+  /** The last 'error' the worker emitted: it tells an out-of-memory exit from a crash. */
+  error?: unknown
+}
+
+/**
+ * A worker started from TypeScript source (vitest, `tsx`): a plain worker cannot load a .ts
+ * file, and on Node 20 a worker does not take the parent's `--import tsx` loader either, so
+ * the worker registers tsx itself before importing the entry.
+ */
+export function typeScriptWorker(entry: string, options: WorkerOptions): Worker {
+  const href = JSON.stringify(new URL(`file://${entry}`).href)
+  const code = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${href}) })`
+  return new Worker(code, { ...options, eval: true })
+}
+
+/**
+ * The analysis worker. Under Next, Turbopack bundles the entry into a worker chunk from this
+ * very expression, and only when the options are an object literal: with a plain variable it
+ * copies worker.ts as a file that Node cannot run. Elsewhere (vitest, tsx) it is the source.
+ */
+export function spawnAnalysisWorker(options: WorkerOptions): Worker {
+  if (process.env.NEXT_RUNTIME) return new Worker(new URL('./worker.ts', import.meta.url), { ...options })
+  return typeScriptWorker(path.join(path.dirname(fileURLToPath(import.meta.url)), 'worker.ts'), options)
+}
+
+function isOutOfMemory(error: unknown): boolean {
+  return (error as { code?: unknown } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY'
+}
+
+/** The bytes as an ArrayBuffer of their own, to transfer: a view into a larger buffer is copied. */
+function ownBuffer(bytes: Uint8Array): ArrayBuffer {
+  const { buffer } = bytes
+  if (buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength)
+    return buffer
+  return bytes.slice().buffer as ArrayBuffer
+}
+
+/** Time the worker spent on this session's messages; waiting for storage does not count. */
+class BusyClock {
+  private usedMs = 0
+
+  constructor(private readonly limitMs: number) {}
+
+  get remainingMs(): number {
+    return Math.max(0, this.limitMs - this.usedMs)
+  }
+
+  add(ms: number): void {
+    this.usedMs += ms
+  }
+}
+
+/**
+ * A few warm worker threads that analyse sessions off the server thread. The server thread
+ * only reads batches and hands their bytes over; a worker that runs over its budget or dies
+ * is terminated and replaced by a fresh one on the next request.
+ */
+export class AnalysisPool {
+  private readonly slots: Slot[] = []
+  private readonly waiting: (() => void)[] = []
+  private readonly spawn: SpawnWorker
+
+  constructor(private readonly options: AnalysisPoolOptions) {
+    this.spawn = options.spawn ?? spawnAnalysisWorker
+  }
+
+  /** Workers alive now (busy or idle). */
+  get workerCount(): number {
+    return this.slots.length
+  }
+
+  /**
+   * Analyses a session's batches, in the order given, within `budget`. Throws AnalysisStopped
+   * when the budget ran out or the worker died, AnalysisFailed when the analyser reported an
+   * error, and whatever reading a batch threw.
+   */
+  async analyse(
+    batches: AsyncIterable<StoredBatch>,
+    analyzerOptions: AnalyzerOptions,
+    budget: AnalysisBudget,
+  ): Promise<AnalysisResult> {
+    const slot = await this.acquire(budget.memoryMb)
+    const clock = new BusyClock(budget.timeoutMs)
+    let reusable = false
+    try {
+      this.post(slot, { type: 'begin', options: analyzerOptions })
+      const iterator = batches[Symbol.asyncIterator]()
+      let next = iterator.next()
+      for (;;) {
+        const item = await next
+        if (item.done) break
+        // The next batch is read while the worker parses this one: two batches in memory at most.
+        next = iterator.next()
+        next.catch(() => undefined)
+        const bytes = ownBuffer(item.value.bytes)
+        const reply = await this.request(
+          slot,
+          { type: 'batch', sequence: item.value.sequence, bytes },
+          [bytes],
+          clock,
+          budget,
+        )
+        if (reply.type === 'failed') {
+          reusable = true
+          throw new AnalysisFailed(reply.message.slice(0, 500))
+        }
+      }
+      const reply = await this.request(slot, { type: 'finish' }, [], clock, budget)
+      reusable = true
+      if (reply.type !== 'result')
+        throw new AnalysisFailed(reply.type === 'failed' ? reply.message.slice(0, 500) : 'unexpected reply')
+      return reply.result
+    } finally {
+      // A worker stopped mid-batch (over budget, or a read failed meanwhile) holds half a session.
+      if (reusable) this.release(slot)
+      else this.retire(slot)
+    }
+  }
+
+  /** Terminates every worker; analyses running now end with AnalysisStopped('crash'). */
+  async close(): Promise<void> {
+    await Promise.all([...this.slots].map((slot) => this.retire(slot)))
+  }
+
+  private async acquire(memoryMb: number): Promise<Slot> {
+    for (;;) {
+      const idle = this.slots.find((slot) => !slot.busy && slot.memoryMb === memoryMb)
+      if (idle) {
+        clearTimeout(idle.idleTimer)
+        idle.busy = true
+        idle.worker.ref()
+        return idle
+      }
+      if (this.slots.length < this.options.size) return this.start(memoryMb)
+      // An idle worker with another heap limit makes room for one with this limit.
+      const other = this.slots.find((slot) => !slot.busy)
+      if (other) {
+        void this.retire(other)
+        continue
+      }
+      await new Promise<void>((resolve) => this.waiting.push(resolve))
+    }
+  }
+
+  private start(memoryMb: number): Slot {
+    const worker = this.spawn({
+      resourceLimits: {
+        maxOldGenerationSizeMb: memoryMb,
+        maxYoungGenerationSizeMb: Math.max(4, Math.min(32, Math.floor(memoryMb / 8))),
+      },
+    })
+    const slot: Slot = { worker, memoryMb, busy: true }
+    // Always listened to: an unheard 'error' would be thrown on the server thread.
+    worker.on('error', (error) => {
+      slot.error = error
+    })
+    worker.once('exit', () => this.forget(slot))
+    this.slots.push(slot)
+    return slot
+  }
+
+  private release(slot: Slot): void {
+    if (!this.slots.includes(slot)) return
+    slot.busy = false
+    // An idle worker does not keep the process (a CLI command, a test) alive.
+    slot.worker.unref()
+    slot.idleTimer = setTimeout(() => void this.retire(slot), this.options.idleMs)
+    slot.idleTimer.unref()
+    this.waiting.shift()?.()
+  }
+
+  private async retire(slot: Slot): Promise<void> {
+    this.forget(slot)
+    await slot.worker.terminate()
+  }
+
+  private forget(slot: Slot): void {
+    clearTimeout(slot.idleTimer)
+    const index = this.slots.indexOf(slot)
+    if (index === -1) return
+    this.slots.splice(index, 1)
+    this.waiting.shift()?.()
+  }
+
+  private post(slot: Slot, message: ToWorker, transfer: ArrayBuffer[] = []): void {
+    slot.worker.postMessage(message, transfer)
+  }
+
+  /** Sends one message and waits for the worker's answer, within what is left of the budget. */
+  private request(
+    slot: Slot,
+    message: ToWorker,
+    transfer: ArrayBuffer[],
+    clock: BusyClock,
+    budget: AnalysisBudget,
+  ): Promise<FromWorker> {
+    return new Promise((resolve, reject) => {
+      const startedAt = performance.now()
+      const done = () => {
+        clearTimeout(timer)
+        slot.worker.off('message', onMessage)
+        slot.worker.off('exit', onExit)
+        clock.add(performance.now() - startedAt)
+      }
+      const onMessage = (reply: FromWorker) => {
+        done()
+        resolve(reply)
+      }
+      const onExit = () => {
+        done()
+        const cause = isOutOfMemory(slot.error) ? 'memory' : 'crash'
+        reject(new AnalysisStopped(cause, budget, { cause: slot.error }))
+      }
+      const timer = setTimeout(() => {
+        done()
+        reject(new AnalysisStopped('time', budget))
+      }, clock.remainingMs)
+      slot.worker.on('message', onMessage)
+      slot.worker.once('exit', onExit)
+      this.post(slot, message, transfer)
+    })
+  }
+}

@@ -1,0 +1,69 @@
+import type { DbOrTx } from '@/db/client'
+import type { AnalysisResult, AnalyzerOptions } from '@/lib/analysis/types'
+import { type AnalysisBudget, AnalysisPool, type AnalysisStopped } from '@/lib/analysis-worker/pool'
+import { getConfig } from '@/lib/config'
+import { readSessionBatches, sessionBatches } from '@/lib/sessions/read-events'
+import type { BlobStore } from '@/lib/storage/types'
+
+/** Where sessions are analysed and within what budget. */
+export interface SessionAnalysis {
+  pool: AnalysisPool
+  budget: AnalysisBudget
+}
+
+// As many warm workers as the in-process engine runs handlers at once (its default); more
+// analyses at once (Inngest, the CLI beside a server) wait for a free worker.
+const POOL_SIZE = 3
+const IDLE_MS = 60_000
+
+// Kept on globalThis like the jobs engine: a dev-mode module reload must not leak workers.
+const holder = globalThis as typeof globalThis & { __serviceAnalysisPool?: AnalysisPool }
+
+/** The process-wide pool and the configured budget (ANALYSIS_TIMEOUT_SECONDS, ANALYSIS_MEMORY_MB). */
+export function getSessionAnalysis(): SessionAnalysis {
+  holder.__serviceAnalysisPool ??= new AnalysisPool({ size: POOL_SIZE, idleMs: IDLE_MS })
+  const { timeoutSeconds, memoryMb } = getConfig().analysis
+  return { pool: holder.__serviceAnalysisPool, budget: { timeoutMs: timeoutSeconds * 1000, memoryMb } }
+}
+
+/** Tests swap in a pool of their own (another worker entry); undefined closes it and goes back. */
+export async function setAnalysisPoolForTests(pool: AnalysisPool | undefined): Promise<void> {
+  const previous = holder.__serviceAnalysisPool
+  holder.__serviceAnalysisPool = pool
+  if (previous && previous !== pool) await previous.close()
+}
+
+/**
+ * Analyses every stored batch of a session in a worker thread: this thread only reads the
+ * batches, in order, and hands their bytes over.
+ */
+export async function analyseStoredSession(
+  db: DbOrTx,
+  blobs: BlobStore,
+  sessionId: string,
+  options: AnalyzerOptions,
+  analysis: SessionAnalysis,
+): Promise<{ result: AnalysisResult; throughSequence: number }> {
+  const batches = await sessionBatches(db, sessionId)
+  const result = await analysis.pool.analyse(readSessionBatches(blobs, batches), options, analysis.budget)
+  return { result, throughSequence: batches.at(-1)?.sequence ?? -1 }
+}
+
+/** What members read on the session page when its analysis was stopped. */
+export function stoppedReason(stopped: AnalysisStopped, runId: string): string {
+  const again = 'It is not retried; the session is analysed again if more of it is recorded.'
+  const { budget } = stopped
+  switch (stopped.stopCause) {
+    case 'time':
+      return `Analysis stopped: the recording took more than ${formatSeconds(budget.timeoutMs)} s to analyse (limit ANALYSIS_TIMEOUT_SECONDS). ${again}`
+    case 'memory':
+      return `Analysis stopped: the recording needed more than ${budget.memoryMb} MB of memory to analyse (limit ANALYSIS_MEMORY_MB). ${again}`
+    case 'crash':
+      return `Analysis stopped: the analyser quit unexpectedly on this recording (run ${runId}). ${again}`
+  }
+}
+
+function formatSeconds(ms: number): string {
+  const seconds = ms / 1000
+  return Number.isInteger(seconds) ? String(seconds) : seconds.toFixed(1)
+}

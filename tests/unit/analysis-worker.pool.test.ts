@@ -1,0 +1,125 @@
+import type { WorkerOptions } from 'node:worker_threads'
+import { afterEach, describe, expect, it } from 'vitest'
+import { analyzeEvents } from '@/lib/analysis'
+import type { RrwebEvent } from '@/lib/analysis/types'
+import {
+  AnalysisFailed,
+  AnalysisPool,
+  type StoredBatch,
+  spawnAnalysisWorker,
+} from '@/lib/analysis-worker/pool'
+import { parseConfig } from '@/lib/config'
+import { recorderBatches } from '../helpers/batches'
+import { loadRecording } from '../helpers/pipeline'
+import { waitFor } from '../helpers/wait'
+
+const BUDGET = { timeoutMs: 60_000, memoryMb: 128 }
+const pools: AnalysisPool[] = []
+
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((pool) => pool.close()))
+})
+
+/** A pool that counts the workers it starts. */
+function countingPool(size: number, idleMs = 60_000) {
+  const counter = { started: 0 }
+  const pool = new AnalysisPool({
+    size,
+    idleMs,
+    spawn: (options: WorkerOptions) => {
+      counter.started++
+      return spawnAnalysisWorker(options)
+    },
+  })
+  pools.push(pool)
+  return { pool, counter }
+}
+
+function storedBatches(events: RrwebEvent[], perBatch = 10): StoredBatch[] {
+  return recorderBatches({ sessionId: 's', events, perBatch }).map((batch, sequence) => ({
+    sequence,
+    bytes: new TextEncoder().encode(JSON.stringify(batch)),
+  }))
+}
+
+async function* from(batches: StoredBatch[]): AsyncGenerator<StoredBatch> {
+  for (const batch of batches) yield batch
+}
+
+describe('AnalysisPool', () => {
+  it('answers what the analyser answers in this thread', async () => {
+    const { pool } = countingPool(1)
+    const { events } = loadRecording('js-error-after-click')
+    const options = { ignoreRequestUrls: ['http://localhost:3000'] }
+    const batches = storedBatches(events)
+    const inWorker = await pool.analyse(from(batches), options, BUDGET)
+    expect(inWorker).toEqual(await analyzeEvents(events, options))
+    // The bytes were moved to the worker, not copied: this thread's buffers are now empty.
+    expect(batches.every((batch) => batch.bytes.byteLength === 0)).toBe(true)
+    expect(inWorker.findings.length).toBeGreaterThan(0)
+  })
+
+  it('keeps one warm worker for consecutive and concurrent sessions, within its size', async () => {
+    const { pool, counter } = countingPool(1)
+    const { events } = loadRecording('rage-click')
+    const [a, b] = await Promise.all([
+      pool.analyse(from(storedBatches(events)), {}, BUDGET),
+      pool.analyse(from(storedBatches(events)), {}, BUDGET),
+    ])
+    const c = await pool.analyse(from(storedBatches(events)), {}, BUDGET)
+    expect(a).toEqual(b)
+    expect(c).toEqual(a)
+    expect(counter.started).toBe(1)
+    expect(pool.workerCount).toBe(1)
+  })
+
+  it('lets an idle worker exit', async () => {
+    const { pool } = countingPool(1, 50)
+    await pool.analyse(from(storedBatches(loadRecording('clean').events)), {}, BUDGET)
+    await waitFor('the idle worker to exit', async () => pool.workerCount === 0)
+  })
+
+  it('reports a batch that is not JSON as an analysis failure and keeps the worker', async () => {
+    const { pool, counter } = countingPool(1)
+    const broken = [{ sequence: 0, bytes: new TextEncoder().encode('{"replay": {"events": [') }]
+    await expect(pool.analyse(from(broken), {}, BUDGET)).rejects.toBeInstanceOf(AnalysisFailed)
+    const { events } = loadRecording('clean')
+    const result = await pool.analyse(from(storedBatches(events)), {}, BUDGET)
+    expect(result.eventCount).toBe(events.length)
+    expect(counter.started).toBe(1)
+  })
+
+  it('passes a read failure on and replaces the worker that held half a session', async () => {
+    const { pool, counter } = countingPool(1)
+    const { events } = loadRecording('multi-page')
+    async function* failing(): AsyncGenerator<StoredBatch> {
+      yield storedBatches(events)[0]!
+      throw new Error('Replay batch 1 is missing from blob storage')
+    }
+    await expect(pool.analyse(failing(), {}, BUDGET)).rejects.toThrow('missing from blob storage')
+    expect(pool.workerCount).toBe(0)
+    const result = await pool.analyse(from(storedBatches(events)), {}, BUDGET)
+    expect(result.summary.pageCount).toBeGreaterThan(0)
+    expect(counter.started).toBe(2)
+  })
+})
+
+describe('analysis budget configuration', () => {
+  it('defaults to 60 seconds and 256 MB and reads ANALYSIS_TIMEOUT_SECONDS and ANALYSIS_MEMORY_MB', () => {
+    // The test file's own data directory and secret: nothing is written beside the checkout.
+    const env = { DATA_DIR: process.env.DATA_DIR, AUTH_SECRET: process.env.AUTH_SECRET }
+    expect(parseConfig(env).analysis).toEqual({ timeoutSeconds: 60, memoryMb: 256 })
+    expect(parseConfig({ ...env, ANALYSIS_TIMEOUT_SECONDS: '5', ANALYSIS_MEMORY_MB: '64' }).analysis).toEqual(
+      {
+        timeoutSeconds: 5,
+        memoryMb: 64,
+      },
+    )
+    expect(() => parseConfig({ ...env, ANALYSIS_TIMEOUT_SECONDS: '0' })).toThrow(
+      'Invalid environment variable ANALYSIS_TIMEOUT_SECONDS: must be greater than 0',
+    )
+    expect(() => parseConfig({ ...env, ANALYSIS_MEMORY_MB: '8' })).toThrow(
+      'Invalid environment variable ANALYSIS_MEMORY_MB: must be at least 32 (megabytes)',
+    )
+  })
+})
