@@ -15,7 +15,7 @@ const positiveInt = wholeNumber().positive('must be greater than 0')
 const flag = z.enum(['1', '0', 'true', 'false']).transform((v) => v === '1' || v === 'true')
 const httpUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-  .transform((u) => u.replace(/\/+$/, ''))
+  .transform((u) => u.replace(/(?<!\/)\/+$/, ''))
 
 const commaList = (item: z.ZodType<string, string>) =>
   z
@@ -78,6 +78,8 @@ const EnvSchema = z.object({
   OAUTH_REFRESH_REUSE_GRACE_SECONDS: wholeNumber().min(0, 'must be 0 or more').default(0),
   SESSION_IDLE_SECONDS: positiveInt.default(1800),
   FINALIZER_INTERVAL_SECONDS: positiveInt.default(60),
+  ANALYSIS_TIMEOUT_SECONDS: positiveInt.default(60),
+  ANALYSIS_MEMORY_MB: wholeNumber().min(32, 'must be at least 32 (megabytes)').default(256),
   INSIGHTS_INTERVAL_HOURS: positiveInt.default(24),
   WEBHOOK_RETRY_DELAYS_SECONDS: commaList(
     z.string().regex(/^\d+(\.\d+)?$/, 'must be three non-negative numbers of seconds, e.g. 60,300,1500'),
@@ -91,6 +93,9 @@ const EnvSchema = z.object({
   AI_API_KEY: z.string().optional(),
   AI_BASE_URL: httpUrl.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TRUSTED_PROXY_HOPS: wholeNumber().min(0, 'must be 0 or more').max(10, 'must be at most 10').default(0),
+  // Set by Vercel on its own platform, where it rewrites the client-address headers.
+  VERCEL: flag.default(false),
 })
 
 type Env = z.infer<typeof EnvSchema>
@@ -134,9 +139,13 @@ export interface Config {
     refreshReuseGraceSeconds: number
   }
   sessions: { idleSeconds: number; finalizerIntervalSeconds: number }
+  /** One session's analysis budget in its worker thread. */
+  analysis: { timeoutSeconds: number; memoryMb: number }
   insights: { intervalHours: number }
   webhooks: { retryDelaysSeconds: number[]; allowPrivateTargets: boolean }
   logLevel: Env['LOG_LEVEL']
+  /** Where client addresses come from (lib/http/client-address.ts). */
+  clientAddress: { trustedProxyHops: number; vercel: boolean }
 }
 
 export class ConfigError extends Error {
@@ -287,12 +296,14 @@ export function parseConfig(rawEnv: Record<string, string | undefined>): Config 
       idleSeconds: env.SESSION_IDLE_SECONDS,
       finalizerIntervalSeconds: env.FINALIZER_INTERVAL_SECONDS,
     },
+    analysis: { timeoutSeconds: env.ANALYSIS_TIMEOUT_SECONDS, memoryMb: env.ANALYSIS_MEMORY_MB },
     insights: { intervalHours: env.INSIGHTS_INTERVAL_HOURS },
     webhooks: {
       retryDelaysSeconds: env.WEBHOOK_RETRY_DELAYS_SECONDS,
       allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     },
     logLevel: env.LOG_LEVEL,
+    clientAddress: { trustedProxyHops: env.TRUSTED_PROXY_HOPS, vercel: env.VERCEL },
   }
 }
 

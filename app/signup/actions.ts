@@ -1,9 +1,10 @@
 'use server'
 
 import { headers } from 'next/headers'
-import { checkSignUpRate, clientAddress } from '@/lib/auth/sign-in-rate'
+import { checkSignUpRate } from '@/lib/auth/sign-in-rate'
 import { getDb } from '@/lib/db'
 import { AppError } from '@/lib/errors'
+import { clientAddress } from '@/lib/http/client-address'
 import { logger } from '@/lib/log'
 import { createFirstAccount } from '@/lib/users/create-first-account'
 import { recordArgument, textArgument } from '@/lib/validation'

@@ -3,9 +3,10 @@ import CredentialsProvider from 'next-auth/providers/credentials'
 import { getConfig } from '@/lib/config'
 import { getDb } from '@/lib/db'
 import { safeCallbackPath } from '@/lib/http/callback-url'
+import { clientAddress } from '@/lib/http/client-address'
 import { logger } from '@/lib/log'
 import { authenticate } from '@/lib/users/authenticate'
-import { checkSignInRate, clientAddress, SIGN_IN_RATE_LIMITED } from './sign-in-rate'
+import { checkSignInRate, delayForAccount, recordFailedSignIn, SIGN_IN_RATE_LIMITED } from './sign-in-rate'
 
 /** Dashboard sessions are signed JWT cookies; they never authenticate the Data API. */
 const SESSION_MAX_AGE_SECONDS = 7 * 24 * 60 * 60
@@ -68,8 +69,14 @@ export function getAuthOptions(): NextAuthOptions {
             logger.warn({ ip }, 'sign-in rate limited')
             throw new Error(SIGN_IN_RATE_LIMITED)
           }
+          // Failures against the account slow every attempt at it, but never refuse one: a
+          // stranger's failures must not lock the owner out (sign-in-rate.ts).
+          await delayForAccount(email)
           const user = await authenticate(await getDb(), email, password)
-          if (!user) return null
+          if (!user) {
+            await recordFailedSignIn(email)
+            return null
+          }
           return { id: user.id, email: user.email, name: user.name }
         },
       }),

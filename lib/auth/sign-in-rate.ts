@@ -1,45 +1,87 @@
 import { createHash } from 'node:crypto'
+import { LRUCache } from 'lru-cache'
 import { getRateLimiter } from '@/lib/ratelimit'
 
 /** The error code the login page turns into "too many attempts". */
 export const SIGN_IN_RATE_LIMITED = 'RateLimited'
 
-// One account from one address: slows guessing a password. One address: slows spraying
-// many accounts. One account from anywhere: a looser cap against distributed guessing that
-// a stranger cannot use to lock a user out as cheaply as with the first rule alone.
+// One account from one address: slows guessing a password. One address: slows spraying many
+// accounts. Both are keyed on the caller's own address, so a stranger cannot spend them for
+// someone else; they refuse outright.
 const PER_ACCOUNT_AND_ADDRESS = { name: 'signin-account-ip', limit: 10, windowSeconds: 15 * 60 }
 const PER_ADDRESS = { name: 'signin-ip', limit: 50, windowSeconds: 15 * 60 }
-const PER_ACCOUNT = { name: 'signin-account', limit: 100, windowSeconds: 15 * 60 }
 const SIGN_UP_PER_ADDRESS = { name: 'signup-ip', limit: 10, windowSeconds: 60 * 60 }
+
+/**
+ * One account from anywhere: failed attempts only, and never a refusal (a refusal here would
+ * let anyone lock the owner out). After FREE_FAILURES failures in the window, every further
+ * attempt at the account waits before its password is checked: 250 ms, doubling per failure,
+ * at most MAX_DELAY_MS. A sequential guesser is slowed to one guess per 5 s per account; the
+ * owner, however many failures strangers pile up, waits at most 5 s and then signs in.
+ * The counter only ever counts (its limit is never reached).
+ */
+const ACCOUNT_FAILURES = { name: 'signin-account-failures', limit: 1_000_000, windowSeconds: 15 * 60 }
+export const FREE_FAILURES = 10
+const BASE_DELAY_MS = 250
+export const MAX_DELAY_MS = 5_000
+
+/**
+ * The rate-limiter port can only count, not read, so each process remembers the failure count
+ * the limiter answered at an account's latest failure (shared across processes with Upstash,
+ * so any instance that saw a recent failure knows the installation-wide count). Bounded, and
+ * forgotten with the window.
+ */
+const lastKnownFailures = new LRUCache<string, number>({
+  max: 10_000,
+  ttl: ACCOUNT_FAILURES.windowSeconds * 1000,
+})
+
+let sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Tests observe the delays instead of waiting them out. */
+export function setSignInSleepForTests(replacement: ((ms: number) => Promise<void>) | undefined): void {
+  sleep = replacement ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)))
+}
 
 /** Identifiers are hashed: bounded in size whatever the input, and no e-mail in Redis. */
 function key(...parts: string[]): string {
   return createHash('sha256').update(parts.join('\n')).digest('base64url')
 }
 
+function accountKey(email: string): string {
+  return key(email.trim().toLowerCase())
+}
+
+export function signInDelayMs(failures: number): number {
+  if (failures < FREE_FAILURES) return 0
+  return Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** Math.min(failures - FREE_FAILURES, 8))
+}
+
+/** The per-address limits; counts this attempt. */
 export async function checkSignInRate(email: string, ip: string): Promise<{ allowed: boolean }> {
   const limiter = getRateLimiter()
   const account = email.trim().toLowerCase()
   const results = await Promise.all([
     limiter.limit(PER_ACCOUNT_AND_ADDRESS, key(account, ip)),
     limiter.limit(PER_ADDRESS, key(ip)),
-    limiter.limit(PER_ACCOUNT, key(account)),
   ])
   return { allowed: results.every((r) => r.success) }
+}
+
+/** Waits the account's current delay (0 until FREE_FAILURES failures); call before checking the password. */
+export async function delayForAccount(email: string): Promise<void> {
+  const delay = signInDelayMs(lastKnownFailures.get(accountKey(email)) ?? 0)
+  if (delay > 0) await sleep(delay)
+}
+
+/** Counts one failed attempt (wrong password or unknown account) against the account. */
+export async function recordFailedSignIn(email: string): Promise<void> {
+  const account = accountKey(email)
+  const result = await getRateLimiter().limit(ACCOUNT_FAILURES, account)
+  lastKnownFailures.set(account, result.limit - result.remaining)
 }
 
 export async function checkSignUpRate(ip: string): Promise<{ allowed: boolean }> {
   const result = await getRateLimiter().limit(SIGN_UP_PER_ADDRESS, key(ip))
   return { allowed: result.success }
-}
-
-/**
- * The client address for rate limiting. `x-real-ip` and the first `x-forwarded-for` entry
- * are set by the hosting proxy (Vercel, nginx); without a proxy a client can forge them, so
- * self-hosted installations should put one in front (README, "Deploying").
- */
-export function clientAddress(headers: { get(name: string): string | null }): string {
-  const real = headers.get('x-real-ip')?.trim()
-  const forwarded = headers.get('x-forwarded-for')?.split(',')[0]?.trim()
-  return (real || forwarded || 'unknown').slice(0, 64)
 }

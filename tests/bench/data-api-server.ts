@@ -4,7 +4,7 @@ import { createServer } from 'node:net'
 import path from 'node:path'
 
 /**
- * The production build (`next start`) for the Data API benchmark, pointed at a Postgres
+ * The production build (`npm start`: server.mjs) for the Data API benchmark, pointed at a Postgres
  * database of the caller's. tests/e2e/server.ts always runs the embedded defaults, and the
  * benchmark must read the rows it seeded into Postgres, hence this variant.
  */
@@ -49,8 +49,9 @@ export async function startDataApiServer(options: {
   const port = await freePort()
   const baseUrl = `http://127.0.0.1:${port}`
   const child = spawn(
-    path.join('node_modules', '.bin', 'next'),
-    ['start', '-p', String(port), '-H', '127.0.0.1'],
+    process.execPath,
+    // What `npm start` runs: our server in front of Next's handler.
+    ['server.mjs', '-p', String(port), '-H', '127.0.0.1'],
     {
       cwd: process.cwd(),
       env: {

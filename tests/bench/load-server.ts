@@ -59,15 +59,14 @@ export async function startSoakServer(options: {
 }): Promise<SoakServer> {
   const baseUrl = `http://127.0.0.1:${options.port}`
   const heapFile = path.join(options.dataDir, 'heap-probe.json')
-  // Node itself rather than the .bin shim: `next start` serves in this very process, so its
-  // pid is the one whose memory is sampled.
+  // Node itself running what `npm start` runs (server.mjs in front of Next's handler, in this
+  // very process), so its pid is the one whose memory is sampled.
   const child = spawn(
     process.execPath,
     [
       '--import',
       pathToFileURL(path.join('tests', 'bench', 'heap-probe.mjs')).href,
-      path.join('node_modules', 'next', 'dist', 'bin', 'next'),
-      'start',
+      'server.mjs',
       '-p',
       String(options.port),
       '-H',
@@ -143,10 +142,10 @@ export async function startSoakServer(options: {
   // the server is then ready for every kind of traffic of the run.
   const deadline = Date.now() + 90_000
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`next start exited with ${child.exitCode}:\n${output}`)
+    if (child.exitCode !== null) throw new Error(`server.mjs exited with ${child.exitCode}:\n${output}`)
     if (Date.now() > deadline) {
       await stop()
-      throw new Error(`next start was not healthy within 90 s:\n${output}`)
+      throw new Error(`server.mjs was not healthy within 90 s:\n${output}`)
     }
     try {
       const response = await fetch(`${baseUrl}/api/health`)
@@ -220,7 +219,7 @@ export interface MemorySample {
    * without mapped files. The V8 heap itself cannot be read from outside the process.
    */
   anonMiB: number | null
-  /** Processes in the server's tree (1: next start serves in its own process). */
+  /** Processes in the server's tree (1: server.mjs serves in its own process). */
   processes: number
 }
 

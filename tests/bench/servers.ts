@@ -55,9 +55,11 @@ export interface NextServerOptions {
   databaseUrl?: string
   /** Writes a V8 CPU profile of the server into this directory when it exits. */
   cpuProfileDir?: string
+  /** More environment for the server. */
+  env?: Record<string, string>
 }
 
-/** `next start` on a free port, production mode, in the given data directory. */
+/** The production server (`npm start`: server.mjs) on a free port, in the given data directory. */
 export async function startNextServer(options: NextServerOptions): Promise<RunningProcess> {
   const port = await freePort()
   const baseUrl = `http://127.0.0.1:${port}`
@@ -68,8 +70,8 @@ export async function startNextServer(options: NextServerOptions): Promise<Runni
     process.execPath,
     [
       ...profile,
-      path.join('node_modules', 'next', 'dist', 'bin', 'next'),
-      'start',
+      // What `npm start` runs: our server in front of Next's handler.
+      'server.mjs',
       '-p',
       String(port),
       '-H',
@@ -86,6 +88,7 @@ export async function startNextServer(options: NextServerOptions): Promise<Runni
         DATA_DIR: options.dataDir,
         AUTH_SECRET: 'bench-secret-bench-secret-bench-secret-0123456789',
         ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+        ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },

@@ -59,7 +59,7 @@ export function createDataDir(): string {
   return mkdtempSync(path.join(tmpdir(), 'e2e-'))
 }
 
-/** Starts `next start` on a free port on the embedded defaults, in a data directory of its own. */
+/** Starts the built app as `npm start` does, on a free port on the embedded defaults, in a data directory of its own. */
 export async function startBuiltServer(
   env: Record<string, string> = {},
   options: StartOptions = {},
@@ -73,9 +73,11 @@ export async function startBuiltServer(
   const dataDir = options.dataDir ?? createDataDir()
   const baseUrl = `http://127.0.0.1:${port}`
   let output = ''
+  // What `npm start` runs (server.mjs in front of Next), so the tests meet the client-address
+  // handling users get; `--dev` puts the same server in front of the development server.
   const child: ChildProcess = spawn(
-    path.join('node_modules', '.bin', 'next'),
-    [dev ? 'dev' : 'start', '-p', String(port), '-H', '127.0.0.1'],
+    process.execPath,
+    ['server.mjs', ...(dev ? ['--dev'] : []), '-p', String(port), '-H', '127.0.0.1'],
     {
       cwd: process.cwd(),
       env: {
@@ -100,7 +102,7 @@ export async function startBuiltServer(
   })
   const deadline = Date.now() + (dev ? 180_000 : 60_000)
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`next start exited with ${child.exitCode}:\n${output}`)
+    if (child.exitCode !== null) throw new Error(`server.mjs exited with ${child.exitCode}:\n${output}`)
     try {
       const response = await fetch(`${baseUrl}/login`, { redirect: 'manual' })
       if (response.status < 500) break

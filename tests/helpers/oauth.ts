@@ -65,7 +65,7 @@ export const oauth = {
     register(
       new Request(`${BASE}/api/oauth/register`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-real-ip': someIp(), ...headers },
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': someIp(), ...headers },
         body: typeof body === 'string' ? body : JSON.stringify(body),
       }),
     ),

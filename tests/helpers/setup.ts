@@ -16,6 +16,10 @@ process.env.TMPDIR = scratch
 process.env.DATA_DIR = mkdtempSync(path.join(scratch, 'data-'))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 process.env.AUTH_SECRET ??= 'test-secret-test-secret-test-secret-0123456789'
+// Tests call route handlers with `new Request`: no socket, and no server of ours in front. They
+// play the one trusted reverse proxy instead, whose X-Forwarded-For entry is the client address
+// (lib/http/client-address.ts); tests of the other sources set their own.
+process.env.TRUSTED_PROXY_HOPS ??= '1'
 
 // Vite puts its own BASE_URL ('/'), MODE, DEV, PROD and SSR into process.env; BASE_URL is
 // also one of ours, so remove it before any code parses the configuration.

@@ -165,7 +165,7 @@ describe('RFC 7591 §3.2.2 registration errors', () => {
 
 describe('registration rate limit (per IP)', () => {
   it('answers 429 too_many_requests with Retry-After after 20 registrations an hour from one address', async () => {
-    const ip = { 'x-real-ip': '203.0.113.9' }
+    const ip = { 'x-forwarded-for': '203.0.113.9' }
     for (let i = 0; i < 20; i++)
       expect((await oauth.register({ redirect_uris: [REDIRECT] }, ip)).status).toBe(201)
     const refused = await oauth.register({ redirect_uris: [REDIRECT] }, ip)
@@ -174,7 +174,7 @@ describe('registration rate limit (per IP)', () => {
     expect(((await refused.json()) as Body).error).toBe('too_many_requests')
     // Another address is not affected.
     expect(
-      (await oauth.register({ redirect_uris: [REDIRECT] }, { 'x-real-ip': '203.0.113.10' })).status,
+      (await oauth.register({ redirect_uris: [REDIRECT] }, { 'x-forwarded-for': '203.0.113.10' })).status,
     ).toBe(201)
   })
 })

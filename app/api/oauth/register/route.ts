@@ -1,4 +1,5 @@
 import { getConfig } from '@/lib/config'
+import { clientAddress } from '@/lib/http/client-address'
 import { corsPreflight } from '@/lib/http/cors'
 import { oauthEndpoint, readJson } from '@/lib/http/oauth'
 import { json } from '@/lib/http/respond'
@@ -7,7 +8,7 @@ import { checkRegistrationRate } from '@/lib/oauth/registration-rate'
 
 /** RFC 7591 dynamic client registration. */
 export const POST = oauthEndpoint(async ({ req, db }) => {
-  await checkRegistrationRate(req.headers)
+  await checkRegistrationRate(clientAddress(req.headers))
   return json(await registerClient(db, await readJson(req), getConfig()), 201)
 })
 
