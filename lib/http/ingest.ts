@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { type IngestPrincipal, MISSING_API_KEY, resolveIngestKey } from '@/lib/credentials/resolve-ingest-key'
+import { type IngestPrincipal, MISSING_API_KEY } from '@/lib/credentials/resolve-ingest-key'
 import { getDb } from '@/lib/db'
 import {
   AppError,
@@ -10,10 +10,12 @@ import {
   UnsupportedMediaTypeError,
   ValidationError,
 } from '@/lib/errors'
-import { INGEST_LIMITS, INGEST_RATE_LIMIT, INVALID_BATCH } from '@/lib/ingest/limits'
+import { admitKeyLookup, resolveAdmittedKey } from '@/lib/ingest/key-lookup-budget'
+import { INGEST_LIMITS, INGEST_RATE_LIMIT, INVALID_BATCH, RATE_LIMITED } from '@/lib/ingest/limits'
 import { annotateLogContext, logger } from '@/lib/log'
 import { getRateLimiter } from '@/lib/ratelimit'
 import { readBody } from './body'
+import { clientAddress } from './client-address'
 import { json, rateLimitHeaders } from './respond'
 import { traced } from './traced'
 
@@ -66,9 +68,9 @@ export function ingestPreflight(): Response {
 }
 
 /**
- * The ingest surface: key (header or `api_key` query), per-key rate limit, body limits and
- * decoding, then the handler; every answer gets CORS headers and a request id, and every
- * failure the spec's body.
+ * The ingest surface: key (header or `api_key` query), per-key rate limit, key lookup within
+ * the per-address and shared budgets, body limits and decoding, then the handler; every
+ * answer gets CORS headers and a request id, and every failure the spec's body.
  */
 export function ingestRoute(handler: (ctx: IngestContext) => Promise<Response>) {
   return (req: Request): Promise<Response> =>
@@ -77,15 +79,19 @@ export function ingestRoute(handler: (ctx: IngestContext) => Promise<Response>) 
       try {
         const apiKey = req.headers.get('x-service-api-key') ?? new URL(req.url).searchParams.get('api_key')
         if (!apiKey?.trim()) throw new UnauthorizedError(MISSING_API_KEY)
-        // Limited by the presented key before any lookup, so a flood of made-up keys is
-        // refused without touching the database.
-        const limit = await getRateLimiter().limit(
-          INGEST_RATE_LIMIT,
-          createHash('sha256').update(apiKey.trim()).digest('base64url'),
-        )
+        const lookup = {
+          key: apiKey,
+          keyId: createHash('sha256').update(apiKey.trim()).digest('base64url'),
+          address: clientAddress(req.headers),
+        }
+        // A key not recently seen first needs its address's lookup budget; then each key is
+        // limited by its hash before any lookup, so repeating one made-up key is refused
+        // without touching the database, and rotating them meets the budget.
+        const knownAs = await admitKeyLookup(lookup)
+        const limit = await getRateLimiter().limit(INGEST_RATE_LIMIT, lookup.keyId)
         Object.assign(headers, rateLimitHeaders(limit))
-        if (!limit.success) throw new RateLimitedError('Rate limit exceeded', limit.retryAfterSeconds)
-        const principal = await resolveIngestKey(await getDb(), apiKey)
+        if (!limit.success) throw new RateLimitedError(RATE_LIMITED, limit.retryAfterSeconds)
+        const principal = await resolveAdmittedKey(await getDb(), lookup, knownAs)
         annotateLogContext({ organizationId: principal.organizationId })
         const type = req.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase()
         if (type && !ACCEPTED_TYPES.includes(type))

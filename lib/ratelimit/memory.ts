@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache'
+import { type ExpiryLinks, ExpiryQueue } from './expiry-queue'
 import type { RateLimiter, RateLimitResult, RateLimitRule } from './types'
 
 /**
@@ -5,11 +7,24 @@ import type { RateLimiter, RateLimitResult, RateLimitRule } from './types'
  * replays that library's Lua script step by step, including its floating-point weighting and
  * its key expiry, so both adapters give the same figures for the same calls at the same
  * instants. Counters live in this process only: several processes each allow the full limit.
+ *
+ * Unlike Redis, it holds at most `maxEntries` identifiers (over all rules). Identifiers come
+ * from callers (a presented key, an address), so without a bound a flood of made-up ones
+ * would grow the heap until the process dies. When full, the least recently used identifier
+ * is forgotten and starts afresh if it comes back, as if Redis had expired it early: under a
+ * flood of more distinct identifiers than the bound within a window, a legitimate counter can
+ * be forgotten and its holder gets up to one more full limit. An entry with a 43-character
+ * identifier (a SHA-256 in base64url, as most callers pass) measured about 540 bytes of
+ * heap, so the default bound keeps the counters near 55 MB.
  */
+
+export const MEMORY_RATE_LIMITER_MAX_ENTRIES = 100_000
 
 export interface MemoryRateLimiterOptions {
   /** Epoch milliseconds; injectable so tests can step through windows without waiting. */
   now?: () => number
+  /** Most identifiers holding counters at once, over all rules; default 100,000. */
+  maxEntries?: number
 }
 
 export interface MemoryRateLimiter extends RateLimiter {
@@ -24,17 +39,16 @@ interface Bucket {
   expiresAt: number
 }
 
-interface Entry {
-  buckets: Map<number, Bucket>
-  /** Latest expiry of its buckets: once past, the entry holds nothing Redis would still have. */
-  expiresAt: number
-}
-
 /**
- * Entries are re-inserted whenever they gain a bucket, so each map stays ordered by expiry
- * and eviction only looks at its head. All entries in one map share the window length.
+ * `expiresAt` is the latest expiry of its buckets: once past, the entry holds nothing Redis
+ * would still have.
  */
-type Entries = Map<string, Entry>
+interface Entry extends ExpiryLinks<Entry> {
+  key: string
+  buckets: Map<number, Bucket>
+  /** The queue of its window length, so that an entry the LRU drops leaves it too. */
+  queue: ExpiryQueue<Entry>
+}
 
 function windowMilliseconds(rule: RateLimitRule): number {
   // Upstash rounds the parsed duration the same way and refuses windows under 1 ms.
@@ -54,28 +68,63 @@ function liveCount(entry: Entry | undefined, window: number, now: number): numbe
 
 export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}): MemoryRateLimiter {
   const now = options.now ?? (() => Date.now())
-  const rules = new Map<string, Entries>()
+  const entries = new LRUCache<string, Entry>({
+    max: options.maxEntries ?? MEMORY_RATE_LIMITER_MAX_ENTRIES,
+    dispose: (entry) => entry.queue.remove(entry),
+  })
+  // One per window length: an entry moves to the back whenever it gains a bucket, whose expiry
+  // is then the latest of its queue.
+  const queues = new Map<number, ExpiryQueue<Entry>>()
+  // Keys are `<rule number>:<identifier>`: the number has no colon, so no two rules collide.
+  const ruleNumbers = new Map<string, number>()
+
+  function queueFor(windowMs: number): ExpiryQueue<Entry> {
+    let queue = queues.get(windowMs)
+    if (!queue) {
+      queue = new ExpiryQueue()
+      queues.set(windowMs, queue)
+    }
+    return queue
+  }
+
+  function keyFor(windowMs: number, rule: RateLimitRule, identifier: string): string {
+    const ruleKey = `${windowMs}:${rule.name}`
+    let number = ruleNumbers.get(ruleKey)
+    if (number === undefined) {
+      number = ruleNumbers.size
+      ruleNumbers.set(ruleKey, number)
+    }
+    return `${number}:${identifier}`
+  }
 
   function evictExpired(at: number): void {
-    for (const entries of rules.values()) {
-      for (const [key, entry] of entries) {
-        if (at <= entry.expiresAt) break
-        entries.delete(key)
+    for (const queue of queues.values()) {
+      for (let entry = queue.expiredFirst(at); entry; entry = queue.expiredFirst(at)) {
+        queue.remove(entry)
+        entries.delete(entry.key)
       }
     }
   }
 
   function increment(
-    entries: Entries,
-    identifier: string,
+    existing: Entry | undefined,
+    key: string,
     window: number,
     windowMs: number,
     at: number,
   ): number {
-    let entry = entries.get(identifier)
+    let entry = existing
     if (!entry) {
-      entry = { buckets: new Map(), expiresAt: 0 }
-      entries.set(identifier, entry)
+      entry = {
+        key,
+        buckets: new Map(),
+        expiresAt: 0,
+        queue: queueFor(windowMs),
+        earlier: undefined,
+        later: undefined,
+      }
+      // When full, this drops the least recently used identifier.
+      entries.set(key, entry)
     }
     for (const [index, bucket] of entry.buckets) if (at > bucket.expiresAt) entry.buckets.delete(index)
     const bucket = entry.buckets.get(window)
@@ -84,8 +133,7 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
     const expiresAt = at + windowMs * 2 + 1000
     entry.buckets.set(window, { count: 1, expiresAt })
     entry.expiresAt = Math.max(entry.expiresAt, expiresAt)
-    entries.delete(identifier)
-    entries.set(identifier, entry)
+    entry.queue.moveToBack(entry)
     return 1
   }
 
@@ -93,17 +141,13 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
     const windowMs = windowMilliseconds(rule)
     const at = now()
     evictExpired(at)
-    const ruleKey = `${windowMs}:${rule.name}`
-    let entries = rules.get(ruleKey)
-    if (!entries) {
-      entries = new Map()
-      rules.set(ruleKey, entries)
-    }
+    const key = keyFor(windowMs, rule, identifier)
 
     const window = Math.floor(at / windowMs)
     const reset = (window + 1) * windowMs
     const limit = redisInteger(rule.limit)
-    const entry = entries.get(identifier)
+    // Reading counts as use: a refused identifier stays as recent as an allowed one.
+    const entry = entries.get(key)
     const current = liveCount(entry, window, at)
     // Same operations in the same order as the Lua script, so rounding agrees to the bit.
     const weightedPrevious = Math.floor((1 - (at % windowMs) / windowMs) * liveCount(entry, window - 1, at))
@@ -112,7 +156,7 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
     const remaining =
       weightedPrevious + current >= rule.limit
         ? -1
-        : redisInteger(rule.limit - (increment(entries, identifier, window, windowMs, at) + weightedPrevious))
+        : redisInteger(rule.limit - (increment(entry, key, window, windowMs, at) + weightedPrevious))
     const success = remaining >= 0
     return {
       success,
@@ -126,9 +170,7 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
   return {
     kind: 'memory',
     get size() {
-      let total = 0
-      for (const entries of rules.values()) total += entries.size
-      return total
+      return entries.size
     },
     limit: async (rule, identifier) => limitNow(rule, identifier),
   }

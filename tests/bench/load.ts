@@ -18,7 +18,13 @@ import autocannon from 'autocannon'
 export interface NextRequest {
   body: string
   key: string
+  /** The browser's address, as a trusted proxy would append it (`TRUSTED_PROXY_HOPS=1`). */
+  address?: string
 }
+
+/** The proxy's `X-Forwarded-For` for a request that names its browser's address. */
+const forwardedFor = (next: NextRequest): Record<string, string> =>
+  next.address ? { 'x-forwarded-for': next.address } : {}
 
 export type RequestSource = () => NextRequest
 
@@ -91,7 +97,11 @@ function autocannonInto(options: AutocannonRun, tally: Tally): Promise<void> {
           {
             setupRequest: (req) => {
               const next = options.source()
-              return { ...req, body: next.body, headers: { ...req.headers, 'x-service-api-key': next.key } }
+              return {
+                ...req,
+                body: next.body,
+                headers: { ...req.headers, 'x-service-api-key': next.key, ...forwardedFor(next) },
+              }
             },
           },
         ],
@@ -259,6 +269,7 @@ export async function runPaced(options: PacedPhase): Promise<PhaseResult> {
             'content-type': 'application/json',
             'content-length': body.byteLength,
             'x-service-api-key': next.key,
+            ...forwardedFor(next),
           },
         },
         (res) => {
