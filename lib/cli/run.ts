@@ -3,15 +3,24 @@ import type { DatabaseHandle } from '@/db/client'
 import { openMigratedDatabase } from '@/db/migrate'
 import { parseConfig } from '@/lib/config'
 import { oneLine, operatorMessage } from '@/lib/operator-errors'
-import { type CliCommand, UsageError } from './command'
+import { type CliCommand, type CommandIo, UsageError } from './command'
 import { commands } from './commands'
 
 export interface CliIo {
   stdout: (line: string) => void
   stderr: (line: string) => void
   env: Record<string, string | undefined>
+  /** All of standard input (`--password-stdin`); absent when the caller has none to give. */
+  stdin?: () => Promise<string>
   /** Tests pass the database they made; otherwise the CLI opens the configured one. */
   database?: DatabaseHandle
+}
+
+function commandIo(io: CliIo): CommandIo {
+  return {
+    readStdin: io.stdin ?? (() => Promise.reject(new UsageError('Standard input is not available.'))),
+    warn: (line) => io.stderr(oneLine(line)),
+  }
 }
 
 function help(): string {
@@ -48,7 +57,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       allowPositionals: false,
     })
     handle = io.database ?? (await openDatabase(io.env))
-    const result = await command.run(handle.db, values)
+    const result = await command.run(handle.db, values, commandIo(io))
     io.stdout(values.json ? JSON.stringify(result.json) : result.text)
     return 0
   } catch (error) {

@@ -1,6 +1,6 @@
-import { and, eq, gt, isNull, sql } from 'drizzle-orm'
+import { and, eq, gt, isNull, or, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
-import { credentials, oauthAccessTokens, oauthTokenChains } from '@/db/schema'
+import { credentials, memberships, oauthAccessTokens, oauthConsents, oauthTokenChains } from '@/db/schema'
 import { hashToken, TOKEN_PREFIXES } from './tokens'
 import { touchCredential } from './touch'
 
@@ -13,11 +13,15 @@ export interface Principal {
   scopes: string[]
   /** The credential row (static keys) or access token row (OAuth). */
   credentialId: string
-  /** OAuth only: the client, which is what OAuth callers are rate-limited by. */
+  /** OAuth only: the client; OAuth callers are rate-limited per client in each organization. */
   clientId: string | null
   /** OAuth only: the resource the token is bound to (RFC 8707). */
   resource: string | null
-  /** Static keys per key, OAuth tokens per client: the spec's "per token or OAuth client". */
+  /**
+   * Static keys per key, OAuth tokens per (client, organization): the spec's "per token or
+   * OAuth client", split by tenant because one public client (open registration) serves many
+   * organizations, and one must not spend another's budget.
+   */
   rateLimitKey: string
 }
 
@@ -58,11 +62,23 @@ async function resolveAccessToken(db: DbOrTx, token: string): Promise<Principal 
     })
     .from(oauthAccessTokens)
     .innerJoin(oauthTokenChains, eq(oauthTokenChains.id, oauthAccessTokens.chainId))
+    // The grant itself is re-checked on every request, in this one query (primary-key joins):
+    // a token committed concurrently with a consent revocation or a member's removal, which
+    // the revocation's sweep of token rows could not see, is still refused at once.
+    .leftJoin(oauthConsents, eq(oauthConsents.id, oauthTokenChains.consentId))
+    .innerJoin(
+      memberships,
+      and(
+        eq(memberships.organizationId, oauthTokenChains.organizationId),
+        eq(memberships.userId, oauthTokenChains.userId),
+      ),
+    )
     .where(
       and(
         eq(oauthAccessTokens.tokenHash, hashToken(token)),
         isNull(oauthAccessTokens.revokedAt),
         isNull(oauthTokenChains.revokedAt),
+        or(isNull(oauthTokenChains.consentId), isNull(oauthConsents.revokedAt)),
         // The database's clock decides expiry, the same clock that set it.
         gt(oauthAccessTokens.expiresAt, sql`now()`),
       ),
@@ -75,7 +91,7 @@ async function resolveAccessToken(db: DbOrTx, token: string): Promise<Principal 
     credentialId: row.id,
     clientId: row.clientId,
     resource: row.resource,
-    rateLimitKey: `client:${row.clientId}`,
+    rateLimitKey: `client:${row.clientId}:org:${row.organizationId}`,
   }
 }
 

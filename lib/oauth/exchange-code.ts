@@ -1,10 +1,11 @@
 import { and, eq, gt, isNull, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
-import { oauthAuthorizationCodes, oauthConsents, oauthTokenChains } from '@/db/schema'
+import { oauthAuthorizationCodes, oauthTokenChains } from '@/db/schema'
 import { hashToken, TOKEN_PREFIXES } from '@/lib/credentials/tokens'
 import { InvalidGrantError, InvalidTargetError } from './errors'
 import type { OAuthClient } from './find-client'
 import { issueTokens, type TokenConfig, type TokenResponse } from './issue-tokens'
+import { lockGrant } from './lock-grant'
 import { resolveResource } from './metadata'
 import { required } from './params'
 import { verifyCodeVerifier } from './pkce'
@@ -28,6 +29,8 @@ async function findCode(db: Db, code: string) {
  * unused and unexpired" on the database clock, and the chain and tokens in the same
  * transaction. A code that is already used revokes what it issued (spec state table); under
  * concurrency the loser's update waits for the winner's commit and then finds the code used.
+ * The consent row is locked first (lockGrant), so a revocation racing the exchange either
+ * refuses it or sees, and revokes, the chain it commits.
  */
 export async function exchangeAuthorizationCode(
   db: Db,
@@ -49,6 +52,7 @@ export async function exchangeAuthorizationCode(
     throw new InvalidTargetError('The resource differs from the authorization request')
 
   const issued = await db.transaction(async (tx) => {
+    const inForce = await lockGrant(tx, row)
     const [marked] = await tx
       .update(oauthAuthorizationCodes)
       .set({ usedAt: sql`now()` })
@@ -61,14 +65,8 @@ export async function exchangeAuthorizationCode(
       )
       .returning({ id: oauthAuthorizationCodes.id })
     if (!marked) return null
-    if (row.consentId) {
-      const [consent] = await tx
-        .select({ revokedAt: oauthConsents.revokedAt })
-        .from(oauthConsents)
-        .where(eq(oauthConsents.id, row.consentId))
-      // Rolls back the mark as well: nothing is issued under a withdrawn consent.
-      if (!consent || consent.revokedAt) throw new InvalidGrantError('The consent was revoked')
-    }
+    // Rolls back the mark as well: nothing is issued under a withdrawn consent.
+    if (!inForce) throw new InvalidGrantError('The consent was revoked')
     const [chain] = await tx
       .insert(oauthTokenChains)
       .values({

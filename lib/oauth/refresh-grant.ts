@@ -1,11 +1,12 @@
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Db, DbOrTx } from '@/db/client'
-import { memberships, oauthConsents, oauthRefreshTokens, oauthTokenChains } from '@/db/schema'
+import { memberships, oauthRefreshTokens, oauthTokenChains } from '@/db/schema'
 import type { Config } from '@/lib/config'
 import { hashToken, TOKEN_PREFIXES } from '@/lib/credentials/tokens'
 import { InvalidGrantError, InvalidScopeError, InvalidTargetError } from './errors'
 import type { OAuthClient } from './find-client'
 import { issueTokens, type TokenConfig, type TokenResponse } from './issue-tokens'
+import { lockGrant } from './lock-grant'
 import { resolveResource } from './metadata'
 import { required, single } from './params'
 import { revokeChains } from './revoke-chain'
@@ -40,14 +41,8 @@ async function readToken(tx: DbOrTx, id: string, graceSeconds: number) {
   return { ...row!, inGrace: graceSeconds > 0 && row!.inGrace }
 }
 
-async function stillAllowed(tx: DbOrTx, chain: typeof oauthTokenChains.$inferSelect): Promise<boolean> {
-  if (chain.consentId) {
-    const [consent] = await tx
-      .select({ revokedAt: oauthConsents.revokedAt })
-      .from(oauthConsents)
-      .where(eq(oauthConsents.id, chain.consentId))
-    if (!consent || consent.revokedAt) return false
-  }
+/** Read after lockGrant, so that a concurrent removal has either committed or waits for us. */
+async function stillMember(tx: DbOrTx, chain: typeof oauthTokenChains.$inferSelect): Promise<boolean> {
   // Someone removed from the organization keeps nothing through a refresh token.
   const [member] = await tx
     .select({ userId: memberships.userId })
@@ -58,7 +53,9 @@ async function stillAllowed(tx: DbOrTx, chain: typeof oauthTokenChains.$inferSel
 
 /**
  * The refresh_token grant (RFC 6749 §6, RFC 9700 §4.14.2): refreshes of one chain are
- * serialized by a row lock on the chain; the presented token is rotated (compare-and-swap on
+ * serialized by a row lock on the chain, taken after the grant's locks (lockGrant) so that a
+ * concurrent consent revocation or member removal either refuses the refresh or revokes
+ * what it issues; the presented token is rotated (compare-and-swap on
  * `rotated_at`) and a new pair issued. A rotated token presented again revokes the whole
  * chain, and that revocation is committed even though the request fails; within
  * OAUTH_REFRESH_REUSE_GRACE_SECONDS the immediately previous token gets a fresh pair instead.
@@ -75,12 +72,21 @@ export async function refreshTokenGrant(
   if (!token.startsWith(TOKEN_PREFIXES.oauthRefresh) || token.length > 200)
     throw new InvalidGrantError(INVALID_TOKEN)
   const [found] = await db
-    .select({ id: oauthRefreshTokens.id, chainId: oauthRefreshTokens.chainId })
+    .select({
+      id: oauthRefreshTokens.id,
+      chainId: oauthRefreshTokens.chainId,
+      // Never change on a chain: safe to read before the locks, which need them.
+      organizationId: oauthTokenChains.organizationId,
+      consentId: oauthTokenChains.consentId,
+    })
     .from(oauthRefreshTokens)
+    .innerJoin(oauthTokenChains, eq(oauthTokenChains.id, oauthRefreshTokens.chainId))
     .where(eq(oauthRefreshTokens.tokenHash, hashToken(token)))
   if (!found) throw new InvalidGrantError(INVALID_TOKEN)
 
   const outcome = await db.transaction(async (tx) => {
+    // Before the chain lock: the one lock order (organization → consent → chain) revocations use.
+    const consentInForce = await lockGrant(tx, found)
     const [chain] = await tx
       .select()
       .from(oauthTokenChains)
@@ -96,7 +102,8 @@ export async function refreshTokenGrant(
       return 'reuse' as const
     }
     if (!presented.live) throw new InvalidGrantError('The refresh token expired')
-    if (!(await stillAllowed(tx, chain))) throw new InvalidGrantError('The grant was revoked')
+    if (!consentInForce || !(await stillMember(tx, chain)))
+      throw new InvalidGrantError('The grant was revoked')
 
     const granted = parseScope(presented.scope)
     const asked = requested === undefined ? granted : parseScope(requested)

@@ -8,6 +8,8 @@ import { revokeChains } from './revoke-chain'
  * Withdraws one of the user's consents and everything issued under it: every token chain
  * (access and refresh tokens) goes now, and codes not yet redeemed are refused at the token
  * endpoint. Another user's consent, an unknown id or a revoked one is "not found".
+ * The consent row is updated first: an exchange or refresh holding it (lockGrant) finishes
+ * before the chains are read here, so the chain it commits is revoked too.
  */
 export async function revokeConsent(db: Db, userId: string, consentId: string): Promise<void> {
   if (!isUuid(consentId)) throw new NotFoundError('Connected app not found')

@@ -6,7 +6,9 @@ import { revokeChains } from './revoke-chain'
 /**
  * Someone who leaves an organization keeps no access to it through the apps they connected:
  * their consents for it and every token chain issued under them go now, not when the access
- * tokens expire. Their access to other organizations is untouched.
+ * tokens expire. Their access to other organizations is untouched. Called after the caller
+ * locked the organization row, which a concurrent exchange or refresh also holds (lockGrant),
+ * so whatever they issue is committed before the chains are read here, or not at all.
  */
 export async function revokeMemberAccess(
   tx: DbOrTx,

@@ -46,13 +46,39 @@ export interface AddressPolicy {
   allowCidrs?: readonly string[]
 }
 
+/** `::/96`; `::` and `::1` in it never get this far: ipaddr.js names them unspecified and loopback. */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96')
+
+/**
+ * IPv6 addresses that carry an IPv4 address, where one could reach an IPv4 host the IPv4
+ * check would refuse. ipaddr.js names most of them as special ranges, which are refused like
+ * any non-unicast range: IPv4-translated `::ffff:0:0:0/96` (rfc6145), NAT64 `64:ff9b::/96`
+ * and `64:ff9b:1::/48` (rfc6052), 6to4 `2002::/16` and Teredo `2001::/32`: tunnels and
+ * translators a receiver has no reason to sit behind. IPv4-mapped `::ffff:0:0/96` is unwrapped
+ * by process() and its IPv4 address checked. What ipaddr.js calls plain unicast is handled
+ * here: IPv4-compatible `::/96` (deprecated by RFC 4291) is refused outright; an ISATAP
+ * interface identifier (`…:0:5efe:a.b.c.d`, u/g bits either way) in a global prefix is checked
+ * by its embedded IPv4 address, because a random interface id rarely takes that form and the
+ * prefix alone routes elsewhere, but a site's ISATAP router would deliver to that IPv4 host.
+ */
+function embeddedIpv4Refusal(parsed: ipaddr.IPv6, policy: AddressPolicy): string | null {
+  if (parsed.match(IPV4_COMPATIBLE)) return `${parsed.toString()} is an ipv4Compatible address`
+  const [, , , , idHigh = 1, idLow] = parsed.parts
+  if ((idHigh & 0xfcff) === 0 && idLow === 0x5efe) {
+    const embedded = ipaddr.fromByteArray(parsed.toByteArray().slice(12)).toString()
+    const refusal = addressRefusal(embedded, policy)
+    if (refusal) return `${parsed.toString()} is an isatap address (${refusal})`
+  }
+  return null
+}
+
 /** Why an address is refused, or null when it may be reached. */
 export function addressRefusal(address: string, policy: AddressPolicy = {}): string | null {
   if (!ipaddr.isValid(address)) return `not an IP address: ${address}`
   // process() turns IPv4-mapped IPv6 (::ffff:127.0.0.1) into the IPv4 address it carries.
   const parsed = ipaddr.process(address)
   const range = parsed.range()
-  if (range === 'unicast') return null
+  if (range === 'unicast') return parsed instanceof ipaddr.IPv6 ? embeddedIpv4Refusal(parsed, policy) : null
   for (const cidr of policy.allowCidrs ?? []) {
     const [net, bits] = ipaddr.parseCIDR(cidr)
     if (net.kind() === parsed.kind() && parsed.match([net, bits])) return null
@@ -86,6 +112,13 @@ export function checkUrlShape(raw: string): { url: URL; hostname: string; port: 
   // The WHATWG parser already turned 0x7f.1, 2130706433 and friends into dotted quads.
   const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1')
   if (hostname === '') throw new UnsafeUrlError('missing host')
+  // An IPv6 literal that no policy could ever open (IPv4-compatible, NAT64, 6to4, Teredo…) is
+  // refused here already, when the endpoint is created; a private one may be allowed in
+  // development (WEBHOOK_ALLOW_PRIVATE_TARGETS), so that waits for delivery.
+  if (isIP(hostname) === 6) {
+    const refusal = addressRefusal(hostname, { allowPrivate: true })
+    if (refusal) throw new UnsafeUrlError(refusal)
+  }
   return { url, hostname, port }
 }
 

@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm'
 import postgres from 'postgres'
 import type { Db } from '@/db/client'
 import { openMigratedDatabase } from '@/db/migrate'
-import { oauthAccessTokens, oauthClients, oauthTokenChains, users } from '@/db/schema'
+import { memberships, oauthAccessTokens, oauthClients, oauthTokenChains, users } from '@/db/schema'
 import { createKey } from '@/lib/credentials/create-key'
 import { revokeKey } from '@/lib/credentials/revoke-key'
 import { SCOPES } from '@/lib/credentials/scopes'
@@ -236,6 +236,8 @@ async function accessTokens(db: Db, organizationId: string, resource: string) {
     .insert(users)
     .values({ email: `timing-${randomBytes(4).toString('hex')}@example.com`, passwordHash: 'bench-no-login' })
     .returning({ id: users.id })
+  // Access tokens are honoured only while their user is a member of the organization.
+  await db.insert(memberships).values({ organizationId, userId: user!.id })
   const clients = Array.from({ length: OAUTH_CLIENTS }, () => generateToken(TOKEN_PREFIXES.oauthClient))
   await db.insert(oauthClients).values(
     clients.map((clientId) => ({

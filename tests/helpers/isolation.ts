@@ -138,8 +138,9 @@ export async function seedTenant(db: Db, name: string): Promise<Tenant> {
     mcp: await createKey(db, { organizationId: id, type: 'mcp' }),
   }
   const oauth = {
-    read: await seedOAuthToken(db, id),
-    write: await seedOAuthToken(db, id, { scope: 'read:service write:issues' }),
+    // The owner's grants: a token counts only while its user is a member.
+    read: await seedOAuthToken(db, id, { userId: owner.id }),
+    write: await seedOAuthToken(db, id, { scope: 'read:service write:issues', userId: owner.id }),
   }
   const consentId = await seedConsent(db, id, owner.id, oauth.read.clientId)
   const invitationEmail = `${name.toLowerCase()}-invitee-${randomUUID()}@example.com`

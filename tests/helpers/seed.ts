@@ -5,6 +5,7 @@ import {
   type IssueStatus,
   insights,
   issues,
+  memberships,
   oauthAccessTokens,
   oauthClients,
   oauthTokenChains,
@@ -108,7 +109,13 @@ export async function seedInsight(
 export async function seedOAuthToken(
   db: Db,
   organizationId: string,
-  options: { scope?: string; expiresInSeconds?: number; clientId?: string } = {},
+  options: {
+    scope?: string
+    expiresInSeconds?: number
+    clientId?: string
+    /** A member the grant belongs to; by default a new user, made a member of the organization. */
+    userId?: string
+  } = {},
 ) {
   const clientId = options.clientId ?? `svc_client_${randomUUID().replace(/-/g, '')}`
   await db
@@ -123,14 +130,20 @@ export async function seedOAuthToken(
       scope: 'read:service write:issues',
     })
     .onConflictDoNothing()
-  const [user] = await db
-    .insert(users)
-    .values({ email: `oauth-${randomUUID()}@example.com`, passwordHash: 'x' })
-    .returning()
+  let userId = options.userId
+  if (!userId) {
+    const [user] = await db
+      .insert(users)
+      .values({ email: `oauth-${randomUUID()}@example.com`, passwordHash: 'x' })
+      .returning()
+    userId = user!.id
+    // A token is honoured only while the user who granted it is a member.
+    await db.insert(memberships).values({ organizationId, userId })
+  }
   const scope = options.scope ?? 'read:service'
   const [chain] = await db
     .insert(oauthTokenChains)
-    .values({ clientId, userId: user!.id, organizationId, scope, resource: 'http://localhost:3000/api/mcp' })
+    .values({ clientId, userId, organizationId, scope, resource: 'http://localhost:3000/api/mcp' })
     .returning()
   const token = generateToken('svc_oat_')
   const [row] = await db
@@ -145,5 +158,5 @@ export async function seedOAuthToken(
       expiresAt: new Date(Date.now() + (options.expiresInSeconds ?? 3600) * 1000),
     })
     .returning()
-  return { token, clientId, tokenId: row!.id, chainId: chain!.id }
+  return { token, clientId, tokenId: row!.id, chainId: chain!.id, userId }
 }

@@ -9,6 +9,7 @@ import { createDb } from '@/db/client'
 import { credentials, memberships, organizations, users } from '@/db/schema'
 import { runCli } from '@/lib/cli/run'
 import { hashToken } from '@/lib/credentials/tokens'
+import { verifyPassword } from '@/lib/users/password'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 
 const exec = promisify(execFile)
@@ -21,20 +22,28 @@ afterAll(async () => {
   await database.close()
 })
 
-async function cli(...argv: string[]) {
+/** Runs a command; `stdin` is what standard input holds (none at all when undefined). */
+async function cliWithStdin(stdin: string | undefined, ...argv: string[]) {
   const stdout: string[] = []
   const stderr: string[] = []
   const code = await runCli(argv, {
     stdout: (line) => stdout.push(line),
     stderr: (line) => stderr.push(line),
     env: {},
+    ...(stdin === undefined ? {} : { stdin: async () => stdin }),
     database,
   })
   return { code, stdout: stdout.join('\n'), stderr: stderr.join('\n') }
 }
 
+const cli = (...argv: string[]) => cliWithStdin(undefined, ...argv)
+
 async function json(...argv: string[]) {
-  const result = await cli(...argv, '--json')
+  return jsonWithStdin(undefined, ...argv)
+}
+
+async function jsonWithStdin(stdin: string | undefined, ...argv: string[]) {
+  const result = await cliWithStdin(stdin, ...argv, '--json')
   expect(result.stderr).toBe('')
   expect(result.code).toBe(0)
   return JSON.parse(result.stdout) as Record<string, unknown>
@@ -72,12 +81,12 @@ describe('admin CLI', () => {
 
   it('user:create creates the user and the membership', async () => {
     const org = await json('org:create', '--name', 'Team')
-    const user = await json(
+    const user = await jsonWithStdin(
+      'correct horse\n',
       'user:create',
       '--email',
       ' Ada@Example.COM ',
-      '--password',
-      'correct horse',
+      '--password-stdin',
       '--org',
       String(org.id),
       '--role',
@@ -91,6 +100,65 @@ describe('admin CLI', () => {
       .where(eq(users.id, String(user.id)))
     expect(row!.passwordHash).toMatch(/^scrypt\$/)
     expect(row!.passwordHash).not.toContain('correct horse')
+  })
+
+  it('user:create --password-stdin takes all of stdin, less one trailing newline', async () => {
+    const org = await json('org:create', '--name', 'Stdin')
+    const cases = [
+      ['  spaced  password \n', '  spaced  password '],
+      ['two newlines kept one\n\n', 'two newlines kept one\n'],
+      ['windows line end\r\n', 'windows line end'],
+      ['no newline at all', 'no newline at all'],
+    ] as const
+    for (const [i, [stdin, password]] of cases.entries()) {
+      const user = await jsonWithStdin(
+        stdin,
+        'user:create',
+        '--email',
+        `stdin-${i}@example.com`,
+        '--password-stdin',
+        '--org',
+        String(org.id),
+      )
+      const [row] = await database.db
+        .select()
+        .from(users)
+        .where(eq(users.id, String(user.id)))
+      expect(await verifyPassword(password, row!.passwordHash), JSON.stringify(stdin)).toBe(true)
+      if (stdin !== password)
+        expect(await verifyPassword(stdin, row!.passwordHash), JSON.stringify(stdin)).toBe(false)
+    }
+  })
+
+  it('user:create --password still works, with a one-line warning on stderr', async () => {
+    const org = await json('org:create', '--name', 'Scripted')
+    const result = await cli(
+      'user:create',
+      '--email',
+      'scripted@example.com',
+      '--password',
+      'long enough pw',
+      '--org',
+      String(org.id),
+      '--json',
+    )
+    expect(result.code).toBe(0)
+    expect(result.stderr).toBe(
+      'Warning: --password is visible in the process list and shell history; prefer --password-stdin.',
+    )
+    const user = JSON.parse(result.stdout) as Record<string, unknown>
+    expect(user).toMatchObject({ email: 'scripted@example.com', orgId: org.id, role: 'member' })
+    const [row] = await database.db
+      .select()
+      .from(users)
+      .where(eq(users.id, String(user.id)))
+    expect(await verifyPassword('long enough pw', row!.passwordHash)).toBe(true)
+  })
+
+  it('user:create lists --password-stdin in its usage and in help', async () => {
+    const help = await cli('help')
+    expect(help.stdout).toContain('user:create')
+    expect(help.stdout).toContain('--password-stdin | --password P')
   })
 
   it('key:create makes keys with the right prefix and scopes, stored only as a hash', async () => {
@@ -133,7 +201,7 @@ describe('admin CLI', () => {
     expect(result.stdout).toMatch(/^Created organization "Readable" \(id [0-9a-f-]{36}, plan free\)$/)
   })
 
-  const failures: [string, string[], RegExp, number][] = [
+  const failures: [string, string[], RegExp, number, string?][] = [
     [
       'unknown organization id',
       ['key:create', '--org', '00000000-0000-4000-8000-000000000000', '--type', 'api'],
@@ -142,9 +210,10 @@ describe('admin CLI', () => {
     ],
     [
       'malformed organization id',
-      ['user:create', '--org', 'nope', '--email', 'x@y.io', '--password', 'long enough pw'],
+      ['user:create', '--org', 'nope', '--email', 'x@y.io', '--password-stdin'],
       /^Organization not found: nope$/,
       1,
+      'long enough pw\n',
     ],
     [
       'bad key type',
@@ -171,11 +240,11 @@ describe('admin CLI', () => {
         '00000000-0000-4000-8000-000000000000',
         '--email',
         'x@y.io',
-        '--password',
-        'short',
+        '--password-stdin',
       ],
       /^Password must be at least 10 characters$/,
       1,
+      'short\n',
     ],
     [
       'bad e-mail',
@@ -185,20 +254,82 @@ describe('admin CLI', () => {
         '00000000-0000-4000-8000-000000000000',
         '--email',
         'not-an-email',
-        '--password',
-        'long enough pw',
+        '--password-stdin',
       ],
       /^E-mail must be a valid address$/,
       1,
+      'long enough pw',
+    ],
+    [
+      'both password sources',
+      [
+        'user:create',
+        '--org',
+        '00000000-0000-4000-8000-000000000000',
+        '--email',
+        'x@y.io',
+        '--password',
+        'long enough pw',
+        '--password-stdin',
+      ],
+      /^Give --password-stdin or --password, not both\. Usage: user:create /,
+      2,
+      'long enough pw\n',
+    ],
+    [
+      'no password source',
+      ['user:create', '--org', '00000000-0000-4000-8000-000000000000', '--email', 'x@y.io'],
+      /^Missing --password-stdin \(or --password\)\. Usage: user:create /,
+      2,
+    ],
+    [
+      'empty standard input',
+      [
+        'user:create',
+        '--org',
+        '00000000-0000-4000-8000-000000000000',
+        '--email',
+        'x@y.io',
+        '--password-stdin',
+      ],
+      /^No password on standard input \(--password-stdin\)\.$/,
+      2,
+      '\n',
+    ],
+    [
+      'no standard input to read',
+      [
+        'user:create',
+        '--org',
+        '00000000-0000-4000-8000-000000000000',
+        '--email',
+        'x@y.io',
+        '--password-stdin',
+      ],
+      /^Standard input is not available\.$/,
+      2,
+    ],
+    [
+      '--password-stdin takes no value',
+      [
+        'user:create',
+        '--org',
+        '00000000-0000-4000-8000-000000000000',
+        '--email',
+        'x@y.io',
+        '--password-stdin=secret value',
+      ],
+      /password-stdin/,
+      2,
     ],
     ['unknown command', ['org:delete'], /^Unknown command "org:delete"/, 2],
   ]
 
   it.each(failures)(
     '%s: one clear line, non-zero exit, nothing changed',
-    async (_label, argv, message, code) => {
+    async (_label, argv, message, code, stdin) => {
       const before = await tableCounts()
-      const result = await cli(...argv, '--json')
+      const result = await cliWithStdin(stdin, ...argv, '--json')
       expect(result.code).toBe(code)
       expect(result.stdout).toBe('')
       expect(result.stderr).toMatch(message)
@@ -209,22 +340,22 @@ describe('admin CLI', () => {
 
   it('refuses a duplicate e-mail and changes nothing', async () => {
     const org = await json('org:create', '--name', 'Dupes')
-    await json(
+    await jsonWithStdin(
+      'long enough pw\n',
       'user:create',
       '--email',
       'dup@example.com',
-      '--password',
-      'long enough pw',
+      '--password-stdin',
       '--org',
       String(org.id),
     )
     const before = await tableCounts()
-    const result = await cli(
+    const result = await cliWithStdin(
+      'another long pw\n',
       'user:create',
       '--email',
       'DUP@example.com',
-      '--password',
-      'another long pw',
+      '--password-stdin',
       '--org',
       String(org.id),
     )
@@ -270,6 +401,41 @@ describe('admin CLI as a process', () => {
     const key = await run(env, 'key:create', '--org', org.id, '--type', 'ingest', '--json')
     expect(key.code).toBe(0)
     expect(JSON.parse(key.stdout).key).toMatch(/^svc_pk_[A-Za-z0-9_-]{43}$/)
+  }, 180_000)
+
+  it('reads --password-stdin from the process’s standard input', async () => {
+    const env = target()
+    const org = JSON.parse((await run(env, 'org:create', '--name', 'Piped', '--json')).stdout)
+    const pending = exec(
+      'npm',
+      [
+        'run',
+        '--silent',
+        'admin',
+        '--',
+        'user:create',
+        '--email',
+        'piped@example.com',
+        '--password-stdin',
+        '--org',
+        String(org.id),
+      ],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          NODE_ENV: 'test',
+          LOG_LEVEL: 'silent',
+          ...env,
+        },
+        cwd: process.cwd(),
+      },
+    )
+    pending.child.stdin?.end('piped password\n')
+    const created = await pending
+    expect(created.stderr).toBe('')
+    expect(created.stdout).toMatch(/^Created member piped@example\.com \(id [0-9a-f-]{36}\) in organization /)
+    expect(created.stdout).toContain(String(org.id))
   }, 180_000)
 
   it('exits non-zero with one line on stderr for an invalid environment variable', async () => {

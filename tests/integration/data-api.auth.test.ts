@@ -324,4 +324,29 @@ describe('rate limits', () => {
     expect((await api.listInsights(second.token)).status).toBe(429)
     expect((await api.listInsights(first.token)).status).toBe(429)
   })
+
+  it('one public client used by two organizations has a budget in each', async () => {
+    const inA = await seedOAuthToken(database.db, orgA, { scope: 'read:service write:issues' })
+    const inB = await seedOAuthToken(database.db, orgB, {
+      clientId: inA.clientId,
+      scope: 'read:service write:issues',
+    })
+    for (let i = 0; i < 300; i++) expect((await api.listInsights(inA.token, { limit: 1 })).status).toBe(200)
+    const spent = await api.listInsights(inA.token)
+    expect(spent.status).toBe(429)
+    expect(await spent.json()).toEqual({ error: 'Rate limit exceeded' })
+    const fresh = await api.listInsights(inB.token, { limit: 1 })
+    expect(fresh.status).toBe(200)
+    expect(fresh.headers.get('x-ratelimit-limit')).toBe('300')
+    expect(fresh.headers.get('x-ratelimit-remaining')).toBe('299')
+    // writes too: A spends its 60, B keeps its own
+    const issueA = await seedIssue(database.db, orgA)
+    const issueB = await seedIssue(database.db, orgB)
+    for (let i = 0; i < 60; i++)
+      expect((await api.patchIssue(inA.token, issueA.id, { status: 'resolved' })).status).toBe(200)
+    expect((await api.patchIssue(inA.token, issueA.id, { status: 'resolved' })).status).toBe(429)
+    const write = await api.patchIssue(inB.token, issueB.id, { status: 'resolved' })
+    expect(write.status).toBe(200)
+    expect(write.headers.get('x-ratelimit-remaining')).toBe('59')
+  })
 })

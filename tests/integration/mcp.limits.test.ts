@@ -9,7 +9,7 @@ import { api } from '../helpers/data-api'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { freezeRateLimitClock } from '../helpers/frozen-rate-limit'
 import { connectClient, type McpTestServer, startMcpServer, textOf } from '../helpers/mcp'
-import { seedIssue } from '../helpers/seed'
+import { seedIssue, seedOAuthToken } from '../helpers/seed'
 
 let database: TestDatabase
 let server: McpTestServer
@@ -54,6 +54,30 @@ describe('rate limits are the Data API budgets', () => {
     const write = await api.patchIssue(key, issue.id, { status: 'resolved' })
     expect(write.headers.get('x-ratelimit-remaining')).toBe(String(60 - 2))
     await client.close()
+  })
+
+  it('one public OAuth client used by two organizations has a budget in each', async () => {
+    const orgB = (await createOrganization(database.db, { name: 'B' })).id
+    const inA = await seedOAuthToken(database.db, org)
+    const inB = await seedOAuthToken(database.db, orgB, { clientId: inA.clientId })
+    const clientA = await connectClient(server.url, inA.token)
+    // Spent over MCP itself: a connection left idle through a long loop may be closed under it.
+    for (let i = 0; i < 300; i++) {
+      const result = (await clientA.callTool({ name: 'list_signals', arguments: {} })) as CallToolResult
+      expect(result.isError, `call ${i}`).toBeFalsy()
+    }
+    const spent = (await clientA.callTool({ name: 'list_issues', arguments: {} })) as CallToolResult
+    expect(spent.isError).toBe(true)
+    expect(textOf(spent)).toMatch(/^Rate limit exceeded: retry in [1-9]\d* seconds$/)
+    // the same client in organization B still has its whole budget
+    const clientB = await connectClient(server.url, inB.token)
+    const other = (await clientB.callTool({ name: 'list_issues', arguments: {} })) as CallToolResult
+    expect(other.isError).toBeFalsy()
+    const read = await api.listSignals(inB.token)
+    expect(read.status).toBe(200)
+    expect(read.headers.get('x-ratelimit-remaining')).toBe(String(300 - 2))
+    await clientA.close()
+    await clientB.close()
   })
 })
 

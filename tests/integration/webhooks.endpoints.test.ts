@@ -52,6 +52,9 @@ describe('endpoint rules', () => {
     await expect(create(org, { url: `https://example.com/${'a'.repeat(2048)}` })).rejects.toThrow('2048')
     await expect(create(org, { url: 'http://example.com/' })).rejects.toThrow('https')
     await expect(create(org, { url: 'https://u:p@example.com/' })).rejects.toThrow('credentials')
+    // IPv4-compatible IPv6 carries 127.0.0.1: refused when the endpoint is created
+    await expect(create(org, { url: 'https://[::7f00:1]/hook' })).rejects.toThrow(InvalidInputError)
+    await expect(create(org, { url: 'https://[::7f00:1]/hook' })).rejects.toThrow('ipv4Compatible')
     await expect(create(org, { events: ['issue.deleted'] })).rejects.toThrow('Unknown event')
     await expect(create(org, { events: [] })).rejects.toThrow('at least one')
   })
@@ -183,5 +186,21 @@ describe('admin CLI', () => {
     )
     expect(refused.code).not.toBe(0)
     expect(refused.err).toContain('paid plan')
+    const embedded = await cli(
+      'webhook:create',
+      '--org',
+      org,
+      '--name',
+      'Loopback in disguise',
+      '--url',
+      'https://[::7f00:1]/hook',
+    )
+    expect(embedded.code).not.toBe(0)
+    expect(embedded.err).toContain('URL refused: ::7f00:1 is an ipv4Compatible address')
+    const rows = await database.db
+      .select({ url: webhookEndpoints.url })
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.organizationId, org))
+    expect(rows.map((r) => r.url)).toEqual(['https://example.com/h'])
   })
 })

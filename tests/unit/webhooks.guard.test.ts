@@ -30,6 +30,18 @@ describe('address policy', () => {
     ['::ffff:7f00:1', 'loopback'],
     ['2002:7f00:1::', '6to4'],
     ['64:ff9b::a00:1', 'rfc6052'],
+    // IPv6 forms that embed an IPv4 address
+    ['::7f00:1', 'ipv4Compatible'],
+    ['::a00:1', 'ipv4Compatible'],
+    ['::808:808', 'ipv4Compatible'],
+    ['::ffff:169.254.169.254', 'linkLocal'],
+    ['::ffff:0:7f00:1', 'rfc6145'],
+    ['64:ff9b::808:808', 'rfc6052'],
+    ['64:ff9b:1::a00:1', 'rfc6052'],
+    ['2002:808:808::1', '6to4'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'teredo'],
+    ['2606:4700::5efe:7f00:1', 'isatap'],
+    ['2606:4700::200:5efe:a9fe:a9fe', 'isatap'],
   ])('refuses %s (%s)', (address, range) => {
     expect(addressRefusal(address)).toContain(range)
   })
@@ -43,6 +55,19 @@ describe('address policy', () => {
     expect(addressRefusal('0.0.0.0', { allowPrivate: true })).not.toBeNull()
     expect(addressRefusal('127.0.0.1', { allowCidrs: ['127.0.0.1/32'] })).toBeNull()
     expect(addressRefusal('127.0.0.2', { allowCidrs: ['127.0.0.1/32'] })).not.toBeNull()
+  })
+
+  it('checks the IPv4 address inside mapped and ISATAP forms; refuses the other embeddings even when private targets are open', () => {
+    expect(addressRefusal('::ffff:93.184.216.34')).toBeNull()
+    expect(addressRefusal('2606:4700::200:5efe:5db8:d822')).toBeNull()
+    expect(addressRefusal('2606:4700::5efe:a00:1', { allowPrivate: true })).toBeNull()
+    expect(addressRefusal('::7f00:1', { allowPrivate: true })).toContain('ipv4Compatible')
+    expect(addressRefusal('::7f00:1', { allowCidrs: ['127.0.0.1/32'] })).toContain('ipv4Compatible')
+    expect(addressRefusal('64:ff9b::7f00:1', { allowPrivate: true })).toContain('rfc6052')
+    expect(addressRefusal('2002:7f00:1::', { allowPrivate: true })).toContain('6to4')
+    // ::1 and :: are themselves, not IPv4-compatible
+    expect(addressRefusal('::1', { allowPrivate: true })).toBeNull()
+    expect(addressRefusal('::', { allowPrivate: true })).toContain('unspecified')
   })
 })
 
@@ -65,6 +90,20 @@ describe('URL shape', () => {
   it('accepts https with the default or an ordinary port', () => {
     expect(checkUrlShape('https://example.com/hook').port).toBe(443)
     expect(checkUrlShape('https://example.com:8443/hook').port).toBe(8443)
+  })
+
+  it('refuses at once IPv6 literals that embed IPv4 and that no policy opens; private ones wait for delivery', () => {
+    for (const url of [
+      'https://[::7f00:1]/',
+      'https://[::127.0.0.1]/',
+      'https://[64:ff9b::a00:1]/',
+      'https://[2001::1]/',
+    ])
+      expect(() => checkUrlShape(url), url).toThrow(UnsafeUrlError)
+    expect(() => checkUrlShape('https://[::7f00:1]/')).toThrow('ipv4Compatible')
+    expect(checkUrlShape('https://[::1]/').hostname).toBe('::1')
+    expect(checkUrlShape('https://[::ffff:7f00:1]/').hostname).toBe('::ffff:7f00:1')
+    expect(checkUrlShape('https://[2606:4700::1111]/').hostname).toBe('2606:4700::1111')
   })
 })
 
@@ -89,6 +128,11 @@ describe('vetTarget', () => {
     'https://[::1]/',
     'https://[::ffff:127.0.0.1]/',
     'https://[::ffff:a9fe:a9fe]/',
+    'https://[::7f00:1]/',
+    'https://[::127.0.0.1]/',
+    'https://[::a9fe:a9fe]/',
+    'https://[64:ff9b::7f00:1]/',
+    'https://[2002:7f00:1::1]/',
     'https://169.254.169.254/latest/meta-data',
   ])('refuses %s', async (url) => {
     await expect(vetTarget(url, resolver, {})).rejects.toBeInstanceOf(UnsafeUrlError)
