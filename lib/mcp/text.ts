@@ -2,41 +2,47 @@ import type { Insight } from '@/lib/insights/views'
 import type { Issue, IssueListItem } from '@/lib/issues/views'
 import type { Signal } from '@/lib/signals/views'
 import { plural } from './inputs'
+import type { UntrustedMarkers } from './untrusted'
 
 /**
  * The readable side of each result: short lines a model can scan, always with the ids it
- * needs for the next call. The structured content carries every field.
+ * needs for the next call. The structured content carries every field. Stored free text
+ * (titles, descriptions, steps, tickets, signal names and prompts, insight text) goes between
+ * the result's untrusted-data markers; ids, statuses, counts, dates, our replay links and our
+ * own labels stay outside them.
  */
-export function issueLine(issue: IssueListItem): string {
-  return `- [${issue.status}] ${issue.priority} · ${plural(issue.sessionCount, 'session')} · ${issue.title} (id ${issue.id})`
+export function issueLine(issue: IssueListItem, untrusted: UntrustedMarkers): string {
+  return `- [${issue.status}] ${issue.priority} · ${plural(issue.sessionCount, 'session')} · ${untrusted.wrap(issue.title)} (id ${issue.id})`
 }
 
-function ticket(issue: IssueListItem): string | null {
+function ticket(issue: IssueListItem, untrusted: UntrustedMarkers): string | null {
   if (!issue.ticketUrl && !issue.ticketIdentifier) return null
   const name = [issue.ticketProvider, issue.ticketIdentifier].filter(Boolean).join(' ')
-  return `Ticket: ${[name, issue.ticketUrl].filter(Boolean).join(' ')}`
+  return `Ticket: ${untrusted.wrap([name, issue.ticketUrl].filter(Boolean).join(' '))}`
 }
 
-export function issueDetails(issue: Issue): string {
+export function issueDetails(issue: Issue, untrusted: UntrustedMarkers): string {
   const verified = issue.aiVerified === null ? 'not reviewed' : issue.aiVerified ? 'yes' : 'no'
   const lines = [
-    issue.title,
+    untrusted.note,
+    untrusted.wrap(issue.title),
     `Id: ${issue.id}`,
     `Status: ${issue.status} · Priority: ${issue.priority} · ${plural(issue.sessionCount, 'session')} · AI verified: ${verified}`,
     `Created: ${issue.createdAt} · Updated: ${issue.updatedAt}`,
+    // Built by us from the base URL and ids (record-findings.ts), so not marked.
     issue.previewUrl ? `Replay: ${issue.previewUrl}` : null,
-    ticket(issue),
-    issue.description ? `\nDescription:\n${issue.description}` : null,
-    issue.stepsToReplicate ? `\nSteps to replicate:\n${issue.stepsToReplicate}` : null,
+    ticket(issue, untrusted),
+    issue.description ? `\nDescription:\n${untrusted.wrap(issue.description)}` : null,
+    issue.stepsToReplicate ? `\nSteps to replicate:\n${untrusted.wrap(issue.stepsToReplicate)}` : null,
   ]
   return lines.filter((line) => line !== null).join('\n')
 }
 
-export function signalLine(signal: Signal): string {
+export function signalLine(signal: Signal, untrusted: UntrustedMarkers): string {
   const last = signal.lastMatchAt ? `last match ${signal.lastMatchAt}` : 'no match yet'
-  return `- ${signal.name} [${signal.status}, backfill ${signal.backfillStatus}] · ${plural(signal.matchCount, 'match', 'matches')} · ${last} (id ${signal.id})\n  Prompt: ${signal.prompt}`
+  return `- ${untrusted.wrap(signal.name)} [${signal.status}, backfill ${signal.backfillStatus}] · ${plural(signal.matchCount, 'match', 'matches')} · ${last} (id ${signal.id})\n  Prompt: ${untrusted.wrap(signal.prompt)}`
 }
 
-export function insightLine(insight: Insight): string {
-  return `- ${insight.intervalStart} to ${insight.intervalEnd} · ${plural(insight.sessionsCount, 'session')} · ${insight.contentPreview} (id ${insight.id})`
+export function insightLine(insight: Insight, untrusted: UntrustedMarkers): string {
+  return `- ${insight.intervalStart} to ${insight.intervalEnd} · ${plural(insight.sessionsCount, 'session')} · ${untrusted.wrap(insight.contentPreview)} (id ${insight.id})`
 }

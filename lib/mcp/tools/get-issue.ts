@@ -5,6 +5,7 @@ import { Issue } from '@/lib/issues/views'
 import { issueIdInput } from '../inputs'
 import { issueDetails } from '../text'
 import { defineTool } from '../tool'
+import { UNTRUSTED_TOOL_NOTE, untrustedMarkers } from '../untrusted'
 
 /** GET /api/v1/issues/{issueId} as a tool. */
 export const getIssueTool = defineTool({
@@ -14,6 +15,7 @@ export const getIssueTool = defineTool({
     'Get one issue of your organization by id: title, description, status, priority, affected',
     'sessions, steps to replicate, replay preview link, linked ticket and whether an AI review',
     'verified it. Use it before fixing or triaging an issue found with list_issues.',
+    UNTRUSTED_TOOL_NOTE,
   ].join(' '),
   inputSchema: z.object({ issueId: issueIdInput }),
   outputSchema: z.object({ issue: Issue }),
@@ -22,6 +24,6 @@ export const getIssueTool = defineTool({
   annotations: { title: 'Get issue', readOnlyHint: true, destructiveHint: false, openWorldHint: false },
   async handler(input, { db, principal }) {
     const issue = await getIssue(db, principal, input.issueId)
-    return { structured: { issue }, text: issueDetails(issue) }
+    return { structured: { issue }, text: issueDetails(issue, untrustedMarkers()) }
   },
 })

@@ -6,6 +6,7 @@ import { Insight } from '@/lib/insights/views'
 import { cursorInput, limitInput, moreLine, nextCursorOutput, plural } from '../inputs'
 import { insightLine } from '../text'
 import { defineTool } from '../tool'
+import { UNTRUSTED_TOOL_NOTE, untrustedMarkers } from '../untrusted'
 
 /** GET /api/v1/insights as a tool. */
 export const listInsightsTool = defineTool({
@@ -15,6 +16,7 @@ export const listInsightsTool = defineTool({
     "List your organization's AI insights, newest first: periodic summaries of what happened",
     'across the recorded sessions of an interval (trends, new problems), each with the interval,',
     'the number of sessions it covers and a preview of its text. Page with the returned nextCursor.',
+    UNTRUSTED_TOOL_NOTE,
   ].join(' '),
   inputSchema: z.object({ limit: limitInput(INSIGHTS_PAGE), cursor: cursorInput }),
   outputSchema: z.object({ insights: z.array(Insight), nextCursor: nextCursorOutput }),
@@ -26,9 +28,11 @@ export const listInsightsTool = defineTool({
       limit: input.limit,
       cursor: parseCursor(input.cursor ?? null),
     })
+    const untrusted = untrustedMarkers()
     const text = [
       `${plural(page.items.length, 'insight')}, newest first:`,
-      ...page.items.map(insightLine),
+      untrusted.note,
+      ...page.items.map((item) => insightLine(item, untrusted)),
       moreLine('list_insights', page.nextCursor),
     ]
     return { structured: { insights: page.items, nextCursor: page.nextCursor }, text: text.join('\n') }

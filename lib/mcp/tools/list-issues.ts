@@ -6,6 +6,7 @@ import { IssueListItem } from '@/lib/issues/views'
 import { cursorInput, issueStatus, limitInput, moreLine, nextCursorOutput, plural } from '../inputs'
 import { issueLine } from '../text'
 import { defineTool } from '../tool'
+import { UNTRUSTED_TOOL_NOTE, untrustedMarkers } from '../untrusted'
 
 /** GET /api/v1/issues as a tool. */
 export const listIssuesTool = defineTool({
@@ -17,6 +18,7 @@ export const listIssuesTool = defineTool({
     'Filter by status; page with the returned nextCursor. Each issue has its id, title,',
     'status, priority and number of affected sessions; call get_issue for the description,',
     'steps to replicate and replay link of one issue.',
+    UNTRUSTED_TOOL_NOTE,
   ].join(' '),
   inputSchema: z.object({
     limit: limitInput(ISSUES_PAGE),
@@ -34,9 +36,11 @@ export const listIssuesTool = defineTool({
       status: input.status,
     })
     const filter = input.status ? ` with status ${input.status}` : ''
+    const untrusted = untrustedMarkers()
     const text = [
       `${plural(page.items.length, 'issue')}${filter}, newest first:`,
-      ...page.items.map(issueLine),
+      untrusted.note,
+      ...page.items.map((item) => issueLine(item, untrusted)),
       moreLine('list_issues', page.nextCursor),
     ]
     return { structured: { issues: page.items, nextCursor: page.nextCursor }, text: text.join('\n') }

@@ -6,6 +6,7 @@ import { Signal } from '@/lib/signals/views'
 import { cursorInput, limitInput, moreLine, nextCursorOutput, plural } from '../inputs'
 import { signalLine } from '../text'
 import { defineTool } from '../tool'
+import { UNTRUSTED_TOOL_NOTE, untrustedMarkers } from '../untrusted'
 
 /** GET /api/v1/signals as a tool. */
 export const listSignalsTool = defineTool({
@@ -15,6 +16,7 @@ export const listSignalsTool = defineTool({
     "List your organization's signals, newest first: saved prompts that every recorded session",
     'is matched against (for example "users who fail to pay"), with how many sessions matched',
     'and when the last one did. Page with the returned nextCursor.',
+    UNTRUSTED_TOOL_NOTE,
   ].join(' '),
   inputSchema: z.object({ limit: limitInput(SIGNALS_PAGE), cursor: cursorInput }),
   outputSchema: z.object({ signals: z.array(Signal), nextCursor: nextCursorOutput }),
@@ -26,9 +28,11 @@ export const listSignalsTool = defineTool({
       limit: input.limit,
       cursor: parseCursor(input.cursor ?? null),
     })
+    const untrusted = untrustedMarkers()
     const text = [
       `${plural(page.items.length, 'signal')}, newest first:`,
-      ...page.items.map(signalLine),
+      untrusted.note,
+      ...page.items.map((item) => signalLine(item, untrusted)),
       moreLine('list_signals', page.nextCursor),
     ]
     return { structured: { signals: page.items, nextCursor: page.nextCursor }, text: text.join('\n') }
