@@ -32,14 +32,17 @@ import {
 
 /**
  * Load and soak: `npx tsx tests/bench/load-soak.ts [--minutes 10] [--ingest-rps 20]
- * [--read-rps 10] [--mcp-rps 6] [--throttle-rps 6] [--sessions 8] [--events-per-batch 10]`.
+ * [--read-rps 10] [--mcp-rps 6] [--throttle-rps 6] [--sessions 8] [--events-per-batch 10]
+ * [--hostile-every 100]`.
  *
  * Against the production build (`next start`) on a fresh Postgres database (created on
  * DATABASE_URL's server, default postgres://postgres@127.0.0.1:5432/test, dropped at the
  * end), loopback only, for a bounded time at steady paced rates: real recordings ingested as
  * sessions (several in parallel, each ending with `flush: "final"`), Data API reads (list +
  * single issue), MCP tools/call (list_issues, get_issue; svc_mcp_ keys and OAuth access
- * tokens alternately), one key read past its limit on purpose (its 429s are the only
+ * tokens alternately), one session in a hundred carrying megabyte strings built to stall the
+ * analyser (analysed in a worker under a time and memory budget: it may end `failed` with the
+ * budget's reason, and the Data API must not notice), one key read past its limit on purpose (its 429s are the only
  * acceptable non-2xx), and the issue.created webhook deliveries that processing causes, to
  * an HTTPS receiver on 127.0.0.1. Every 10 s it prints per-route throughput, p50/p99 and
  * errors, the server's memory (RSS and anonymous RSS from /proc; the V8 heap from a probe
@@ -72,6 +75,10 @@ const MCP_RPS = option('mcp-rps', 6)
 const THROTTLE_RPS = option('throttle-rps', 6)
 const PARALLEL_SESSIONS = Math.max(1, Math.round(option('sessions', 8)))
 const EVENTS_PER_BATCH = Math.max(1, Math.round(option('events-per-batch', 10)))
+// One session in this many carries an attacker's batch (tests/helpers/hostile-events.ts); 0: none.
+const HOSTILE_EVERY = Math.round(option('hostile-every', 100))
+// How the reason of a session stopped by the analysis budget begins (lib/processing).
+const BUDGET_REASON_PREFIX = 'Analysis stopped'
 const SAMPLE_SECONDS = 10
 // The limits per key are 100/min (ingest) and 300/min (reads, MCP per key or per OAuth
 // client); keys rotate per request and get at most half their budget, so no stream but the
@@ -237,6 +244,7 @@ async function main(): Promise<number> {
     runId: `soak${Date.now().toString(36)}`,
     perBatch: EVENTS_PER_BATCH,
     parallelSessions: PARALLEL_SESSIONS,
+    hostileEvery: HOSTILE_EVERY,
   })
 
   // Webhook arrivals: latency from the event's occurredAt (the issue's creation) to receipt.
@@ -343,7 +351,7 @@ async function main(): Promise<number> {
     const [row] = await sql<{ open: number; pending: number; undispatched: number }[]>`
       select
         (select count(*)::int from replay_sessions
-          where organization_id = ${seed.organizationId} and status <> 'processed') as open,
+          where organization_id = ${seed.organizationId} and status not in ('processed', 'failed')) as open,
         (select count(*)::int from webhook_deliveries
           where organization_id = ${seed.organizationId} and status = 'pending') as pending,
         (select count(*)::int from outbox
@@ -382,16 +390,23 @@ async function main(): Promise<number> {
   const sessionRows = await sql<{ session: string; status: string; reason: string | null }[]>`
     select external_id as session, status, failure_reason as reason from replay_sessions
     where organization_id = ${seed.organizationId}`
-  const notProcessed = sessionRows.filter((r) => r.status !== 'processed')
+  // A hostile session may end failed, but only with the analysis budget's reason.
+  const hostile = sessionRows.filter((r) => r.session.includes('-hostile-'))
+  const overBudget = (r: (typeof sessionRows)[number]) =>
+    r.status === 'failed' && (r.reason ?? '').startsWith(BUDGET_REASON_PREFIX)
+  const hostileFailed = hostile.filter(overBudget)
+  const notProcessed = sessionRows.filter((r) => r.status !== 'processed' && !hostileFailed.includes(r))
   const sessionsWithBatches = new Set([...ingest.accepted].map((k) => k.slice(0, k.lastIndexOf(':'))))
   const absent = [...sessionsWithBatches].filter((s) => !sessionRows.some((r) => r.session === s))
   if (notProcessed.length > 0 || absent.length > 0)
     problems.push(
-      `sessions: ${sessionRows.length - notProcessed.length} of ${sessionsWithBatches.size} processed; not processed: ${notProcessed
+      `sessions: ${sessionRows.length - notProcessed.length} of ${sessionsWithBatches.size} processed (or hostile and over budget); not processed: ${notProcessed
         .slice(0, 5)
         .map((r) => `${r.session} ${r.status} ${r.reason ?? ''}`)
         .join('; ')}${absent.length ? `; ${absent.length} without a row` : ''}`,
     )
+  if (HOSTILE_EVERY > 0 && hostile.length === 0)
+    warnings.push('no hostile session was started: the run was too short for one in every --hostile-every')
   const incomplete = ingest.active.length
   if (incomplete > 0) problems.push(`${incomplete} sessions could not send all their batches`)
 
@@ -524,7 +539,7 @@ async function main(): Promise<number> {
     `batches: ${ingest.accepted.size} accepted, ${storedKeys.length} stored, ${duplicates} duplicates, ${missing.length} missing, ${blobs} blobs`,
   )
   out(
-    `sessions: ${ingest.sessions.size} started, ${sessionRows.length - notProcessed.length} processed (settled ${settleSeconds} s after the load)`,
+    `sessions: ${ingest.sessions.size} started, ${sessionRows.length - notProcessed.length - hostileFailed.length} processed, ${hostile.length} hostile (${hostile.length - hostileFailed.length} processed, ${hostileFailed.length} failed over the analysis budget) (settled ${settleSeconds} s after the load)`,
   )
   out(
     `webhooks: ${webhook.issuesCreated} issues, ${webhook.issueCreatedEvents} issue.created events, ${webhook.deliveries} deliveries, ${webhook.succeeded} succeeded, ${webhook.received} received, ${webhook.receivedTwice} twice, ${webhook.neverReceived} never, ${webhook.retried} retried`,
@@ -560,6 +575,7 @@ async function main(): Promise<number> {
         throttleRps: THROTTLE_RPS,
         parallelSessions: PARALLEL_SESSIONS,
         eventsPerBatch: EVENTS_PER_BATCH,
+        hostileEvery: HOSTILE_EVERY,
       },
       machine: { cpus: os.cpus().length, node: process.version, loadBeforePercent: busyBefore },
       loadSeconds: round(loadSeconds, 1),
@@ -595,7 +611,9 @@ async function main(): Promise<number> {
       },
       sessions: {
         started: ingest.sessions.size,
-        processed: sessionRows.length - notProcessed.length,
+        processed: sessionRows.length - notProcessed.length - hostileFailed.length,
+        hostile: hostile.length,
+        hostileFailedOverBudget: hostileFailed.length,
         settleSeconds,
       },
       webhooks: webhook,

@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { type Agent, request } from 'node:http'
 import path from 'node:path'
+import type { RrwebEvent } from '@/lib/analysis/types'
+import { hostileEvents } from '../helpers/hostile-events'
 import { type Latency, round, summarize } from './data-api-load'
 
 /**
@@ -205,12 +207,6 @@ export class IssuePool {
 // ---------------------------------------------------------------------------------------------
 // Recordings and sessions
 
-interface RrwebEvent {
-  type: number
-  timestamp: number
-  data: unknown
-}
-
 interface RecordingSource {
   name: string
   /** The recording's events as JSON text, so a variant is a plain text replacement. */
@@ -269,55 +265,61 @@ export class SoakSession {
     readonly externalId: string,
     readonly recording: string,
     readonly bodies: string[],
+    readonly hostile = false,
   ) {}
 }
 
 /**
  * Session n: recording n mod the number of recordings, moved in time so that it ended a
  * second ago, split into batches of `perBatch` events exactly as rrweb emitted them, the last
- * one `flush: "final"`.
+ * one `flush: "final"`. A hostile session also carries, after its first batch, what an
+ * attacker with the public ingest key can send (tests/helpers/hostile-events.ts), one event a
+ * batch so that each stays under the 5 MiB wire limit.
  */
 export function makeSession(
   recordings: RecordingSource[],
   n: number,
   runId: string,
   perBatch: number,
+  hostile = false,
 ): SoakSession {
   const source = recordings[n % recordings.length]!
   const text = source.variant ? source.variant(word(n))(source.eventsJson) : source.eventsJson
   const original = JSON.parse(text) as RrwebEvent[]
   const offset = Date.now() - 1_000 - (original.at(-1)?.timestamp ?? 0)
   const events = original.map((event) => ({ ...event, timestamp: event.timestamp + offset }))
-  const externalId = `${runId}-${n}-${source.name}`
+  const externalId = `${runId}-${n}-${hostile ? 'hostile-' : ''}${source.name}`
   const startedAt = events[0]?.timestamp ?? Date.now()
+  const chunks: RrwebEvent[][] = []
+  for (let i = 0; i < events.length; i += perBatch) chunks.push(events.slice(i, i + perBatch))
+  if (hostile) {
+    const [meta, snapshot, ...rest] = hostileEvents(chunks[0]?.at(-1)?.timestamp ?? startedAt)
+    chunks.splice(1, 0, [meta!, snapshot!], ...rest.map((event) => [event]))
+  }
   let pageUrl = events.map(hrefOf).find((href) => href !== undefined) ?? 'http://127.0.0.1/'
   const entryUrl = pageUrl
-  const bodies: string[] = []
-  for (let i = 0, sequence = 0; i < events.length; i += perBatch, sequence++) {
-    const chunk = events.slice(i, i + perBatch)
+  const bodies = chunks.map((chunk, sequence) => {
     for (const event of chunk) pageUrl = hrefOf(event) ?? pageUrl
-    bodies.push(
-      JSON.stringify({
-        session: {
-          id: externalId,
-          windowId: 'w1',
-          startedAt,
-          lastActivityAt: chunk.at(-1)!.timestamp,
-          url: entryUrl,
-        },
-        user: {
-          anonymousId: `anon-${n % 97}`,
-          id: null,
-          properties: { email: `user${n % 97}@example.com`, name: 'Soak user' },
-        },
-        page: { url: pageUrl, referrer: null, viewport: { width: 1280, height: 800 } },
-        replay: { events: chunk, sequence },
-        metadata: { userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0', language: 'en' },
-        flush: i + perBatch >= events.length ? 'final' : 'normal',
-      }),
-    )
-  }
-  return new SoakSession(externalId, source.name, bodies)
+    return JSON.stringify({
+      session: {
+        id: externalId,
+        windowId: 'w1',
+        startedAt,
+        lastActivityAt: chunk.at(-1)!.timestamp,
+        url: entryUrl,
+      },
+      user: {
+        anonymousId: `anon-${n % 97}`,
+        id: null,
+        properties: { email: `user${n % 97}@example.com`, name: 'Soak user' },
+      },
+      page: { url: pageUrl, referrer: null, viewport: { width: 1280, height: 800 } },
+      replay: { events: chunk, sequence },
+      metadata: { userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0', language: 'en' },
+      flush: sequence === chunks.length - 1 ? 'final' : 'normal',
+    })
+  })
+  return new SoakSession(externalId, source.name, bodies, hostile)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -342,6 +344,8 @@ export class IngestStream {
       runId: string
       perBatch: number
       parallelSessions: number
+      /** Every Nth session is hostile (0: none). */
+      hostileEvery: number
     },
   ) {
     this.key = rotation(options.keys)
@@ -354,11 +358,14 @@ export class IngestStream {
   private pick(): SoakSession {
     const free = this.active.find((s) => !s.inFlight)
     if (free && this.active.length >= this.options.parallelSessions) return free
+    const n = this.created++
+    const every = this.options.hostileEvery
     const session = makeSession(
       this.options.recordings,
-      this.created++,
+      n,
       this.options.runId,
       this.options.perBatch,
+      every > 0 && n % every === every - 1,
     )
     this.active.push(session)
     this.sessions.add(session.externalId)
