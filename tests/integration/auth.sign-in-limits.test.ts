@@ -50,7 +50,11 @@ async function loadApp() {
   const { useDatabase: installDatabase } = await import('@/lib/db')
   installDatabase(database)
   const { createMemoryRateLimiter, useRateLimiter: installRateLimiter } = await import('@/lib/ratelimit')
-  installRateLimiter(createMemoryRateLimiter())
+  // A clock held one second into a 15-minute window: at a real window boundary the sliding
+  // window's weighting rounds the previous window's failures down, and the delays the test
+  // reads would depend on when it runs.
+  const windowStart = Math.floor(Date.now() / 900_000) * 900_000
+  installRateLimiter(createMemoryRateLimiter({ now: () => windowStart + 1_000 }))
   const signInRate = await import('@/lib/auth/sign-in-rate')
   const nextAuthRoute = (await import('@/app/api/auth/[...nextauth]/route')) as AppRouteUserlandModule
   const module = new AppRouteRouteModule({
