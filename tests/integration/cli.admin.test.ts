@@ -366,16 +366,16 @@ describe('admin CLI', () => {
 })
 
 describe('admin CLI as a process', () => {
+  // A clean environment: vitest's own (BASE_URL='/', MODE, ...) must not leak into the CLI.
+  const cleanEnvironment = () => ({
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+  })
   const run = (env: Record<string, string>, ...argv: string[]) =>
     exec('npm', ['run', '--silent', 'admin', '--', ...argv], {
-      // A clean environment: vitest's own (BASE_URL='/', MODE, ...) must not leak into the CLI.
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'silent',
-        ...env,
-      },
+      env: { ...cleanEnvironment(), ...env },
       cwd: process.cwd(),
     }).then(
       (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
@@ -391,7 +391,8 @@ describe('admin CLI as a process', () => {
       ? { DATABASE_URL: database.url }
       : { DATA_DIR: mkdtempSync(path.join(tmpdir(), 'cli-')), DATABASE_URL: '' }
 
-  it('prints one JSON object on stdout and nothing else', async () => {
+  // One data directory for both: on PGlite each new directory costs the process a migration.
+  it('prints one JSON object on stdout and nothing else, and reads --password-stdin from its standard input', async () => {
     const env = target()
     const created = await run(env, 'org:create', '--name', 'Acme', '--json')
     expect(created.code).toBe(0)
@@ -401,11 +402,7 @@ describe('admin CLI as a process', () => {
     const key = await run(env, 'key:create', '--org', org.id, '--type', 'ingest', '--json')
     expect(key.code).toBe(0)
     expect(JSON.parse(key.stdout).key).toMatch(/^svc_pk_[A-Za-z0-9_-]{43}$/)
-  }, 180_000)
 
-  it('reads --password-stdin from the process’s standard input', async () => {
-    const env = target()
-    const org = JSON.parse((await run(env, 'org:create', '--name', 'Piped', '--json')).stdout)
     const pending = exec(
       'npm',
       [
@@ -420,22 +417,13 @@ describe('admin CLI as a process', () => {
         '--org',
         String(org.id),
       ],
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: process.env.HOME ?? '',
-          NODE_ENV: 'test',
-          LOG_LEVEL: 'silent',
-          ...env,
-        },
-        cwd: process.cwd(),
-      },
+      { env: { ...cleanEnvironment(), ...env }, cwd: process.cwd() },
     )
     pending.child.stdin?.end('piped password\n')
-    const created = await pending
-    expect(created.stderr).toBe('')
-    expect(created.stdout).toMatch(/^Created member piped@example\.com \(id [0-9a-f-]{36}\) in organization /)
-    expect(created.stdout).toContain(String(org.id))
+    const user = await pending
+    expect(user.stderr).toBe('')
+    expect(user.stdout).toMatch(/^Created member piped@example\.com \(id [0-9a-f-]{36}\) in organization /)
+    expect(user.stdout).toContain(String(org.id))
   }, 180_000)
 
   it('exits non-zero with one line on stderr for an invalid environment variable', async () => {

@@ -14,6 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createDb, type DatabaseHandle } from '@/db/client'
 import { openMigratedDatabase } from '@/db/migrate'
 import { issueSessions, issues, jobRuns, outbox, replayBatches, replaySessions } from '@/db/schema'
+import type { StoredBatch } from '@/lib/analysis-worker/pool'
 import { getConfig } from '@/lib/config'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
@@ -21,6 +22,7 @@ import { buildJobDefinitions, createJobsEngine } from '@/lib/jobs'
 import type { JobsEngine } from '@/lib/jobs/types'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { EVENTS } from '@/lib/outbox/events'
+import { getSessionAnalysis } from '@/lib/processing/analyse-session'
 import { getBlobStore, setBlobStoreForTests } from '@/lib/storage'
 import type { BlobStore } from '@/lib/storage/types'
 import { recorderBatches } from '../helpers/batches'
@@ -48,6 +50,8 @@ function settles<T>(what: string, promise: Promise<T>): Promise<T> {
 }
 
 /** A body as the recorder sends it: one batch of a session. */
+async function* noBatches(): AsyncGenerator<StoredBatch> {}
+
 function batchBody(sessionId: string, sequence: number, flush: 'normal' | 'final' = 'normal') {
   const now = Date.now() - 60_000
   const events = [
@@ -278,6 +282,10 @@ describe.skipIf(!serverUrl)('database faults (real Postgres through a cuttable p
         return real.stream(key)
       },
     }
+    // A warm analysis worker: one started cold from TypeScript source under a loaded machine
+    // can take longer than the cut lasts, and the whole pass would then run after the restore.
+    const analysis = getSessionAnalysis()
+    await analysis.pool.analyse(noBatches(), {}, analysis.budget)
     setBlobStoreForTests(gated)
     const engine: JobsEngine = createJobsEngine({ kind: 'in-process' }, buildJobDefinitions(getConfig()), {
       inProcess: {

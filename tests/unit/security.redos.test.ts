@@ -138,7 +138,9 @@ describe('regular expressions in lib/', () => {
     expect(unexplained).toEqual([])
   })
 
-  it(
+  // No database is involved and the proof takes ~15 s, so CI's pass on PostgreSQL (which sets
+  // DATABASE_URL) leaves it to the pass on PGlite, which runs the same code.
+  it.skipIf(Boolean(process.env.DATABASE_URL))(
     'proves every pattern free of super-linear backtracking (recheck)',
     async () => {
       // The same pattern in several places is checked once and reported at each.
