@@ -367,7 +367,7 @@ describe('admin CLI', () => {
 
 describe('admin CLI as a process', () => {
   // A clean environment: vitest's own (BASE_URL='/', MODE, ...) must not leak into the CLI.
-  const cleanEnvironment = () => ({
+  const cleanEnvironment = (): NodeJS.ProcessEnv => ({
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
     NODE_ENV: 'test',
