@@ -1,17 +1,13 @@
 // next-auth's route handler needs Next's request scope on globalThis before Next loads (see
 // security.cookies.test.ts, whose harness this file shares): so this comes first.
 import 'next/dist/server/node-environment-baseline'
-import type { RouteKind } from 'next/dist/server/route-kind'
-import {
-  type AppRouteRouteHandlerContext,
-  AppRouteRouteModule,
-  type AppRouteUserlandModule,
-} from 'next/dist/server/route-modules/app-route/module.compiled'
+import type { AppRouteUserlandModule } from 'next/dist/server/route-modules/app-route/module.compiled'
 import { NextRequest } from 'next/server'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { createUser } from '@/lib/users/create-user'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { nextAuthRouteHandler } from '../helpers/next-auth-route'
 
 /**
  * Sign-in limits where users meet them: the real next-auth credentials callback, run by Next's
@@ -57,44 +53,23 @@ async function loadApp() {
   installRateLimiter(createMemoryRateLimiter({ now: () => windowStart + 1_000 }))
   const signInRate = await import('@/lib/auth/sign-in-rate')
   const nextAuthRoute = (await import('@/app/api/auth/[...nextauth]/route')) as AppRouteUserlandModule
-  const module = new AppRouteRouteModule({
-    userland: () => nextAuthRoute,
-    definition: {
-      kind: 'APP_ROUTE' as RouteKind.APP_ROUTE,
-      page: '/api/auth/[...nextauth]/route',
-      pathname: '/api/auth/[...nextauth]',
-      filename: 'route',
-      bundlePath: 'app/api/auth/[...nextauth]/route',
-    },
-    distDir: '.next',
-    relativeProjectDir: '',
-    resolvedPagePath: 'app/api/auth/[...nextauth]/route.ts',
-    nextConfigOutput: undefined,
-  })
-  const context = (action: string[]) =>
-    ({
-      params: { nextauth: action },
-      renderOpts: { experimental: { cacheComponents: false, authInterrupts: false } },
-      sharedContext: { buildId: 'test', deploymentId: '' },
-    }) as unknown as AppRouteRouteHandlerContext
+  const handle = nextAuthRouteHandler(nextAuthRoute)
 
   // One CSRF token and cookie for the whole test, as one browser keeps them.
   let csrf: Promise<{ csrfToken: string; cookie: string }> | undefined
   const csrfOnce = () =>
-    (csrf ??= module
-      .handle(new NextRequest(`${BASE}/api/auth/csrf`), context(['csrf']))
-      .then(async (response) => ({
-        csrfToken: ((await response.json()) as { csrfToken: string }).csrfToken,
-        cookie: response.headers
-          .getSetCookie()
-          .map((c) => c.split(';')[0])
-          .join('; '),
-      })))
+    (csrf ??= handle(new NextRequest(`${BASE}/api/auth/csrf`), ['csrf']).then(async (response) => ({
+      csrfToken: ((await response.json()) as { csrfToken: string }).csrfToken,
+      cookie: response.headers
+        .getSetCookie()
+        .map((c) => c.split(';')[0])
+        .join('; '),
+    })))
 
   /** One sign-in form submission from `ip`: the error code next-auth answers with, or 'signed-in'. */
   async function signIn(email: string, password: string, ip: string): Promise<string> {
     const { csrfToken, cookie } = await csrfOnce()
-    const response = await module.handle(
+    const response = await handle(
       new NextRequest(`${BASE}/api/auth/callback/credentials`, {
         method: 'POST',
         headers: { 'x-forwarded-for': ip, cookie, 'content-type': 'application/x-www-form-urlencoded' },
@@ -106,7 +81,7 @@ async function loadApp() {
           json: 'true',
         }).toString(),
       }),
-      context(['callback', 'credentials']),
+      ['callback', 'credentials'],
     )
     const url = new URL(((await response.json()) as { url: string }).url)
     if (url.searchParams.has('error')) return url.searchParams.get('error')!

@@ -4,17 +4,13 @@
 import 'next/dist/server/node-environment-baseline'
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
-import type { RouteKind } from 'next/dist/server/route-kind'
-import {
-  type AppRouteRouteHandlerContext,
-  AppRouteRouteModule,
-  type AppRouteUserlandModule,
-} from 'next/dist/server/route-modules/app-route/module.compiled'
+import type { AppRouteUserlandModule } from 'next/dist/server/route-modules/app-route/module.compiled'
 import { NextRequest } from 'next/server'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { createUser } from '@/lib/users/create-user'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { nextAuthRouteHandler } from '../helpers/next-auth-route'
 
 /**
  * Every cookie the service sets, as a browser receives it. The service sets no cookie of its own
@@ -119,21 +115,7 @@ async function loadApp(setup: Setup) {
   const { captureLogs } = await import('../helpers/logs')
   const { checkSignInRate } = await import('@/lib/auth/sign-in-rate')
 
-  const module = new AppRouteRouteModule({
-    userland: () => nextAuthRoute,
-    definition: {
-      // RouteKind is a const enum in Next's declarations; its value is this string.
-      kind: 'APP_ROUTE' as RouteKind.APP_ROUTE,
-      page: '/api/auth/[...nextauth]/route',
-      pathname: '/api/auth/[...nextauth]',
-      filename: 'route',
-      bundlePath: 'app/api/auth/[...nextauth]/route',
-    },
-    distDir: '.next',
-    relativeProjectDir: '',
-    resolvedPagePath: 'app/api/auth/[...nextauth]/route.ts',
-    nextConfigOutput: undefined,
-  })
+  const handle = nextAuthRouteHandler(nextAuthRoute)
 
   /** One request to /api/auth/<action...> through Next's app-route module, as `next start` runs it. */
   const auth = (
@@ -148,13 +130,7 @@ async function loadApp(setup: Setup) {
       headers,
       body: init.form ? new URLSearchParams(init.form).toString() : undefined,
     })
-    // The parts of Next's per-request context a route handler without caching reads.
-    const context = {
-      params: { nextauth: action },
-      renderOpts: { experimental: { cacheComponents: false, authInterrupts: false } },
-      sharedContext: { buildId: 'test', deploymentId: '' },
-    } as unknown as AppRouteRouteHandlerContext
-    return module.handle(request, context)
+    return handle(request, action)
   }
 
   const config = getConfig()
