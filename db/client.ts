@@ -78,6 +78,11 @@ export async function createDb(
       onnotice: () => {},
       // Fail fast on an unreachable server instead of hanging a request for minutes.
       connect_timeout: 10,
+      // postgres.js otherwise asks for the array types on every new connection and drops that
+      // query's promise: a connection lost at that moment (a database incident) becomes an
+      // unhandled rejection, which ends the process (porsager/postgres#1192, #1205, #1223).
+      // Drizzle parses array columns itself, and no raw query of ours returns an array.
+      fetch_types: false,
       // A documented postgres.js option its type declarations leave out.
       socket: failFastSocket,
     }

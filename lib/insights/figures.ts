@@ -62,7 +62,7 @@ export async function intervalFigures(
   const byPage = rowsOf(
     await db.execute(sql`
       select i.kind, coalesce(i.evidence->>'pathPattern', '/') as path, count(distinct l.session_id) as sessions,
-             array_agg(distinct i.id::text) as issue_ids
+             json_agg(distinct i.id::text) as issue_ids
       from issue_sessions l join issues i on i.id = l.issue_id
       where l.organization_id = ${organizationId} and l.created_at >= ${from}::timestamptz and l.created_at < ${to}::timestamptz
         and i.source_type = 'session_analysis'

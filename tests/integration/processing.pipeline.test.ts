@@ -15,6 +15,7 @@ import { setLanguageModelForTests } from '@/lib/ai/model'
 import { getConfig } from '@/lib/config'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
+import { intervalFigures } from '@/lib/insights/figures'
 import { generateInsightsForInterval } from '@/lib/insights/generate'
 import { buildJobDefinitions, createJobsEngine, getJobsEngine } from '@/lib/jobs'
 import type { JobsEngine } from '@/lib/jobs/types'
@@ -343,5 +344,16 @@ describe('session processing through the in-process engine', () => {
     expect(insight!.content).toContain('sessions from')
     const empty = { start: new Date('2020-01-01T00:00:00Z'), end: new Date('2020-01-02T00:00:00Z') }
     expect(await generateInsightsForInterval(database.db, empty)).toBe(0)
+
+    // The ids behind each (kind, page) come back as a list on both drivers (on postgres.js,
+    // which does not fetch array types, an array aggregate would arrive as text).
+    const figures = await intervalFigures(database.db, organizationId, interval.start, interval.end)
+    const orgIssues = await database.db
+      .select({ id: issues.id, kind: issues.kind })
+      .from(issues)
+      .where(and(eq(issues.organizationId, organizationId), eq(issues.sourceType, 'session_analysis')))
+    expect(figures.frictionByPage.length).toBeGreaterThan(0)
+    const listed = figures.frictionByPage.flatMap((row) => row.issueIds)
+    expect(new Set(listed)).toEqual(new Set(orgIssues.map((issue) => issue.id)))
   })
 })
