@@ -12,5 +12,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     setupFiles: ['tests/helpers/setup.ts'],
+    globalSetup: ['tests/helpers/database-template.global.ts'],
   },
 })

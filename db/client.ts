@@ -24,6 +24,8 @@ export interface DatabaseHandle {
 export interface CreateDbOptions {
   /** PGlite only: 'memory' for a throw-away database (tests), otherwise files under dataDir. */
   memory?: boolean
+  /** PGlite in memory only: start from this dump of a data directory (a test's migrated template). */
+  template?: Blob
   /** postgres.js pool size; the default suits a serverless function or one Node process. */
   maxConnections?: number
   /** Who holds the embedded database, shown to a second process that tries to open it. */
@@ -94,7 +96,9 @@ export async function createDb(
   let lock: DataDirLock | undefined
   if (!options.memory) lock = await acquireDataDirLock(choice.dataDir, options.holder ?? 'process')
   try {
-    const client = options.memory ? new PGlite() : new PGlite(choice.dataDir)
+    const client = options.memory
+      ? new PGlite(options.template ? { loadDataDir: options.template } : {})
+      : new PGlite(choice.dataDir)
     await client.waitReady
     // Both drivers extend PgDatabase; only their result-type parameter differs, which our
     // queries never depend on, so one cast here keeps every query written once.

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import postgres from 'postgres'
+import { inject } from 'vitest'
 import type { DatabaseHandle } from '@/db/client'
 import { openMigratedDatabase } from '@/db/migrate'
 
@@ -13,15 +15,29 @@ export interface TestDatabase extends DatabaseHandle {
   url?: string
 }
 
+let pgliteTemplate: Blob | undefined
+
+/** The migrated template of this run (tests/helpers/database-template.global.ts), read once per file. */
+function pgliteTemplateDump(): Blob | undefined {
+  const file = inject('pgliteTemplateFile')
+  if (!file) return undefined
+  pgliteTemplate ??= new Blob([readFileSync(file)])
+  return pgliteTemplate
+}
+
 export async function createTestDatabase(): Promise<TestDatabase> {
   const url = process.env.DATABASE_URL?.trim()
   if (!url) {
-    return openMigratedDatabase({ kind: 'pglite', dataDir: '' }, { memory: true })
+    return openMigratedDatabase(
+      { kind: 'pglite', dataDir: '' },
+      { memory: true, template: pgliteTemplateDump() },
+    )
   }
   const name = `test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`
+  const template = inject('postgresTemplate')
   const admin = postgres(url, { max: 1, onnotice: () => {} })
   try {
-    await admin.unsafe(`create database "${name}"`)
+    await admin.unsafe(`create database "${name}"${template ? ` template "${template}"` : ''}`)
   } finally {
     await admin.end()
   }
