@@ -1,20 +1,28 @@
 import { afterEach, beforeEach } from 'vitest'
-import { createMemoryRateLimiter, useRateLimiter } from '@/lib/ratelimit'
+import * as rateLimitModule from '@/lib/ratelimit'
+
+type RateLimitModule = Pick<typeof rateLimitModule, 'createMemoryRateLimiter' | 'useRateLimiter'>
 
 /**
- * Freezes the rate limiter's clock for the tests of one describe block. A sliding window
- * weighs the previous window's count; a test that counts to a limit must not straddle a
- * window boundary on a slow machine, or the count it expects would be right and still fail.
- * Returns the frozen time (epoch ms).
+ * Installs an in-process limiter whose clock stands still at `at`. A sliding window weighs the
+ * previous window's count; a test that counts to a limit must not straddle a window boundary
+ * on a slow machine, or the count it expects would be right and still fail. A test that
+ * re-imports the app after `vi.resetModules()` passes the module instance its code will use.
  */
+export function holdRateLimitClock(at: number = Date.now(), limits: RateLimitModule = rateLimitModule): void {
+  const { useRateLimiter: install, createMemoryRateLimiter } = limits
+  install(createMemoryRateLimiter({ now: () => at }))
+}
+
+/** Holds the limiter's clock for each test of one describe block; returns the held time (epoch ms). */
 export function freezeRateLimitClock(): { now: () => number } {
   let frozen = Date.now()
   beforeEach(() => {
     frozen = Date.now()
-    useRateLimiter(createMemoryRateLimiter({ now: () => frozen }))
+    holdRateLimitClock(frozen)
   })
   afterEach(() => {
-    useRateLimiter(undefined)
+    rateLimitModule.useRateLimiter(undefined)
   })
   return { now: () => frozen }
 }

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { createUser } from '@/lib/users/create-user'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { holdRateLimitClock } from '../helpers/frozen-rate-limit'
 import { nextAuthRouteHandler } from '../helpers/next-auth-route'
 
 /**
@@ -45,12 +46,11 @@ async function loadApp() {
   vi.stubEnv('NEXTAUTH_URL', undefined)
   const { useDatabase: installDatabase } = await import('@/lib/db')
   installDatabase(database)
-  const { createMemoryRateLimiter, useRateLimiter: installRateLimiter } = await import('@/lib/ratelimit')
   // A clock held one second into a 15-minute window: at a real window boundary the sliding
   // window's weighting rounds the previous window's failures down, and the delays the test
   // reads would depend on when it runs.
   const windowStart = Math.floor(Date.now() / 900_000) * 900_000
-  installRateLimiter(createMemoryRateLimiter({ now: () => windowStart + 1_000 }))
+  holdRateLimitClock(windowStart + 1_000, await import('@/lib/ratelimit'))
   const signInRate = await import('@/lib/auth/sign-in-rate')
   const nextAuthRoute = (await import('@/app/api/auth/[...nextauth]/route')) as AppRouteUserlandModule
   const handle = nextAuthRouteHandler(nextAuthRoute)

@@ -5,10 +5,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { POST as register } from '@/app/api/oauth/register/route'
 import { parseConfig, setConfigForTests } from '@/lib/config'
 import { useDatabase } from '@/lib/db'
-import { createMemoryRateLimiter, useRateLimiter } from '@/lib/ratelimit'
+import { useRateLimiter } from '@/lib/ratelimit'
 // The very module `npm start` runs (server.mjs imports it), in front of the real route handler.
 import { createFrontServer, FRONT_SERVER_MARKER, markFrontServer } from '../../server/front.mjs'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { holdRateLimitClock } from '../helpers/frozen-rate-limit'
 
 const REDIRECT = 'http://127.0.0.1:7777/callback'
 
@@ -35,9 +36,8 @@ let base: string
 
 function useHops(hops: number) {
   setConfigForTests(parseConfig({ ...process.env, TRUSTED_PROXY_HOPS: String(hops) }))
-  // A held clock: a run that crossed the hour would see the sliding window round one count away.
-  const frozen = Date.now()
-  useRateLimiter(createMemoryRateLimiter({ now: () => frozen }))
+  // A run that crossed the hour would see the sliding window round one count away.
+  holdRateLimitClock()
 }
 
 function registerVia(headers: Record<string, string>) {
