@@ -79,6 +79,12 @@ export function spawnAnalysisWorker(options: WorkerOptions): Worker {
   return typeScriptWorker(path.join(path.dirname(fileURLToPath(import.meta.url)), 'worker.ts'), options)
 }
 
+/**
+ * A worker that fails to start says nothing about the session: its analysis fails with an
+ * ordinary error and is retried, unlike one stopped over its budget.
+ */
+const WORKER_START_TIMEOUT_MS = 60_000
+
 function isOutOfMemory(error: unknown): boolean {
   return (error as { code?: unknown } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY'
 }
@@ -198,7 +204,11 @@ export class AnalysisPool {
     }
   }
 
-  private start(memoryMb: number): Slot {
+  /**
+   * A new worker, once it has loaded the analyser: starting one (seconds from TypeScript source
+   * on a busy machine) is not counted against the session that happens to need it.
+   */
+  private async start(memoryMb: number): Promise<Slot> {
     const worker = this.spawn({
       resourceLimits: {
         maxOldGenerationSizeMb: memoryMb,
@@ -212,6 +222,29 @@ export class AnalysisPool {
     })
     worker.once('exit', () => this.forget(slot))
     this.slots.push(slot)
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        settle()
+        reject(new Error(`The analysis worker did not start within ${WORKER_START_TIMEOUT_MS / 1000} s`))
+        void this.retire(slot)
+      }, WORKER_START_TIMEOUT_MS)
+      const onReady = (message: FromWorker) => {
+        if (message.type !== 'ready') return
+        settle()
+        resolve()
+      }
+      const onExit = () => {
+        settle()
+        reject(new Error('The analysis worker exited while starting', { cause: slot.error }))
+      }
+      const settle = () => {
+        clearTimeout(timer)
+        worker.off('message', onReady)
+        worker.off('exit', onExit)
+      }
+      worker.on('message', onReady)
+      worker.once('exit', onExit)
+    })
     return slot
   }
 

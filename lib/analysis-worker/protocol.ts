@@ -12,6 +12,8 @@ export type ToWorker =
   | { type: 'finish' }
 
 export type FromWorker =
+  /** Sent once, when the worker has loaded the analyser and listens: its start-up is not a session's time. */
+  | { type: 'ready' }
   | { type: 'batch-done'; sequence: number }
   | { type: 'result'; result: AnalysisResult }
   /** The batch could not be parsed or the analyser threw; the worker stays usable. */

@@ -50,4 +50,5 @@ export function serveAnalysis(port: MessagePort, hooks: ServeHooks = {}): void {
       })
     }
   })
+  reply({ type: 'ready' })
 }

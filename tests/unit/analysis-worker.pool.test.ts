@@ -1,10 +1,12 @@
-import type { WorkerOptions } from 'node:worker_threads'
+import path from 'node:path'
+import { Worker, type WorkerOptions } from 'node:worker_threads'
 import { afterEach, describe, expect, it } from 'vitest'
 import { analyzeEvents } from '@/lib/analysis'
 import type { RrwebEvent } from '@/lib/analysis/types'
 import {
   AnalysisFailed,
   AnalysisPool,
+  AnalysisStopped,
   type StoredBatch,
   spawnAnalysisWorker,
 } from '@/lib/analysis-worker/pool'
@@ -105,6 +107,35 @@ describe('AnalysisPool', () => {
 })
 
 describe('analysis budget configuration', () => {
+  it("does not count a worker's start-up against the session's time budget", async () => {
+    // The real worker, loaded only after 1.5 s: longer than the whole budget below.
+    const entry = new URL(`file://${path.resolve('lib/analysis-worker/worker.ts')}`).href
+    const slowStart = `setTimeout(() => import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}) }), 1500)`
+    const pool = new AnalysisPool({
+      size: 1,
+      idleMs: 60_000,
+      spawn: (options) => new Worker(slowStart, { ...options, eval: true }),
+    })
+    pools.push(pool)
+    const { events } = loadRecording('js-error-after-click')
+    const result = await pool.analyse(from(storedBatches(events)), {}, { timeoutMs: 1_000, memoryMb: 128 })
+    expect(result.findings.length).toBeGreaterThan(0)
+  })
+
+  it('fails a worker that dies while starting with an error to retry, not as a stopped session', async () => {
+    const pool = new AnalysisPool({
+      size: 1,
+      idleMs: 60_000,
+      spawn: (options) => new Worker('process.exit(3)', { ...options, eval: true }),
+    })
+    pools.push(pool)
+    const failure = await pool.analyse(from([]), {}, BUDGET).catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(Error)
+    expect(failure).not.toBeInstanceOf(AnalysisStopped)
+    expect((failure as Error).message).toBe('The analysis worker exited while starting')
+    expect(pool.workerCount).toBe(0)
+  })
+
   it('defaults to 60 seconds and 256 MB and reads ANALYSIS_TIMEOUT_SECONDS and ANALYSIS_MEMORY_MB', () => {
     // The test file's own data directory and secret: nothing is written beside the checkout.
     const env = { DATA_DIR: process.env.DATA_DIR, AUTH_SECRET: process.env.AUTH_SECRET }
