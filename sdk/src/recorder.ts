@@ -147,6 +147,8 @@ export function startRecorder(
       flush: 'final',
       json: buildBody(envelope(expired), [event], expired.nextSequence, 'final'),
     })
+    // Drops what a crashed page left of the old session's heartbeats.
+    pages.leave(expired.id)
   }
 
   // After an idle end the tab waits for a person before it starts the next session.
