@@ -4,8 +4,13 @@ import { getConfig } from '@/lib/config'
 import { getDb } from '@/lib/db'
 import { requireMember } from '@/lib/http/session'
 import { listIssues } from '@/lib/issues/list-issues'
+import { getDailyActivity } from '@/lib/orgs/daily-activity'
+import { firstRunDone, getFirstRunProgress } from '@/lib/orgs/first-run'
 import { getOrganizationOverview } from '@/lib/orgs/overview'
+import { describeSeconds } from '@/lib/processing/analysis-due'
 import { recorderSnippet } from '@/lib/sdk/snippet'
+import { DailyChart } from './_overview/daily-chart'
+import { FirstRunSteps } from './_overview/first-run-steps'
 
 export const metadata: Metadata = { title: 'Overview' }
 
@@ -19,11 +24,13 @@ const PRIORITY_BADGE = {
 export default async function OverviewPage() {
   const { organization } = await requireMember('/')
   const db = await getDb()
-  const [overview, latest] = await Promise.all([
+  const [overview, latest, progress, daily] = await Promise.all([
     getOrganizationOverview(db, organization.id),
     listIssues(db, { organizationId: organization.id }, { limit: 5, status: 'unresolved' }),
+    getFirstRunProgress(db, organization.id),
+    getDailyActivity(db, organization.id),
   ])
-  const { baseUrl, ingestUrl } = getConfig()
+  const { baseUrl, ingestUrl, sessions } = getConfig()
   const figures: { label: string; value: number; href: string }[] = [
     { label: 'Sessions recorded', value: overview.sessions, href: '/sessions' },
     { label: 'Unresolved issues', value: overview.unresolvedIssues, href: '/issues?status=unresolved' },
@@ -31,7 +38,7 @@ export default async function OverviewPage() {
     { label: 'Signals', value: overview.signals, href: '/signals' },
     { label: 'Insights', value: overview.insights, href: '/insights' },
   ]
-  const gettingStarted = overview.sessions === 0
+  const gettingStarted = !firstRunDone(progress)
   return (
     <>
       <section>
@@ -48,36 +55,13 @@ export default async function OverviewPage() {
           </Link>
         ))}
       </section>
-      {gettingStarted ? (
-        <section className="card" aria-labelledby="start-recording">
-          <h2 id="start-recording">Start recording sessions</h2>
-          <ol className="steps">
-            <li>
-              {overview.activeIngestKeys === 0 ? (
-                <>
-                  <Link href="/settings/keys">Create an ingest key</Link> under Settings → Keys (public, safe
-                  in client-side code). The page shows the recorder snippet with your key filled in, once:
-                  copy it then.
-                </>
-              ) : (
-                <>
-                  You have an ingest key. Its full value was shown once when it was created;{' '}
-                  <Link href="/settings/keys">create another</Link> if you no longer have it.
-                </>
-              )}
-            </li>
-            <li>
-              Add the recorder as the first tag in the <code>&lt;head&gt;</code> of your pages, with your key:
-              <pre>{recorderSnippet({ baseUrl, ingestUrl, apiKey: 'svc_pk_…' })}</pre>
-            </li>
-            <li>
-              Use your site. Sessions appear under <Link href="/sessions">Sessions</Link> as they are
-              recorded; issues appear under <Link href="/issues">Issues</Link> once a session shows errors,
-              failed requests or frustrated clicks.
-            </li>
-          </ol>
-        </section>
-      ) : null}
+      {/* Always rendered: it hides itself when all steps were done before the page opened. */}
+      <FirstRunSteps
+        progress={progress}
+        snippet={recorderSnippet({ baseUrl, ingestUrl, apiKey: 'svc_pk_…' })}
+        idle={describeSeconds(sessions.idleSeconds)}
+      />
+      <DailyChart days={daily} />
       <section className="card" aria-labelledby="latest-issues">
         <div className="page-header">
           <h2 id="latest-issues">Latest unresolved issues</h2>

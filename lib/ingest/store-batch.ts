@@ -116,6 +116,9 @@ export async function storeBatch(
         language: sql`coalesce(${replaySessions.language}, ${fields.language}::text)`,
         // A batch after processing re-opens the session for another pass instead of being lost.
         status: sql`case when ${replaySessions.status} in ('processed', 'failed') then 'receiving' else ${replaySessions.status} end`,
+        // New content deserves fresh attempts: a session given up on (over budget, failures)
+        // is analysed again once more of it arrives.
+        processingAttempts: sql`case when ${replaySessions.status} in ('processed', 'failed') then 0 else ${replaySessions.processingAttempts} end`,
         ...(final ? { processingRequestedAt: sql`now()` } : {}),
       })
       .where(eq(replaySessions.id, sessionId))

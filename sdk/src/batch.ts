@@ -81,8 +81,11 @@ export function buildBody(envelope: BatchEnvelope, events: string[], sequence: n
   )
 }
 
+/** Why a final batch was sent: idle timeout, `stop()`, or the session's last page was left. */
+export type SessionEndReason = 'idle' | 'stop' | 'pagehide'
+
 /** A Custom event that carries a final batch when the session ends with nothing else pending. */
-export function sessionEndEvent(timestamp: number, reason: 'idle' | 'stop'): TimedEvent {
+export function sessionEndEvent(timestamp: number, reason: SessionEndReason): TimedEvent {
   return { type: 5, timestamp, data: { tag: 'session_end', payload: { reason } } }
 }
 

@@ -7,10 +7,12 @@ import {
   EventBuffer,
   type Flush,
   isUserActivity,
+  type SessionEndReason,
   sessionEndEvent,
 } from './batch'
 import { WindowLease } from './lease'
 import type { ResolvedOptions } from './options'
+import { SessionPages } from './pages'
 import { installConsoleCapture } from './plugins/console'
 import { installErrorCapture } from './plugins/errors'
 import { installNavigationCapture } from './plugins/navigation'
@@ -62,9 +64,12 @@ export function startRecorder(
     },
     win.location.href,
   )
-  const lease = new WindowLease(device, Date.now, randomId, Math.max(3 * options.flushIntervalMs, 15_000))
+  const staleAfterMs = Math.max(3 * options.flushIntervalMs, 15_000)
+  const lease = new WindowLease(device, Date.now, randomId, staleAfterMs)
   if (lease.heldByAnother(session.windowId)) session.forkWindow(win.location.href)
   lease.renew(session.windowId)
+  const pages = new SessionPages(device, Date.now, randomId, staleAfterMs)
+  pages.beat(session.current.id)
 
   let stopped = false
   let stopRecording: (() => void) | undefined
@@ -106,7 +111,7 @@ export function startRecorder(
   const buffer = new EventBuffer()
 
   /** Cuts everything buffered into batches; only the last of a final cut says `final`. */
-  const cut = (flush: Flush, maxBytes: number, endReason?: 'idle' | 'stop') => {
+  const cut = (flush: Flush, maxBytes: number, endReason?: SessionEndReason) => {
     const groups: string[][] = []
     while (buffer.count > 0) groups.push(buffer.take(options.maxBatchEvents, maxBytes))
     if (groups.length === 0) {
@@ -142,6 +147,8 @@ export function startRecorder(
       flush: 'final',
       json: buildBody(envelope(expired), [event], expired.nextSequence, 'final'),
     })
+    // Drops what a crashed page left of the old session's heartbeats.
+    pages.leave(expired.id)
   }
 
   // After an idle end the tab waits for a person before it starts the next session.
@@ -157,6 +164,7 @@ export function startRecorder(
   const resume = () => {
     dormant = false
     session.rotate(win.location.href)
+    pages.beat(session.current.id)
     // Node ids restart with a full snapshot; events before it would point at the old ones.
     awaitingSnapshot = true
     setTimeout(() => {
@@ -215,6 +223,7 @@ export function startRecorder(
     if (stopped) return
     lease.renew(session.windowId)
     if (dormant) return
+    pages.beat(session.current.id)
     if (session.isIdle()) endForIdle()
     else cut('normal', options.maxBatchBytes)
   }
@@ -228,6 +237,13 @@ export function startRecorder(
     transport.sendAllByBeacon()
   }
   const onPageHide = () => {
+    // The last live page of the session ends the visit as far as the recorder can tell: its
+    // final batch has the server analyse the session at once. A reload or the site's next page
+    // continues the session; the server re-opens it and analyses it again after those batches.
+    if (!stopped && !dormant && pages.leave(session.current.id)) {
+      cut('final', BEACON_EVENT_BYTES, 'pagehide')
+      session.persist()
+    }
     onHidden()
     lease.release(session.windowId)
   }
@@ -238,6 +254,7 @@ export function startRecorder(
   const onPageShow = (event: PageTransitionEvent) => {
     if (!event.persisted) return
     lease.renew(session.windowId)
+    if (!stopped && !dormant) pages.beat(session.current.id)
     transport.forgetSaved()
   }
   win.addEventListener('pagehide', onPageHide)
@@ -264,6 +281,7 @@ export function startRecorder(
     document.removeEventListener('visibilitychange', onVisibility)
     win.removeEventListener('pageshow', onPageShow)
     lease.release(session.windowId)
+    pages.leave(session.current.id)
   }
 
   function teardown() {

@@ -229,6 +229,10 @@ describe('sessions list and replay in Chromium', () => {
     await page.goto(`${running.server.baseUrl}/sessions/${empty!.id}`)
     await page.locator('[data-testid="replay-player"][data-state="empty"]').waitFor()
     await page.getByText('Nothing to replay yet.').waitFor()
+    // Not flushed as final: the page says when the idle rule will have it analysed (defaults).
+    expect(await page.getByTestId('analysis-due').textContent()).toMatch(
+      /^This session is analysed a minute after its last batch arrives: expected by \d\d:\d\d:\d\d UTC;/,
+    )
 
     // A server error: the player says so and offers a retry that works once the server answers.
     const eventsUrl = `**/api/dashboard/sessions/${sessionId}/events`

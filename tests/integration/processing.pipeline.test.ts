@@ -331,6 +331,51 @@ describe('session processing through the in-process engine', () => {
     }
   })
 
+  it('analyses a growing session again on each final flush, counting it and sending its events once', async () => {
+    const { signal } = await createSignal(database.db, {
+      organizationId,
+      name: 'Rage on drafts',
+      prompt: 'rage clicks',
+    })
+    const recording = endingNow(loadRecording('rage-click').events, 10_000)
+    const last = recording.at(-1)!
+    // What the recorder sends after a reload: more of the same session, flushed as final again.
+    const later = (ms: number) => [
+      {
+        type: 3,
+        timestamp: last.timestamp + ms,
+        data: { source: 1, positions: [{ x: 5, y: 5, id: 1, timeOffset: 0 }] },
+      },
+    ]
+    const passes = [recording, later(1000), later(2000)]
+    let sequence = 0
+    for (const [pass, events] of passes.entries()) {
+      sequence = await ingestSession(key, 'growing', events, { final: true, firstSequence: sequence })
+      const row = await waitFor(`pass ${pass + 1} to be processed`, async () => {
+        const current = await sessionRow('growing')
+        return current?.status === 'processed' && current.processedThroughSequence === sequence - 1
+          ? current
+          : undefined
+      })
+      // Each pass starts with fresh attempts: a re-opened session is not a retry.
+      expect(row.processingAttempts, `pass ${pass + 1}`).toBe(1)
+      const rage = await issuesOfKind('rage_click')
+      expect(rage, `pass ${pass + 1}`).toHaveLength(1)
+      expect(rage[0]!.sessionCount).toBe(1)
+      const links = await database.db.select().from(issueSessions).where(eq(issueSessions.sessionId, row.id))
+      expect(links).toHaveLength(1)
+      const sent = await database.db.select().from(outbox).where(eq(outbox.organizationId, organizationId))
+      const about = (name: string, field: string, id: string) =>
+        sent.filter((e) => e.name === name && (e.payload as Record<string, unknown>)[field] === id)
+      expect(about(EVENTS.issueCreated, 'issueId', rage[0]!.id)).toHaveLength(1)
+      expect(about(EVENTS.issueRecurred, 'issueId', rage[0]!.id)).toHaveLength(0)
+      expect(about(EVENTS.signalMatched, 'sessionId', row.id)).toHaveLength(1)
+      expect(about(EVENTS.sessionFinalize, 'sessionId', row.id)).toHaveLength(pass + 1)
+    }
+    const [matched] = await database.db.select().from(signals).where(eq(signals.id, signal.id))
+    expect(matched!.matchCount).toBe(1)
+  })
+
   it('writes one insight for an interval with sessions, and none for an empty one', async () => {
     const interval = { start: new Date(Date.now() - 3_600_000), end: new Date(Date.now() + 60_000) }
     expect(await generateInsightsForInterval(database.db, interval)).toBe(1)

@@ -26,7 +26,7 @@ describe('configuration', () => {
       extraRedirectUris: [],
       refreshReuseGraceSeconds: 0,
     })
-    expect(config.sessions).toEqual({ idleSeconds: 1800, finalizerIntervalSeconds: 60 })
+    expect(config.sessions).toEqual({ idleSeconds: 60, finalizerIntervalSeconds: 15 })
     expect(config.insights).toEqual({ intervalHours: 24 })
     expect(config.webhooks).toEqual({ retryDelaysSeconds: [60, 300, 1500], allowPrivateTargets: false })
     expect(config.logLevel).toBe('info')

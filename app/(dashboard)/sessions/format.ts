@@ -10,6 +10,18 @@ const DATE_TIME = new Intl.DateTimeFormat('en-GB', {
   timeZone: 'UTC',
 })
 
+const TIME = new Intl.DateTimeFormat('en-GB', {
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  timeZone: 'UTC',
+})
+
+/** A moment of today, as when a session will be analysed. */
+export function formatTime(date: Date): string {
+  return `${TIME.format(date)} UTC`
+}
+
 /** Server-rendered, so one fixed zone, named, rather than the server's own. */
 export function formatDateTime(date: Date): string {
   return `${DATE_TIME.format(date)} UTC`
@@ -23,7 +35,7 @@ export const STATUS_BADGE: Record<SessionStatus, { label: string; className: str
   receiving: {
     label: 'recording',
     className: 'badge',
-    hint: 'Batches are still arriving; analysed once it ends.',
+    hint: 'Batches are still arriving; analysed shortly after the last one (the session page says when).',
   },
   processing: { label: 'analysing', className: 'badge', hint: 'Being analysed for issues now.' },
   processed: {

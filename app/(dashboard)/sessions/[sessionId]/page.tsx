@@ -2,14 +2,21 @@ import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
 import { ReplayPlayer } from '@/app/(dashboard)/_components/replay-player'
+import { getConfig } from '@/lib/config'
 import { getDb } from '@/lib/db'
 import { NotFoundError } from '@/lib/errors'
 import { requireMember } from '@/lib/http/session'
+import {
+  type AnalysisDue,
+  analysisDue,
+  describeSeconds,
+  sessionAnalysisState,
+} from '@/lib/processing/analysis-due'
 import { getSession } from '@/lib/sessions/get-session'
 import { sessionIssues } from '@/lib/sessions/session-issues'
 import { type SessionTimeline, sessionTimeline } from '@/lib/sessions/session-timeline'
 import { type SessionDetail, userLabel } from '@/lib/sessions/views'
-import { formatDateTime, formatDuration, STATUS_BADGE } from '../format'
+import { formatDateTime, formatDuration, formatTime, STATUS_BADGE } from '../format'
 import styles from './session.module.css'
 
 export const metadata: Metadata = { title: 'Session replay' }
@@ -48,28 +55,46 @@ async function loadSession(organizationId: string, sessionId: string) {
   }
 }
 
+/** When this session will be analysed, from the rule the finalizer runs. */
+function dueText(due: AnalysisDue): string {
+  switch (due.kind) {
+    case 'now':
+      return 'is being analysed now'
+    case 'queued':
+      return 'is queued for analysis now (the recorder said the visit ended)'
+    case 'idle':
+      // Past due: the finalizer is about to take it (or is not running: see the log).
+      if (due.by.getTime() <= Date.now()) return 'is due for analysis now'
+      return `is analysed ${describeSeconds(due.idleSeconds)} after its last batch arrives: expected by ${formatTime(due.by)}`
+    case 'retry':
+      return `is analysed again shortly: expected by ${formatTime(due.by)}`
+    default:
+      return 'is waiting to be analysed'
+  }
+}
+
 /** Why the list of moments is missing or partial; the replay plays in every case. */
 function TimelineNotice({
   session,
   timeline,
+  due,
 }: {
   session: Pick<SessionDetail, 'status' | 'failureReason'>
   timeline: SessionTimeline | null
+  due: AnalysisDue
 }) {
   if (session.status === 'failed')
     return (
       <p className="alert alert-error" role="alert">
         {timeline ? 'The list of moments is from an earlier analysis. ' : 'No list of moments: '}
         {session.failureReason ?? 'the analysis of this recording failed.'}
+        {due.kind === 'retry' ? ` Expected by ${formatTime(due.by)}.` : ''}
       </p>
     )
   if (session.status === 'receiving' || session.status === 'processing') {
-    const when =
-      session.status === 'processing'
-        ? 'is being analysed now'
-        : 'is waiting to be analysed (once recording ends)'
+    const when = dueText(due)
     return (
-      <p className="alert alert-info" role="status">
+      <p className="alert alert-info" role="status" data-testid="analysis-due">
         {timeline
           ? `More of this session was recorded since the list of moments was made; it ${when}.`
           : `This session ${when}; the list of moments and its issues appear when that is done.`}
@@ -103,7 +128,11 @@ export default async function SessionPage({
   const { organization } = await requireMember(`/sessions/${sessionId}`)
   const session = await loadSession(organization.id, sessionId)
   const db = await getDb()
-  const issues = await sessionIssues(db, organization.id, session.id)
+  const [issues, state] = await Promise.all([
+    sessionIssues(db, organization.id, session.id),
+    sessionAnalysisState(db, organization.id, session.id),
+  ])
+  const due: AnalysisDue = state ? analysisDue(state, getConfig().sessions) : { kind: 'done' }
   // From the stored analysis only: the page never analyses a recording itself.
   const timeline = sessionTimeline(session, issues)
   const offset = parseOffset(t)
@@ -140,7 +169,7 @@ export default async function SessionPage({
         <h2 id="replay-heading" className="visually-hidden">
           Replay
         </h2>
-        <TimelineNotice session={session} timeline={timeline} />
+        <TimelineNotice session={session} timeline={timeline} due={due} />
         <ReplayPlayer sessionId={session.id} openAt={openAt} markers={markers} />
       </section>
 
