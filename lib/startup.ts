@@ -1,3 +1,4 @@
+import { serveAdminChannel } from '@/lib/cli/channel/serve'
 import { getConfig } from '@/lib/config'
 import { getDatabaseHandle } from '@/lib/db'
 import { getJobsEngine } from '@/lib/jobs'
@@ -32,6 +33,12 @@ async function start(): Promise<void> {
     logger.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS is on: webhooks may reach loopback and private addresses')
 
   await jobs.start()
+
+  // The embedded database is ours alone while we run: the admin CLI hands its commands to us.
+  if (handle.kind === 'pglite') {
+    const channel = await serveAdminChannel(config.dataDir, handle)
+    logger.info({ socket: channel.address() }, 'admin commands accepted on the admin channel')
+  }
 
   // Next drains in-flight requests on SIGTERM and then exits by itself; here we only stop
   // taking background work so a run ends at a step boundary. The database stays open for
