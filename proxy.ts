@@ -1,6 +1,7 @@
 import { type NextRequest, NextResponse } from 'next/server'
 import { type Config, getConfig } from '@/lib/config'
 import { contentSecurityPolicy } from '@/lib/http/content-security-policy'
+import { REQUEST_PATH_HEADER } from '@/lib/http/request-path'
 
 /** Two years; the HSTS preload list asks for at least one. */
 const STRICT_TRANSPORT_SECURITY = 'max-age=63072000; includeSubDomains'
@@ -20,6 +21,7 @@ function withNonce(request: NextRequest, config: Pick<Config, 'nodeEnv'>): NextR
   const requestHeaders = new Headers(request.headers)
   requestHeaders.set('x-nonce', nonce)
   requestHeaders.set('Content-Security-Policy', policy)
+  requestHeaders.set(REQUEST_PATH_HEADER, `${request.nextUrl.pathname}${request.nextUrl.search}`)
   const response = NextResponse.next({ request: { headers: requestHeaders } })
   response.headers.set('Content-Security-Policy', policy)
   return response
@@ -38,8 +40,9 @@ function wantsHsts(config: Pick<Config, 'nodeEnv' | 'baseUrl'>): boolean {
 
 /**
  * Runs before every page: a fresh nonce per request for the Content-Security-Policy
- * (Next reads it from the request's policy header and puts it on its own scripts), and HSTS
- * when the service's public address is https in production.
+ * (Next reads it from the request's policy header and puts it on its own scripts), the
+ * requested path for the dashboard layout's sign-in redirect, and HSTS when the service's
+ * public address is https in production.
  */
 export function proxy(request: NextRequest): NextResponse {
   const config = getConfig()
