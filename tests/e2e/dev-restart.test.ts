@@ -59,6 +59,8 @@ describe('npm run dev', () => {
     async () => {
       const first = await start()
       const context = await browser.newContext()
+      // The development server compiles each page on its first request: slow on a busy machine.
+      context.setDefaultTimeout(120_000)
       const page = await context.newPage()
       await signUpOwner(page, first.baseUrl)
       // Compiles the page, so the restarted server finds it in .next.
