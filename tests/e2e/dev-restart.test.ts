@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { rmSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import type { Browser, Page } from 'playwright-core'
@@ -19,6 +19,9 @@ const exec = promisify(execFile)
 const RESTARTS = Number(process.env.RESTARTS ?? 1)
 const WATCH_MS = 15_000
 const DIST_DIR = '.next-e2e-dev-restart'
+// `next dev` adds its output folder's types to tsconfig.json; the checkout must not change.
+const TSCONFIG = path.join(process.cwd(), 'tsconfig.json')
+const tsconfig = readFileSync(TSCONFIG, 'utf8')
 
 let browser: Browser
 let server: RunningServer | undefined
@@ -39,6 +42,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close()
   await server?.stop()
+  writeFileSync(TSCONFIG, tsconfig)
 })
 
 /** Loads `url` and counts the page's loads over the next WATCH_MS: one, unless it reloads itself. */
