@@ -15,13 +15,20 @@ function ownsItsPolicy(pathname: string): boolean {
   return pathname.startsWith('/oauth/')
 }
 
+/** The page asked for, as the browser shows it: without the `_rsc` marker of client navigations. */
+function requestedPath(request: NextRequest): string {
+  const search = new URLSearchParams(request.nextUrl.search)
+  search.delete('_rsc')
+  return `${request.nextUrl.pathname}${search.size > 0 ? `?${search}` : ''}`
+}
+
 function withNonce(request: NextRequest, config: Pick<Config, 'nodeEnv'>): NextResponse {
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64')
   const policy = contentSecurityPolicy({ nonce, dev: config.nodeEnv !== 'production' })
   const requestHeaders = new Headers(request.headers)
   requestHeaders.set('x-nonce', nonce)
   requestHeaders.set('Content-Security-Policy', policy)
-  requestHeaders.set(REQUEST_PATH_HEADER, `${request.nextUrl.pathname}${request.nextUrl.search}`)
+  requestHeaders.set(REQUEST_PATH_HEADER, requestedPath(request))
   const response = NextResponse.next({ request: { headers: requestHeaders } })
   response.headers.set('Content-Security-Policy', policy)
   return response
