@@ -18,6 +18,19 @@ const nextConfig: NextConfig = {
   // run time instead of bundling them into server chunks.
   serverExternalPackages: ['@electric-sql/pglite', 'postgres', 'pino'],
   poweredByHeader: false,
+  experimental: {
+    // Turbopack's dev cache on disk (on by default since Next 16) made `npm run dev` over an
+    // existing .next reload every page several times a second: the restored cache reports
+    // client changes on each compile, which advances the HMR version past the one the page
+    // was rendered with, and the dev socket answers "HMR hash mismatch" with a reload.
+    // tests/e2e/dev-restart.test.ts restarts the dev server and counts page loads.
+    turbopackFileSystemCacheForDev: false,
+  },
+  logging: {
+    // The dev server logs every request's URL; the recorder may send its public key as
+    // `?api_key=` (sendBeacon cannot set headers), which does not belong in a terminal.
+    incomingRequests: { ignore: [/[?&]api_key=/] },
+  },
   // Migrations are read from disk at start-up; serverless bundles must carry them.
   outputFileTracingIncludes: { '/**': ['./db/migrations/**/*'] },
   async headers() {

@@ -1,6 +1,7 @@
 import { type NextRequest, NextResponse } from 'next/server'
 import { type Config, getConfig } from '@/lib/config'
 import { contentSecurityPolicy } from '@/lib/http/content-security-policy'
+import { REQUEST_PATH_HEADER } from '@/lib/http/request-path'
 
 /** Two years; the HSTS preload list asks for at least one. */
 const STRICT_TRANSPORT_SECURITY = 'max-age=63072000; includeSubDomains'
@@ -14,12 +15,20 @@ function ownsItsPolicy(pathname: string): boolean {
   return pathname.startsWith('/oauth/')
 }
 
+/** The page asked for, as the browser shows it: without the `_rsc` marker of client navigations. */
+function requestedPath(request: NextRequest): string {
+  const search = new URLSearchParams(request.nextUrl.search)
+  search.delete('_rsc')
+  return `${request.nextUrl.pathname}${search.size > 0 ? `?${search}` : ''}`
+}
+
 function withNonce(request: NextRequest, config: Pick<Config, 'nodeEnv'>): NextResponse {
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64')
   const policy = contentSecurityPolicy({ nonce, dev: config.nodeEnv !== 'production' })
   const requestHeaders = new Headers(request.headers)
   requestHeaders.set('x-nonce', nonce)
   requestHeaders.set('Content-Security-Policy', policy)
+  requestHeaders.set(REQUEST_PATH_HEADER, requestedPath(request))
   const response = NextResponse.next({ request: { headers: requestHeaders } })
   response.headers.set('Content-Security-Policy', policy)
   return response
@@ -38,8 +47,9 @@ function wantsHsts(config: Pick<Config, 'nodeEnv' | 'baseUrl'>): boolean {
 
 /**
  * Runs before every page: a fresh nonce per request for the Content-Security-Policy
- * (Next reads it from the request's policy header and puts it on its own scripts), and HSTS
- * when the service's public address is https in production.
+ * (Next reads it from the request's policy header and puts it on its own scripts), the
+ * requested path for the dashboard layout's sign-in redirect, and HSTS when the service's
+ * public address is https in production.
  */
 export function proxy(request: NextRequest): NextResponse {
   const config = getConfig()

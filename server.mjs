@@ -3,7 +3,7 @@
 // lib/http/client-address.ts). Same command line as `next start`: -p/--port (or PORT),
 // -H/--hostname, --keepAliveTimeout; `--dev` runs the development server instead.
 import { parseArgs } from 'node:util'
-import { createFrontServer, exitGracefully, markFrontServer } from './server/front.mjs'
+import { createFrontServer, exitGracefully, markFrontServer, stopService } from './server/front.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -44,4 +44,11 @@ server.listen(port, hostname, () => {
   const shown = typeof address === 'object' && address ? address.port : port
   console.log(`> Ready on http://${hostname ?? 'localhost'}:${shown}${dev ? ' (development)' : ''}`)
 })
-exitGracefully(server, () => app.close(), { dev })
+exitGracefully(
+  server,
+  async () => {
+    await app.close()
+    await stopService()
+  },
+  { dev },
+)

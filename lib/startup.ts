@@ -1,12 +1,23 @@
+import { serveAdminChannel } from '@/lib/cli/channel/serve'
 import { getConfig } from '@/lib/config'
-import { getDatabaseHandle } from '@/lib/db'
+import { closeDatabase, getDatabaseHandle } from '@/lib/db'
 import { getJobsEngine } from '@/lib/jobs'
 import { logger } from '@/lib/log'
 import { operatorMessage } from '@/lib/operator-errors'
 import { getRateLimiter } from '@/lib/ratelimit'
 import { getBlobStore } from '@/lib/storage'
 
-const state = globalThis as typeof globalThis & { __serviceStart?: Promise<void> }
+/**
+ * Must equal SERVICE_STOP in server/front.mjs: the front server calls it once Next has finished
+ * the requests in flight, so that a stop (Ctrl+C of `npm run dev` above all) closes the
+ * embedded database and its admin socket instead of leaving them to the next start.
+ */
+const SERVICE_STOP = Symbol.for('session-replay-issues.stop-service')
+
+const state = globalThis as typeof globalThis & {
+  __serviceStart?: Promise<void>
+  [SERVICE_STOP]?: () => Promise<void>
+}
 
 async function start(): Promise<void> {
   const config = getConfig()
@@ -33,17 +44,31 @@ async function start(): Promise<void> {
 
   await jobs.start()
 
+  // The embedded database is ours alone while we run: the admin CLI hands its commands to us.
+  const channel = handle.kind === 'pglite' ? await serveAdminChannel(config.dataDir, handle) : undefined
+  if (channel) logger.info({ socket: channel.address() }, 'admin commands accepted on the admin channel')
+
   // Next drains in-flight requests on SIGTERM and then exits by itself; here we only stop
   // taking background work so a run ends at a step boundary. The database stays open for
-  // the requests Next is still finishing.
+  // the requests Next is still finishing, and closes when the front server says they are done.
+  let jobsStopped: Promise<void> | undefined
   const stopJobs = (signal: string) => {
-    logger.info({ signal }, 'shutting down: stopping background work')
-    jobs
-      .stop()
-      .catch((error: unknown) => logger.error({ err: error }, 'error while stopping background work'))
+    if (!jobsStopped) {
+      logger.info({ signal }, 'shutting down: stopping background work')
+      jobsStopped = jobs
+        .stop()
+        .catch((error: unknown) => logger.error({ err: error }, 'error while stopping background work'))
+    }
+    return jobsStopped
   }
   process.once('SIGTERM', () => stopJobs('SIGTERM'))
   process.once('SIGINT', () => stopJobs('SIGINT'))
+  state[SERVICE_STOP] = async () => {
+    await stopJobs('stop')
+    await new Promise((resolve) => (channel ? channel.close(resolve) : resolve(undefined)))
+    await closeDatabase()
+    logger.info('stopped')
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { index, integer, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { boolean, index, integer, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { createdAt, id, oneOf, ts, updatedAt } from './columns'
 
 export const PLANS = ['free', 'paid'] as const
@@ -28,6 +28,11 @@ export const users = pgTable(
     email: text('email').notNull(),
     name: text('name'),
     passwordHash: text('password_hash').notNull(),
+    /**
+     * Runs this installation: may change any organization's plan. The first user gets it;
+     * `admin user:operator` grants and revokes it.
+     */
+    isOperator: boolean('is_operator').notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

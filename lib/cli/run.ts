@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util'
 import type { DatabaseHandle } from '@/db/client'
 import { openMigratedDatabase } from '@/db/migrate'
+import { DatabaseBusyError } from '@/db/pglite-lock'
 import { parseConfig } from '@/lib/config'
 import { oneLine, operatorMessage } from '@/lib/operator-errors'
 import { type CliCommand, type CommandIo, UsageError } from './command'
@@ -14,6 +15,12 @@ export interface CliIo {
   stdin?: () => Promise<string>
   /** Tests pass the database they made; otherwise the CLI opens the configured one. */
   database?: DatabaseHandle
+  /**
+   * When the embedded database is held by a running server: runs the command in that server
+   * instead (lib/cli/channel), given the arguments and standard input read beforehand.
+   * Answers undefined when no server is listening, so that the "held" error stands.
+   */
+  handOver?: (argv: string[], stdin: string | undefined) => Promise<number | undefined>
 }
 
 function commandIo(io: CliIo): CommandIo {
@@ -36,6 +43,16 @@ function openDatabase(env: CliIo['env']): Promise<DatabaseHandle> {
   return openMigratedDatabase(parseConfig(env).database, { holder: 'the admin CLI', maxConnections: 2 })
 }
 
+function commandHelp(command: CliCommand): string {
+  return [`${command.summary}.`, '', `Usage: npm run --silent admin -- ${command.usage} [--json]`].join('\n')
+}
+
+/** Standard input a command will read (`--password-stdin`), read now to hand it over. */
+async function stdinFor(values: Record<string, unknown>, io: CliIo): Promise<string | undefined> {
+  const wantsStdin = Object.entries(values).some(([name, value]) => name.endsWith('-stdin') && value === true)
+  return wantsStdin && io.stdin ? io.stdin() : undefined
+}
+
 /** Runs one admin command; returns the process exit code (0 ok, 1 failure, 2 usage). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv
@@ -48,6 +65,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stderr(`Unknown command "${name}". Run "npm run --silent admin -- help" for the list.`)
     return 2
   }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout(commandHelp(command))
+    return 0
+  }
   let handle: DatabaseHandle | undefined
   try {
     const { values } = parseArgs({
@@ -56,7 +77,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       strict: true,
       allowPositionals: false,
     })
-    handle = io.database ?? (await openDatabase(io.env))
+    try {
+      handle = io.database ?? (await openDatabase(io.env))
+    } catch (error) {
+      if (!(error instanceof DatabaseBusyError) || !io.handOver) throw error
+      const stdin = await stdinFor(values, io)
+      const code = await io.handOver(argv, stdin)
+      if (code === undefined) throw error
+      return code
+    }
     const result = await command.run(handle.db, values, commandIo(io))
     io.stdout(values.json ? JSON.stringify(result.json) : result.text)
     return 0

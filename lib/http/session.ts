@@ -1,8 +1,10 @@
-import { cookies } from 'next/headers'
+import { cookies, headers } from 'next/headers'
 import { redirect } from 'next/navigation'
 import { cache } from 'react'
 import { sessionUserFromCookies } from '@/lib/auth/session-cookie'
 import { getDb } from '@/lib/db'
+import { safeCallbackPath } from '@/lib/http/callback-url'
+import { REQUEST_PATH_HEADER } from '@/lib/http/request-path'
 import type { UserWithOrganizations } from '@/lib/users/memberships'
 
 /** The signed-in dashboard user with their organizations, or null (one lookup per request). */
@@ -19,10 +21,24 @@ export interface MemberContext {
   organization: UserWithOrganizations['organizations'][number]
 }
 
-/** For dashboard pages: the user and their current organization, or a redirect to sign in. */
-export async function requireMember(callbackPath = '/'): Promise<MemberContext> {
+/**
+ * The path and query of the page being requested, as proxy.ts recorded it; only ever a
+ * same-origin relative path, since it becomes the place sign-in returns to.
+ */
+export async function requestedPath(): Promise<string> {
+  return safeCallbackPath((await headers()).get(REQUEST_PATH_HEADER))
+}
+
+/**
+ * For dashboard pages: the user and their current organization, or a redirect to sign in that
+ * comes back to `callbackPath` (by default the page requested, query included).
+ */
+export async function requireMember(callbackPath?: string): Promise<MemberContext> {
   const user = await getSignedInUser()
-  if (!user) redirect(`/login?callbackUrl=${encodeURIComponent(callbackPath)}`)
+  if (!user)
+    redirect(
+      `/login?callbackUrl=${encodeURIComponent(safeCallbackPath(callbackPath ?? (await requestedPath())))}`,
+    )
   const organization = user.organizations[0]
   // A user whose last membership was removed has nothing to see; signing in again won't help.
   if (!organization) redirect('/login?error=NoOrganization')

@@ -19,7 +19,8 @@ export async function hasAnyUser(db: Db): Promise<boolean> {
 
 /**
  * First-run sign-up: on an installation with no users, creates the owner and their
- * organization. Afterwards people join by invitation or through the admin CLI.
+ * organization, and makes that user the instance operator. Afterwards people join by
+ * invitation or through the admin CLI.
  */
 export async function createFirstAccount(
   db: Db,
@@ -42,7 +43,7 @@ export async function createFirstAccount(
       .returning({ id: organizations.id })
     const [user] = await tx
       .insert(users)
-      .values({ email, name: name || null, passwordHash })
+      .values({ email, name: name || null, passwordHash, isOperator: true })
       .returning({ id: users.id })
     await tx.insert(memberships).values({ organizationId: org!.id, userId: user!.id, role: 'owner' })
     return { userId: user!.id, organizationId: org!.id, email }

@@ -6,6 +6,8 @@ export interface UserWithOrganizations {
   id: string
   email: string
   name: string | null
+  /** May change organizations' plans (the instance operator role). */
+  isOperator: boolean
   organizations: { id: string; name: string; plan: Plan; role: Role }[]
 }
 
@@ -15,7 +17,7 @@ export async function getUserWithOrganizations(
   userId: string,
 ): Promise<UserWithOrganizations | null> {
   const [user] = await db
-    .select({ id: users.id, email: users.email, name: users.name })
+    .select({ id: users.id, email: users.email, name: users.name, isOperator: users.isOperator })
     .from(users)
     .where(eq(users.id, userId))
   if (!user) return null

@@ -19,7 +19,7 @@ export const MAX_CREATIONS_PER_HOUR = 5
 export const NAME_MAX = 64
 export const URL_MAX = 2048
 export const PAID_PLAN_MESSAGE =
-  'Webhooks are available on the paid plan. Upgrade the organization to add endpoints.'
+  'Webhooks are available on the paid plan. An instance operator changes the plan under Settings → Organization, or with the admin command org:plan.'
 /** Without --events (CLI) the one event the spec delivers today. */
 export const DEFAULT_EVENTS: WebhookEvent[] = ['issue.created']
 

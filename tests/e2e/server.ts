@@ -24,7 +24,7 @@ export function launchChromium(): Promise<Browser> {
   })
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer()
     server.listen(0, '127.0.0.1', () => {
@@ -52,6 +52,12 @@ export interface StartOptions {
    * database is held exclusively by the server once it runs, so seeding has to come first.
    */
   dataDir?: string
+  /** `next dev` instead of the build, whatever E2E_NEXT_DEV says (tests of the dev server itself). */
+  dev?: boolean
+  /** Next's output folder (NEXT_DIST_DIR), e.g. one of the test's own for the dev server. */
+  distDir?: string
+  /** A fixed port, to restart a server where the browser expects it. */
+  port?: number
 }
 
 /** A fresh data directory for `startBuiltServer({}, { dataDir })`. */
@@ -65,11 +71,11 @@ export async function startBuiltServer(
   options: StartOptions = {},
 ): Promise<RunningServer> {
   // E2E_NEXT_DEV=1 runs the same tests against `next dev` (with NEXT_DIST_DIR, several at once).
-  const dev = process.env.E2E_NEXT_DEV === '1'
-  const distDir = process.env.NEXT_DIST_DIR || '.next'
+  const dev = options.dev ?? process.env.E2E_NEXT_DEV === '1'
+  const distDir = options.distDir ?? (process.env.NEXT_DIST_DIR || '.next')
   if (!dev && !existsSync(path.join(process.cwd(), distDir, 'BUILD_ID')))
     throw new Error('No production build found: run `npm run build` before the browser tests')
-  const port = await freePort()
+  const port = options.port ?? (await freePort())
   const dataDir = options.dataDir ?? createDataDir()
   const baseUrl = `http://127.0.0.1:${port}`
   let output = ''
@@ -84,7 +90,7 @@ export async function startBuiltServer(
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '',
         NODE_ENV: dev ? 'development' : 'production',
-        ...(process.env.NEXT_DIST_DIR ? { NEXT_DIST_DIR: process.env.NEXT_DIST_DIR } : {}),
+        ...(distDir !== '.next' ? { NEXT_DIST_DIR: distDir } : {}),
         PORT: String(port),
         BASE_URL: baseUrl,
         DATA_DIR: dataDir,

@@ -1,12 +1,15 @@
 import { execFile } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, readFileSync, statSync } from 'node:fs'
+import type { Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { count, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createDb } from '@/db/client'
+import { openMigratedDatabase } from '@/db/migrate'
 import { credentials, memberships, organizations, users } from '@/db/schema'
+import { serveAdminChannel } from '@/lib/cli/channel/serve'
+import { commands } from '@/lib/cli/commands'
 import { runCli } from '@/lib/cli/run'
 import { hashToken } from '@/lib/credentials/tokens'
 import { verifyPassword } from '@/lib/users/password'
@@ -159,6 +162,46 @@ describe('admin CLI', () => {
     const help = await cli('help')
     expect(help.stdout).toContain('user:create')
     expect(help.stdout).toContain('--password-stdin | --password P')
+  })
+
+  it('--help works on every command and the README lists every command', async () => {
+    const readme = readFileSync(path.join(process.cwd(), 'README.md'), 'utf8')
+    for (const command of commands) {
+      const help = await cli(command.name, '--help')
+      expect(help, command.name).toMatchObject({ code: 0, stderr: '' })
+      expect(help.stdout).toContain(command.usage)
+      expect(readme, command.name).toContain(`| \`${command.name}\``)
+    }
+  })
+
+  it('org:list lists organizations; user:operator grants and revokes the operator role', async () => {
+    const org = await json('org:create', '--name', 'Listed')
+    const { organizations: listed } = (await json('org:list')) as { organizations: Record<string, unknown>[] }
+    expect(listed).toContainEqual(
+      expect.objectContaining({ id: org.id, name: 'Listed', plan: 'free', members: 0 }),
+    )
+    await jsonWithStdin(
+      'long enough pw',
+      'user:create',
+      '--email',
+      'op@example.com',
+      '--password-stdin',
+      '--org',
+      String(org.id),
+    )
+    expect(await json('user:operator', '--email', 'OP@example.com')).toMatchObject({
+      email: 'op@example.com',
+      isOperator: true,
+    })
+    const [granted] = await database.db.select().from(users).where(eq(users.email, 'op@example.com'))
+    expect(granted!.isOperator).toBe(true)
+    expect(await json('user:operator', '--email', 'op@example.com', '--revoke')).toMatchObject({
+      isOperator: false,
+    })
+    expect(await cli('user:operator', '--email', 'nobody@example.com')).toMatchObject({
+      code: 1,
+      stderr: 'User not found: nobody@example.com',
+    })
   })
 
   it('key:create makes keys with the right prefix and scopes, stored only as a hash', async () => {
@@ -436,18 +479,44 @@ describe('admin CLI as a process', () => {
   // The embedded database only: Postgres is shared by design, so this runs on PGlite in both suites.
   it('says clearly when a running server holds the embedded database', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'cli-held-'))
-    const held = await createDb(
+    const held = await openMigratedDatabase(
       { kind: 'pglite', dataDir: path.join(dataDir, 'pglite') },
       { holder: 'the service (test)' },
     )
+    const env = { DATA_DIR: dataDir, DATABASE_URL: '' }
+    let channel: Server | undefined
     try {
-      const result = await run({ DATA_DIR: dataDir, DATABASE_URL: '' }, 'org:create', '--name', 'X', '--json')
+      const result = await run(env, 'org:create', '--name', 'X', '--json')
       expect(result.code).toBe(1)
       expect(result.stdout).toBe('')
       expect(result.stderr.trim()).toMatch(
         /is held by the service \(test\) \(pid \d+\)\. Stop it first, or set DATABASE_URL/,
       )
+
+      // A server holding it listens on the admin channel (lib/startup.ts): the CLI hands its
+      // commands over, output and exit codes included, and only this user can open it.
+      channel = await serveAdminChannel(dataDir, held)
+      const socket = path.join(dataDir, 'admin', 'cli.sock')
+      expect(statSync(path.dirname(socket)).mode & 0o777).toBe(0o700)
+      expect(statSync(socket).mode & 0o777).toBe(0o600)
+      const created = await run(env, 'org:create', '--name', 'Handed over', '--json')
+      expect(created.stderr).toBe('')
+      expect(created.code).toBe(0)
+      const org = JSON.parse(created.stdout) as { id: string }
+      const plan = await run(env, 'org:plan', '--org', org.id, '--plan', 'paid')
+      expect(plan).toEqual({
+        code: 0,
+        stdout: `Organization ${org.id} is now on the paid plan\n`,
+        stderr: '',
+      })
+      const listed = await run(env, 'org:list', '--json')
+      expect(JSON.parse(listed.stdout).organizations).toEqual([
+        expect.objectContaining({ id: org.id, name: 'Handed over', plan: 'paid', members: 0 }),
+      ])
+      const wrong = await run(env, 'org:plan', '--org', org.id, '--plan', 'gold')
+      expect(wrong).toMatchObject({ code: 1, stdout: '', stderr: 'Plan must be one of: free, paid\n' })
     } finally {
+      await new Promise((resolve) => (channel ? channel.close(resolve) : resolve(undefined)))
       await held.close()
     }
   }, 180_000)

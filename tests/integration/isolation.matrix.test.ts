@@ -9,6 +9,7 @@ import {
 } from '@/app/(dashboard)/issues/[issueId]/actions'
 import {
   changeMemberRoleAction,
+  changePlanAction,
   removeMemberAction,
   renameOrganizationAction,
   revokeInvitationAction,
@@ -26,6 +27,7 @@ import {
   organizations,
   replayBatches,
   replaySessions,
+  users,
   webhookDeliveries,
 } from '@/db/schema'
 import { runCli } from '@/lib/cli/run'
@@ -555,6 +557,30 @@ describe('dashboard server actions signed in as A, with B’s ids', () => {
     }
     const [b] = await database.db.select().from(organizations).where(eq(organizations.id, B.id))
     expect(b!.name).toBe('Beta')
+  })
+
+  it('only an instance operator changes a plan, and only of the organization they are signed in to', async () => {
+    const planOf = async (id: string) =>
+      (await database.db.select().from(organizations).where(eq(organizations.id, id)))[0]!.plan
+    const [planA, planB] = [await planOf(A.id), await planOf(B.id)]
+    const other = planA === 'paid' ? 'free' : 'paid'
+    signedIn.cookie = A.owner.cookie
+    try {
+      expect(await changePlanAction(null, form({ plan: other }))).toEqual({
+        ok: false,
+        error: 'Only the instance operator can change plans (see docs/self-hosting.md).',
+      })
+      expect(await planOf(A.id)).toBe(planA)
+      await database.db.update(users).set({ isOperator: true }).where(eq(users.id, A.owner.id))
+      expect(await changePlanAction(null, form({ plan: 'gold' }))).toMatchObject({ ok: false })
+      expect(await changePlanAction(null, form({ plan: other }))).toMatchObject({ ok: true })
+      expect(await planOf(A.id)).toBe(other)
+      expect(await planOf(B.id)).toBe(planB)
+    } finally {
+      signedIn.cookie = ''
+      await database.db.update(users).set({ isOperator: false }).where(eq(users.id, A.owner.id))
+      await database.db.update(organizations).set({ plan: planA }).where(eq(organizations.id, A.id))
+    }
   })
 })
 

@@ -64,6 +64,8 @@ describe('first-run sign-up', () => {
     const { userId } = (fulfilled[0] as PromiseFulfilledResult<{ userId: string }>).value
     const user = await getUserWithOrganizations(database.db, userId)
     expect(user?.organizations).toHaveLength(1)
+    // The first user runs the installation: the instance operator (docs/self-hosting.md).
+    expect(user?.isOperator).toBe(true)
     expect(user?.organizations[0]?.role).toBe('owner')
   })
 

@@ -9,6 +9,7 @@ import { INVITATION_TTL_DAYS, invitationUrl } from '@/lib/invitations/link'
 import { revokeInvitation } from '@/lib/invitations/revoke-invitation'
 import { changeMemberRole, removeMember } from '@/lib/orgs/members'
 import { renameOrganization } from '@/lib/orgs/rename-organization'
+import { setOrganizationPlan } from '@/lib/orgs/set-plan'
 import { formText, textArgument } from '@/lib/validation'
 
 const PATH = '/settings'
@@ -37,6 +38,28 @@ export async function renameOrganizationAction(
     return { ok: true, message: `The organization is now called ${renamed.name}.` }
   } catch (error) {
     return actionFailure(error, 'rename the organization')
+  }
+}
+
+/** Plans are the installation's business, not the organization's: only instance operators. */
+export async function changePlanAction(
+  _previous: ActionResult | null,
+  form: FormData,
+): Promise<ActionResult> {
+  const member = await actionMember()
+  if (!member.ok) return member
+  if (!member.user.isOperator)
+    return { ok: false, error: 'Only the instance operator can change plans (see docs/self-hosting.md).' }
+  try {
+    const changed = await setOrganizationPlan(await getDb(), {
+      organizationId: member.organization.id,
+      plan: formText(form, 'plan'),
+    })
+    // The plan decides what the webhooks page offers, and shows on this page.
+    revalidatePath('/', 'layout')
+    return { ok: true, message: `The organization is now on the ${changed.plan} plan.` }
+  } catch (error) {
+    return actionFailure(error, 'change the plan')
   }
 }
 

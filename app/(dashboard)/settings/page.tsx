@@ -1,4 +1,5 @@
 import type { Metadata } from 'next'
+import { PLANS } from '@/db/schema'
 import { getDb } from '@/lib/db'
 import { requireMember } from '@/lib/http/session'
 import { listPendingInvitations } from '@/lib/invitations/list-invitations'
@@ -6,6 +7,7 @@ import { listMembers } from '@/lib/orgs/members'
 import { ConfirmButton } from './_components/confirm-button'
 import { formatDate, formatDateTime } from './_components/format'
 import { InviteForm } from './_components/invite-form'
+import { PlanForm } from './_components/plan-form'
 import { RenameForm } from './_components/rename-form'
 import styles from './_components/settings.module.css'
 import { changeMemberRoleAction, removeMemberAction, revokeInvitationAction } from './actions'
@@ -20,6 +22,8 @@ export default async function OrganizationSettingsPage() {
     listMembers(db, organization.id),
     listPendingInvitations(db, organization.id),
   ])
+  // The last owner cannot leave (the server refuses); offering the button would only fail.
+  const soleOwner = isOwner && members.filter((m) => m.role === 'owner').length === 1
   return (
     <>
       <section>
@@ -38,9 +42,15 @@ export default async function OrganizationSettingsPage() {
         <dl className="facts">
           <dt>Name</dt>
           <dd data-testid="organization-name">{organization.name}</dd>
+          <dt>Organization id</dt>
+          <dd>
+            <code data-testid="organization-id">{organization.id}</code>
+          </dd>
           <dt>Plan</dt>
           <dd>
-            <span className="badge">{organization.plan}</span>
+            <span className="badge" data-testid="organization-plan">
+              {organization.plan}
+            </span>
           </dd>
           <dt>Your role</dt>
           <dd data-testid="your-role">{organization.role}</dd>
@@ -48,6 +58,16 @@ export default async function OrganizationSettingsPage() {
         <div className={styles.formBlock}>
           <RenameForm name={organization.name} disabled={!isOwner} />
           {!isOwner ? <p className="muted">Only owners can rename the organization.</p> : null}
+        </div>
+        <div className={styles.formBlock}>
+          {user.isOperator ? (
+            <PlanForm plan={organization.plan} plans={PLANS} />
+          ) : (
+            <p className="muted" data-testid="plan-note">
+              The plan is changed by whoever runs this installation (an instance operator): here, when signed
+              in as one, or with <code>npm run admin -- org:plan --org {organization.id} --plan paid</code>.
+            </p>
+          )}
         </div>
       </section>
 
@@ -112,7 +132,7 @@ export default async function OrganizationSettingsPage() {
                             />
                           </>
                         ) : null}
-                        {self ? (
+                        {self && !soleOwner ? (
                           <ConfirmButton
                             action={removeMemberAction.bind(null, member.userId)}
                             confirm={`Leave ${organization.name}? You lose access at once; an owner can invite you again.`}

@@ -1,17 +1,19 @@
 import type { CliCommand } from '../command'
 import { jobsRun } from './jobs'
 import { keyCreate, keyRevoke } from './key'
-import { orgCreate, orgPlan } from './org'
+import { orgCreate, orgList, orgPlan } from './org'
 import { orgRetention, retentionRun, sessionDelete } from './retention'
 import { signalCreate } from './signal'
-import { userCreate } from './user'
+import { userCreate, userOperator } from './user'
 import { webhookCreate, webhookList, webhookRevoke } from './webhook'
 
 export const commands: CliCommand[] = [
   orgCreate,
+  orgList,
   orgPlan,
   orgRetention,
   userCreate,
+  userOperator,
   keyCreate,
   keyRevoke,
   signalCreate,

@@ -1,4 +1,5 @@
 import { createOrganization } from '@/lib/orgs/create-organization'
+import { listOrganizations } from '@/lib/orgs/list-organizations'
 import { setOrganizationPlan } from '@/lib/orgs/set-plan'
 import { type CliCommand, optionalString, requireString } from '../command'
 
@@ -27,5 +28,21 @@ export const orgPlan: CliCommand = {
       plan: requireString(values, 'plan', this.usage),
     })
     return { json: { ...result }, text: `Organization ${result.id} is now on the ${result.plan} plan` }
+  },
+}
+
+export const orgList: CliCommand = {
+  name: 'org:list',
+  summary: 'List every organization with its id, plan and number of members',
+  usage: 'org:list',
+  options: {},
+  async run(db) {
+    const orgs = await listOrganizations(db)
+    const rows = orgs.map((o) => ({ ...o, createdAt: o.createdAt.toISOString() }))
+    const text =
+      rows.length === 0
+        ? 'No organizations yet'
+        : rows.map((o) => `${o.id}  ${o.plan.padEnd(4)}  ${o.members} member(s)  ${o.name}`).join('\n')
+    return { json: { organizations: rows }, text }
   },
 }

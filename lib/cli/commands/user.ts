@@ -1,4 +1,5 @@
 import { createUser } from '@/lib/users/create-user'
+import { setInstanceOperator } from '@/lib/users/operator'
 import {
   type CliCommand,
   type CommandIo,
@@ -64,6 +65,25 @@ export const userCreate: CliCommand = {
     return {
       json: { ...user },
       text: `Created ${user.role} ${user.email} (id ${user.id}) in organization ${user.orgId}`,
+    }
+  },
+}
+
+export const userOperator: CliCommand = {
+  name: 'user:operator',
+  summary: 'Make a user the instance operator (may change plans in the dashboard), or --revoke it',
+  usage: 'user:operator --email E [--revoke]',
+  options: { email: { type: 'string' }, revoke: { type: 'boolean' } },
+  async run(db, values) {
+    const user = await setInstanceOperator(db, {
+      email: requireString(values, 'email', this.usage),
+      operator: values.revoke !== true,
+    })
+    return {
+      json: { ...user },
+      text: user.isOperator
+        ? `${user.email} is now an instance operator`
+        : `${user.email} is no longer an instance operator`,
     }
   },
 }

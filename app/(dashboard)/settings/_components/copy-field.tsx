@@ -4,6 +4,16 @@ import { useId, useRef, useState } from 'react'
 import styles from './settings.module.css'
 
 /**
+ * Rows for a textarea that shows `value` whole: long lines wrap, so each counts for as many
+ * rows as it takes at a phone's width. Browsers with `field-sizing: content` (the stylesheet)
+ * fit the box to the text exactly; this is the floor for the others.
+ */
+function rowsFor(value: string): number {
+  const rows = value.split('\n').reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / 40)), 0)
+  return Math.min(16, rows)
+}
+
+/**
  * A value to copy (a key, a link, a snippet): a read-only field that shows it whole, and a Copy
  * button. Where the clipboard API is unavailable (plain http, denied permission) the text is
  * selected instead, so one keystroke copies it.
@@ -50,11 +60,7 @@ export function CopyField({
       <label htmlFor={id}>{label}</label>
       <div className={styles.copyRow}>
         {multiline ? (
-          <textarea
-            {...shared}
-            className={`textarea ${styles.copyValue}`}
-            rows={Math.min(16, value.split('\n').length)}
-          />
+          <textarea {...shared} className={`textarea ${styles.copyValue}`} rows={rowsFor(value)} />
         ) : (
           <input {...shared} className={`input ${styles.copyValue}`} />
         )}

@@ -58,8 +58,9 @@ export function CreateKeyForm({ type, disabled }: { type: 'ingest' | 'api'; disa
       {state?.ok ? (
         <div className={`alert alert-ok ${styles.created}`} role="status" data-testid={`created-${type}-key`}>
           <p>
-            Key <strong>{state.name}</strong> created with {state.scopes.map((s) => `${s}`).join(' and ')}.
-            Copy it now: it is shown only this once and cannot be recovered (create a new one if you lose it).
+            Created the key <strong>{state.name}</strong> ({state.scopes.length === 1 ? 'scope' : 'scopes'}:{' '}
+            {state.scopes.join(' and ')}). Copy it now: it is shown only this once and cannot be recovered
+            (create a new one if you lose it).
           </p>
           <CopyField label="Key" value={state.key} testId={`new-${type}-key`} />
           <CopyField

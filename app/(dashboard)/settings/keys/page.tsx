@@ -78,18 +78,15 @@ export default async function KeysPage() {
         )}
       </section>
 
-      <section className="card" aria-labelledby="legacy-heading">
-        <h2 id="legacy-heading">Legacy MCP keys</h2>
-        <p className="muted">
-          Older static keys (<code>svc_mcp_…</code>) with read access for MCP clients. They still work until
-          revoked, but no new ones are made: new AI agents connect through OAuth, as described under{' '}
-          <Link href="/settings/mcp">MCP</Link>, or use a Data API key.
-        </p>
-        {legacy.length === 0 ? (
-          <p className="muted" data-testid="no-legacy-keys">
-            No legacy MCP keys. Nothing to do here.
+      {/* Only installations that made svc_mcp_ keys before OAuth need this section. */}
+      {legacy.length > 0 ? (
+        <section className="card" aria-labelledby="legacy-heading">
+          <h2 id="legacy-heading">Legacy MCP keys</h2>
+          <p className="muted">
+            Older static keys (<code>svc_mcp_…</code>) with read access for MCP clients. They still work until
+            revoked, but no new ones are made: new AI agents connect through OAuth, as described under{' '}
+            <Link href="/settings/mcp">MCP</Link>, or use a Data API key.
           </p>
-        ) : (
           <KeyTable
             keys={legacy}
             kindLabel="legacy MCP key"
@@ -97,8 +94,8 @@ export default async function KeysPage() {
             canRevoke={isOwner}
             consequence="MCP clients that use it lose access."
           />
-        )}
-      </section>
+        </section>
+      ) : null}
     </>
   )
 }

@@ -65,7 +65,7 @@ export default async function McpPage() {
         <p>
           Run in a terminal, then type <code>/mcp</code> in Claude Code and choose Authenticate:
         </p>
-        <CopyField label="Claude Code command" value={claudeCode} />
+        <CopyField label="Claude Code command" value={claudeCode} multiline />
 
         <h3 className={styles.subheading}>Claude Desktop and claude.ai</h3>
         <ol>

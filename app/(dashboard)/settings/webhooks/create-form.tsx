@@ -2,6 +2,7 @@
 
 import { useActionState } from 'react'
 import { WEBHOOK_EVENTS } from '@/lib/webhooks/events'
+import styles from '../_components/settings.module.css'
 import { type CreateResult, createWebhookAction } from './actions'
 
 /** The create form; the signing secret is shown here once, right after creation. */
@@ -40,7 +41,7 @@ export function CreateWebhookForm({ disabled }: { disabled: boolean }) {
           disabled={disabled}
         />
       </label>
-      <fieldset className="field">
+      <fieldset className={styles.choices}>
         <legend>Events</legend>
         {WEBHOOK_EVENTS.map((event) => (
           <label key={event}>

@@ -1,8 +1,9 @@
 import type { Metadata } from 'next'
+import Link from 'next/link'
 import { getConfig } from '@/lib/config'
 import { getDb } from '@/lib/db'
 import { requireMember } from '@/lib/http/session'
-import { listEndpoints, MAX_ACTIVE_ENDPOINTS, PAID_PLAN_MESSAGE } from '@/lib/webhooks/endpoints'
+import { listEndpoints, MAX_ACTIVE_ENDPOINTS } from '@/lib/webhooks/endpoints'
 import { deliveryLog } from '@/lib/webhooks/log'
 import { CreateWebhookForm } from './create-form'
 import { DeliveryLog } from './delivery-log'
@@ -52,7 +53,12 @@ export default async function WebhooksPage() {
       <section className="card">
         <h2>New endpoint</h2>
         {!paid ? (
-          <p className="alert alert-info">{PAID_PLAN_MESSAGE}</p>
+          <p className="alert alert-info" data-testid="paid-plan-note">
+            Webhooks are available on the paid plan. An instance operator (the installation's first user, or
+            anyone the admin CLI made one) changes the plan under{' '}
+            <Link href="/settings">Settings → Organization</Link>, or runs{' '}
+            <code>npm run admin -- org:plan --org {organization.id} --plan paid</code>.
+          </p>
         ) : active.length >= MAX_ACTIVE_ENDPOINTS ? (
           <p className="alert alert-info">
             {MAX_ACTIVE_ENDPOINTS} active endpoints is the maximum. Revoke one to add another.
