@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { analyzeEvents } from '@/lib/analysis'
 import { FOLLOW_UP_MS, FollowUps } from '@/lib/analysis/follow-up'
 import { el, page, SessionBuilder, txt } from '@/lib/analysis/testing/events'
+import { withBreadth } from '@/lib/issues/record-findings'
 
 const ORIGIN = 'https://shop.example.com'
 const DOC = page([
@@ -190,5 +191,14 @@ describe('FollowUps bounds (events are attacker-written)', () => {
     followUps.watch('b', { visit: 2, since: 0, target: null })
     followUps.pageEnded(2, FOLLOW_UP_MS + 1, 'session')
     expect(followUps.outcome('b').kind).toBe('stayed')
+  })
+})
+
+describe('the issue layer’s breadth step (§4.5.3)', () => {
+  it('is added to the first session’s reason, or stands alone on older issues', () => {
+    expect(withBreadth('Console errors start at medium; not blocking: the user stayed.')).toBe(
+      'Console errors start at medium; not blocking: the user stayed; +1: seen in 10 sessions within 24 hours.',
+    )
+    expect(withBreadth(null)).toBe('+1: seen in 10 sessions within 24 hours.')
   })
 })
