@@ -39,6 +39,8 @@ export const issues = pgTable(
     description: text('description'),
     status: text('status', { enum: ISSUE_STATUSES }).notNull().default('unresolved'),
     priority: text('priority', { enum: ISSUE_PRIORITIES }).notNull(),
+    /** Why it got its priority (lib/analysis/priority-reason.ts); null on issues older than it. */
+    priorityReason: text('priority_reason'),
     previewUrl: text('preview_url'),
     stepsToReplicate: text('steps_to_replicate'),
     aiVerified: boolean('ai_verified'),

@@ -8,7 +8,9 @@ import type { DomNode } from './dom/document'
 import { elementLabel, stableSelector } from './dom/element'
 import { fieldControl, fieldLabel } from './dom/field'
 import { resolveClickTarget } from './dom/target'
+import { targetIdentity } from './follow-up'
 import { num, type Obj, str } from './rrweb'
+import { elementPhrase } from './text'
 import type { ElementDescriptor } from './types'
 
 const UNKNOWN_ELEMENT: ElementDescriptor = {
@@ -46,7 +48,7 @@ export class UserActions {
 
   /** Records a click; returns it with the click before it, for the detectors. */
   click(data: Obj, at: number, seq: number): { click: ClickRecord; previous: ClickRecord | undefined } {
-    const { doc, page, clicks, responses, timeline, digest } = this.ctx
+    const { doc, page, clicks, responses, timeline, digest, store } = this.ctx
     const id = num(data.id)
     const target = id === null ? null : resolveClickTarget(doc, id)
     const element = target?.element ?? UNKNOWN_ELEMENT
@@ -76,11 +78,17 @@ export class UserActions {
       target && FIELD_TAG.test(target.node.tag) ? this.fieldName(target.node) : elementLabel(element)
     timeline.click(seq, at, page.current.url, click.key, label, shown)
     digest.add('clicks', { text: element.text, selector: element.selector, url: page.current.url, at })
+    store.followUps.action({
+      visit: page.current.visit,
+      at,
+      target: targetIdentity(element),
+      label: `clicked ${elementPhrase(element, shown)}`,
+    })
     return { click, previous }
   }
 
   input(data: Obj, at: number, seq: number): void {
-    const { doc, page, timeline, digest } = this.ctx
+    const { doc, page, timeline, digest, store } = this.ctx
     const id = num(data.id)
     const node = id === null ? undefined : doc.get(id)
     // Programmatic value changes are responses, not user actions.
@@ -94,6 +102,13 @@ export class UserActions {
     const length = (str(data.text) ?? '').length
     timeline.input(seq, at, page.current.url, key, field, { control, length, checked })
     digest.input(key, { field, length, url: page.current.url, at })
+    const verb = control === 'text' ? 'typed into' : 'changed'
+    store.followUps.action({
+      visit: page.current.visit,
+      at,
+      target: null,
+      label: `${verb} ${field || 'a field'}`,
+    })
   }
 
   private fieldName(node: DomNode): string {

@@ -179,7 +179,7 @@ class SessionAnalyzer implements Analyzer {
     const { page, store, responses, timeline, digest } = this.ctx
     if (!change) return
     // The page that ended is the one before this change.
-    store.pageEnded(page.current.visit - 1, at)
+    store.pageEnded(page.current.visit - 1, at, 'page')
     this.network.pageLeft(at)
     responses.response(seq, at)
     timeline.page(seq, at, page.current.url, change)
@@ -216,7 +216,7 @@ class SessionAnalyzer implements Analyzer {
     // Rage bursts close first so they can supersede dead clicks on the same element.
     this.rage.finish()
     this.dead.finish(end)
-    store.pageEnded(page.current.visit, end)
+    store.pageEnded(page.current.visit, end, 'session')
     const findings = store.results(start)
     const durationMs = end - start
     return {

@@ -1,31 +1,29 @@
 /**
  * Findings of one session, one per fingerprint (analysis.md §4.2.3, §4.3 session-level merge):
  * occurrences are counted, a rage click supersedes a dead click on the same target within a
- * minute, and the blocking adjustment of §4.5 is decided as pages end.
+ * minute, and the blocking adjustment of §4.5 follows what the user did next (follow-up.ts).
  */
 import { fingerprint } from './fingerprint'
-import { computePriority, type PriorityInput } from './priority'
+import { FollowUps, isBlocking, targetIdentity } from './follow-up'
+import type { PriorityInput } from './priority'
+import { explainPriority } from './priority-reason'
 import type { Problem } from './problem'
 import { occurrenceSentence } from './text'
 import type { Finding } from './types'
 
 const SUPERSEDE_MS = 60_000
-const BLOCKING_MS = 30_000
 const MAX_TIMES = 50
 // Messages that defeat normalisation could otherwise make every occurrence a new finding.
 export const MAX_FINDINGS = 500
 
-export type Occurrence = Pick<Problem, 'at' | 'page' | 'trigger'>
+export type Occurrence = Pick<Problem, 'at' | 'until' | 'page' | 'trigger'>
 
 interface Entry {
   finding: Finding
   summary: string
   priority: PriorityInput
-  retries: boolean
   successKey: string | undefined
   lastVisit: number
-  succeeded: boolean
-  blocking: boolean
   /** Occurrence times of click findings, for superseding; capped. */
   times: number[]
 }
@@ -34,6 +32,7 @@ export class FindingStore {
   private readonly entries = new Map<string, Entry>()
   private readonly rageTimes = new Map<string, number[]>()
   private readonly bySuccessKey = new Map<string, Entry[]>()
+  readonly followUps = new FollowUps()
 
   /** Adds an occurrence; returns false when it was merged away (superseded dead click). */
   add(problem: Problem, steps: () => string): boolean {
@@ -57,6 +56,7 @@ export class FindingStore {
         title: problem.title,
         description: '',
         priority: problem.priority.base,
+        priorityReason: '',
         url: problem.page.url,
         pathPattern: problem.page.pathPattern,
         firstTimestamp: problem.at,
@@ -68,11 +68,8 @@ export class FindingStore {
       },
       summary: problem.summary,
       priority: problem.priority,
-      retries: problem.retries,
       successKey: problem.successKey,
       lastVisit: problem.page.visit,
-      succeeded: false,
-      blocking: false,
       times: [],
     }
     this.entries.set(id, entry)
@@ -112,7 +109,11 @@ export class FindingStore {
 
   private touch(entry: Entry, problem: Occurrence & { kind: Problem['kind'] }): void {
     entry.lastVisit = problem.page.visit
-    entry.succeeded = false
+    this.followUps.watch(entry.finding.fingerprint, {
+      visit: problem.page.visit,
+      since: problem.until ?? problem.at,
+      target: problem.trigger ? targetIdentity(problem.trigger.element) : null,
+    })
     if (problem.kind === 'dead_click' && entry.times.length < MAX_TIMES) entry.times.push(problem.at)
   }
 
@@ -133,6 +134,7 @@ export class FindingStore {
     dead.times = kept
     if (dead.finding.occurrences <= 0) {
       this.entries.delete(deadId)
+      this.followUps.forget(deadId)
       return
     }
     // Past the cap of recorded times the bounds stay approximate, which only affects text.
@@ -149,25 +151,29 @@ export class FindingStore {
   /** The same request succeeded later on the same page: the earlier failure did not block. */
   success(successKey: string, visit: number): void {
     for (const entry of this.bySuccessKey.get(successKey) ?? []) {
-      if (entry.lastVisit === visit) entry.succeeded = true
+      if (entry.lastVisit === visit) this.followUps.recovered(entry.finding.fingerprint, visit)
     }
   }
 
-  /** The page (or the session) ended: recent unresolved problems on it were blocking. */
-  pageEnded(visit: number, at: number): void {
-    for (const entry of this.entries.values()) {
-      if (entry.lastVisit !== visit || entry.succeeded) continue
-      if (at - entry.finding.lastTimestamp <= BLOCKING_MS) entry.blocking = true
-    }
+  /** The page ended: another page, a reload, or (`session`) the end of the recording. */
+  pageEnded(visit: number, at: number, how: 'page' | 'session'): void {
+    this.followUps.pageEnded(visit, at, how)
   }
 
   results(sessionStart: number): Finding[] {
     const findings: Finding[] = []
     for (const entry of this.entries.values()) {
       const finding = entry.finding
-      const retried = entry.retries && finding.occurrences >= 3
-      finding.priority = computePriority(entry.priority, entry.blocking || retried)
-      finding.evidence = { ...finding.evidence, blocking: entry.blocking, retried }
+      const followUp = this.followUps.outcome(finding.fingerprint)
+      const explained = explainPriority(finding.kind, entry.priority, followUp)
+      finding.priority = explained.priority
+      finding.priorityReason = explained.reason
+      finding.evidence = {
+        ...finding.evidence,
+        blocking: isBlocking(followUp),
+        retried: followUp.kind === 'retried',
+        followUp: followUp.kind,
+      }
       finding.description = `${entry.summary} ${occurrenceSentence(finding, sessionStart)}`
       findings.push(finding)
     }

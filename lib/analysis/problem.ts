@@ -16,6 +16,8 @@ export interface Problem {
   kind: FindingKind
   parts: string[]
   at: number
+  /** The last user event that is part of the problem (a rage burst's last click): what the user did next starts after it. */
+  until?: number
   /** Sequence number of the event that caused it: steps stop there. */
   seq: number
   page: PageRef
@@ -27,8 +29,6 @@ export interface Problem {
   /** First sentence of the description; the store adds the occurrence figures. */
   summary: string
   priority: PriorityInput
-  /** Whether repeats count as the user retrying (§4.5 blocking); rage clicks are repeats already. */
-  retries: boolean
   /** Requests: a later success of the same endpoint on the same page means it did not block. */
   successKey?: string
 }

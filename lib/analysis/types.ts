@@ -44,6 +44,8 @@ export interface Finding {
   description: string
   /** Base priority with the per-session adjustments (critical path, blocking, noise); breadth is applied per issue. */
   priority: IssuePriority
+  /** Why it got that priority, one line (priority-reason.ts); names elements, so replay-derived. */
+  priorityReason: string
   /** Page URL and its path pattern at the first occurrence. */
   url: string
   pathPattern: string

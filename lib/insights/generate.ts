@@ -92,6 +92,7 @@ async function fileRiseIssue(
           `Issues behind it: ${rise.issueIds.join(', ')}.`,
         ].join('\n'),
         priority: 'high',
+        priorityReason: `A sharp rise across sessions is high: ${rise.sessions} sessions, ${Math.round(rise.rate * 100)}% of the interval's.`,
         sessionCount: rise.sessions,
         firstSeenAt: interval.start,
         lastSeenAt: interval.end,

@@ -114,6 +114,6 @@ export function evidenceView(kind: string, evidence: Record<string, unknown> | n
   if (page) facts.push({ label: 'Page', value: page, href: /^https?:\/\//.test(page) ? page : undefined })
   add('Page pattern', str(e.pathPattern))
   if (e.blocking === true) add('Blocking', 'The user could not go on after it on that page')
-  if (e.retried === true) add('Retried', 'It happened 3 or more times in the session')
+  if (e.retried === true) add('Retried', 'The user tried the same action again')
   return { headline, facts, stack: stackOf(e.stack) }
 }

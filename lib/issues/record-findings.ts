@@ -25,6 +25,15 @@ function raise(priority: IssuePriority): IssuePriority {
   return ISSUE_PRIORITIES[Math.max(0, index - 1)]!
 }
 
+const BREADTH_REASON = `+1: seen in ${BREADTH_SESSIONS} sessions within 24 hours`
+
+/** The first session's reason with the breadth step added (issues older than reasons get it alone). */
+export function withBreadth(reason: string | null): string {
+  if (!reason) return `${BREADTH_REASON.charAt(0).toUpperCase()}${BREADTH_REASON.slice(1)}.`
+  const stem = reason.endsWith('.') ? reason.slice(0, -1) : reason
+  return `${stem}; ${BREADTH_REASON}.`
+}
+
 /** The dashboard's issue page, with the replay of this session opened at the issue's moment. */
 export function previewUrl(
   baseUrl: string,
@@ -69,6 +78,7 @@ export async function recordFindings(
         title: finding.title,
         description: finding.description,
         priority: finding.priority,
+        priorityReason: finding.priorityReason,
         previewUrl: previewUrl(
           input.baseUrl,
           newId,
@@ -96,6 +106,7 @@ export async function recordFindings(
         id: issues.id,
         status: issues.status,
         priority: issues.priority,
+        priorityReason: issues.priorityReason,
         updatedAt: issues.updatedAt,
         inserted: sql<boolean>`(xmax = 0)`,
       })
@@ -179,7 +190,7 @@ export async function recordFindings(
     if (recent?.n === BREADTH_SESSIONS && issue!.priority !== 'critical')
       await tx
         .update(issues)
-        .set({ priority: raise(issue!.priority) })
+        .set({ priority: raise(issue!.priority), priorityReason: withBreadth(issue!.priorityReason) })
         .where(eq(issues.id, issueId))
   }
   return result

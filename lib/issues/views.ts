@@ -24,6 +24,12 @@ export const Issue = IssueListItem.extend({
   updatedAt: isoDate,
   stepsToReplicate: z.string().nullable(),
   aiVerified: z.boolean().nullable(),
+  /**
+   * An addition to the spec's shape (issue 15): why the issue got its priority, e.g. what the
+   * user did next. Null on issues recorded before it existed. It names page elements, so it is
+   * text from the replay.
+   */
+  priorityReason: z.string().nullable(),
 })
 
 export type IssueListItem = z.infer<typeof IssueListItem>
@@ -67,5 +73,6 @@ export function toIssue(row: IssueRow): Issue {
     updatedAt: row.updatedAt.toISOString(),
     stepsToReplicate: row.stepsToReplicate,
     aiVerified: row.aiVerified,
+    priorityReason: row.priorityReason,
   }
 }

@@ -28,6 +28,8 @@ export function issueDetails(issue: Issue, untrusted: UntrustedMarkers): string 
     untrusted.wrap(issue.title),
     `Id: ${issue.id}`,
     `Status: ${issue.status} · Priority: ${issue.priority} · ${plural(issue.sessionCount, 'session')} · AI verified: ${verified}`,
+    // Names elements of the recorded page, so it is marked like the title.
+    issue.priorityReason ? `Why ${issue.priority}: ${untrusted.wrap(issue.priorityReason)}` : null,
     `Created: ${issue.createdAt} · Updated: ${issue.updatedAt}`,
     // Built by us from the base URL and ids (record-findings.ts), so not marked.
     issue.previewUrl ? `Replay: ${issue.previewUrl}` : null,

@@ -13,7 +13,7 @@ const Name = z
   .min(1, 'Signal name must not be empty')
   .max(100, 'Signal name must be at most 100 characters')
   .refine(isStorableText, `Signal name ${NOT_STORABLE}`)
-const Prompt = z
+export const SignalPrompt = z
   .string()
   .trim()
   .min(3, 'Signal prompt must be at least 3 characters')
@@ -29,7 +29,7 @@ export async function createSignal(
   input: { organizationId: string; name: string; prompt: string },
 ): Promise<{ signal: Signal; eventId: string | null }> {
   const name = parseInput(Name, input.name)
-  const prompt = parseInput(Prompt, input.prompt)
+  const prompt = parseInput(SignalPrompt, input.prompt)
   await getOrganization(db, input.organizationId)
   return db.transaction(async (tx) => {
     const [row] = await tx

@@ -7,8 +7,8 @@ import type { SessionDigest } from '@/lib/analysis/types'
  * - friction words: "error"/"exception"/"crash" → the session has a JavaScript error;
  *   "rage" → a rage click; "dead"/"unresponsive" → a dead click; "fail"/"failed"/"500"/
  *   "network"/"request" → a failed request;
- * - paths: a word starting with `/` (e.g. `/checkout`) → the session visited a page whose
- *   path starts with it;
+ * - paths: a word starting with `/` (e.g. `/checkout`, `/api/pay`) → the session visited a
+ *   page at or below it, or a request at or below it failed ("failed request on /api/pay");
  * - every other word of 4+ letters (not a common word) is a keyword, found in page URLs,
  *   clicked element text, error messages and request URLs.
  *
@@ -22,7 +22,7 @@ const STOPWORDS = new Set(
   ),
 )
 
-type Condition = 'error' | 'rage' | 'dead' | 'network'
+export type Condition = 'error' | 'rage' | 'dead' | 'network'
 
 const CONDITION_WORDS: Record<string, Condition> = {
   error: 'error',
@@ -76,6 +76,10 @@ function pathOf(url: string): string {
   }
 }
 
+function atOrBelow(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}/`)
+}
+
 export interface DeterministicMatch {
   matched: boolean
   evidence: { conditions: Condition[]; paths: string[]; keywords: string[] }
@@ -88,9 +92,13 @@ export function matchDigest(prompt: ParsedPrompt, digest: SessionDigest): Determ
     dead: digest.deadClicks.length > 0,
     network: digest.networkFailures.length > 0,
   }
-  const visited = digest.pages.map((p) => pathOf(p.url))
+  // A path names a page or an endpoint: failed requests count as much as visited pages.
+  const seen = [
+    ...digest.pages.map((p) => pathOf(p.url)),
+    ...digest.networkFailures.map((n) => pathOf(n.url)),
+  ]
   const conditionsHold = prompt.conditions.every((c) => has[c])
-  const pathsHold = prompt.paths.every((path) => visited.some((v) => v === path || v.startsWith(`${path}/`)))
+  const pathsHold = prompt.paths.every((path) => seen.some((v) => atOrBelow(v, path)))
   const haystack = [
     ...digest.pages.map((p) => p.url),
     ...digest.clicks.map((c) => `${c.text} ${c.selector}`),

@@ -232,6 +232,10 @@ describe('the issues pages in Chromium', () => {
       'Not verified by AI (no AI provider configured or review pending)',
     )
     expect(await page.getByTestId('session-count').textContent()).toBe('2')
+    // Why it got its priority (issue 15): the recording ends right after the error.
+    expect(await page.getByTestId('priority-reason').textContent()).toMatch(
+      /^Why high: Uncaught errors start at high; not blocking: the page ended 0\.\d s later, too soon to be a reaction to it\.$/,
+    )
     expect(await page.getByTestId('evidence-headline').textContent()).toContain(
       "TypeError: Cannot read properties of undefined (reading 'price')",
     )

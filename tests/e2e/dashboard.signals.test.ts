@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { organizations, replaySessions, signalMatches, signals } from '@/db/schema'
+import type { SessionDigest } from '@/lib/analysis/types'
 import { seedInsight } from '@/tests/helpers/seed'
 import {
   hasHorizontalOverflow,
@@ -194,6 +195,63 @@ describe('signals and insights in the dashboard', () => {
     // The deleted signal's page is gone (the status is already sent when the page streams).
     await page.goto(`${baseUrl}/signals/${signalId}`)
     await page.getByRole('heading', { name: 'Not found' }).waitFor()
+  })
+
+  it('previews how a prompt is read and how many recent sessions it matches, before saving', async () => {
+    // An analysed session whose only trace of /api/pay is a failed request (issue 15 #7).
+    const [organization] = await db().select().from(organizations)
+    const at = Date.now() - 60_000
+    const digest: SessionDigest = {
+      durationMs: 30_000,
+      pages: [{ url: 'https://shop.example/cart', pathPattern: '/cart', at }],
+      clicks: [{ text: 'Pay', selector: 'button#pay', url: 'https://shop.example/cart', at }],
+      inputs: [],
+      errors: [],
+      networkFailures: [{ method: 'POST', url: 'https://shop.example/api/pay', status: 502, at }],
+      rageClicks: [],
+      deadClicks: [],
+    }
+    await db()
+      .insert(replaySessions)
+      .values({
+        organizationId: organization!.id,
+        externalId: 'e2e-preview',
+        status: 'processed',
+        startedAt: new Date(at),
+        lastActivityAt: new Date(at),
+        entryUrl: 'https://shop.example/cart',
+        anonymousId: 'anon-preview',
+        digest: digest as unknown as Record<string, unknown>,
+      })
+    await page.goto(`${baseUrl}/signals`)
+    const previewButton = page.getByRole('button', { name: 'Preview matches' })
+    expect(await previewButton.isDisabled()).toBe(true)
+    await page.getByLabel('Prompt').fill('failed request on /api/pay')
+    await previewButton.click()
+    const count = page.getByTestId('signal-preview-count')
+    await count.waitFor()
+    expect(await page.getByTestId('signal-preview-reading').locator('li').allTextContents()).toEqual([
+      'a request failed',
+      'the user visited /api/pay or a page below it, or a request to it failed',
+    ])
+    expect(await count.textContent()).toBe('Matches 1 of the latest 1 analysed session of the last 7 days.')
+    await screenshot(page, 'signals-09-preview')
+
+    // Editing the prompt says the preview is stale until it is run again.
+    await page.getByLabel('Prompt').fill('failed request on /api/refund')
+    await page.getByText('The prompt changed since this preview').waitFor()
+    await previewButton.click()
+    await page.getByText('Matches 0 of the latest 1 analysed session of the last 7 days.').waitFor()
+    await page.getByLabel('Prompt').fill('why do they go')
+    await previewButton.click()
+    await page.getByText('Nothing in this prompt can be checked by the keyword rules').waitFor()
+    // A preview saves nothing.
+    expect(await db().select().from(signals)).toHaveLength(0)
+
+    await page.setViewportSize({ width: 390, height: 844 })
+    await screenshot(page, 'signals-10-preview-phone')
+    expect(await hasHorizontalOverflow(page), '/signals with a preview overflows at 390 px').toBe(false)
+    await page.setViewportSize({ width: 1280, height: 900 })
   })
 
   it('lists insights and renders one from its Markdown, without raw HTML', async () => {

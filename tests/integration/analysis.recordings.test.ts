@@ -7,22 +7,9 @@ import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { analyzeEvents } from '@/lib/analysis'
-import type { AnalysisResult, Finding, FindingKind, RrwebEvent } from '@/lib/analysis/types'
+import type { AnalysisResult, Finding, RrwebEvent } from '@/lib/analysis/types'
 import { pathPattern } from '@/lib/analysis/url'
-
-interface ExpectedIssue {
-  kind: FindingKind
-  where: string
-  target?: string
-  messageIncludes?: string
-  status?: number
-  method?: string
-}
-
-interface ExpectedFile {
-  recordings: Record<string, ExpectedIssue[]>
-  crossSession: { recordings: string[]; kind: FindingKind; messageIncludes: string; sessionCount: number }[]
-}
+import type { ExpectedFile, ExpectedIssue } from '@/tests/fixtures/record/expected'
 
 const DIR = path.resolve(import.meta.dirname, '../fixtures/recordings')
 const expected = JSON.parse(readFileSync(path.join(DIR, 'expected.json'), 'utf8')) as ExpectedFile
@@ -62,6 +49,14 @@ function matches(finding: Finding, issue: ExpectedIssue): boolean {
   return issue.method === undefined || finding.evidence.method === issue.method
 }
 
+/** The expected priority and follow-up, checked once the finding is matched (issue 15). */
+function graded(finding: Finding, issue: ExpectedIssue): { priority?: string; followUp?: unknown } {
+  return {
+    ...(issue.priority ? { priority: finding.priority } : {}),
+    ...(issue.followUp ? { followUp: finding.evidence.followUp } : {}),
+  }
+}
+
 function summary(finding: Finding): string {
   return `${finding.kind} ${finding.pathPattern} “${finding.trigger?.element.text ?? ''}” ${messageOf(finding)} — ${finding.title}`
 }
@@ -77,12 +72,18 @@ describe('analysis of real recordings', () => {
     const wanted = expected.recordings[name] ?? []
     const unmatched = [...findings]
     const missing: ExpectedIssue[] = []
+    const grades: { wanted: object; got: object }[] = []
     for (const issue of wanted) {
       const at = unmatched.findIndex((finding) => matches(finding, issue))
       if (at === -1) missing.push(issue)
-      else unmatched.splice(at, 1)
+      else {
+        const got = graded(unmatched[at]!, issue)
+        grades.push({ wanted: { priority: issue.priority, followUp: issue.followUp }, got })
+        unmatched.splice(at, 1)
+      }
     }
     expect({ missing, extra: unmatched.map(summary) }).toEqual({ missing: [], extra: [] })
+    for (const grade of grades) expect(grade.got).toEqual(grade.wanted)
   })
 
   it('produces well-formed findings, digests and summaries', async () => {

@@ -41,6 +41,7 @@ describe('GET /api/v1/issues and /api/v1/issues/{id}: shapes', () => {
       ticketIdentifier: 'ENG-1',
       status: 'ticket_created',
       priority: 'critical',
+      priorityReason: 'Uncaught errors start at high; +1: /checkout is a critical path.',
       aiVerified: true,
     })
     const sparse = await seedIssue(database.db, org, {
@@ -97,17 +98,25 @@ describe('GET /api/v1/issues and /api/v1/issues/{id}: shapes', () => {
     const single = await body(await api.getIssue(key, full.id))
     expect(Object.keys(single)).toEqual(['issue'])
     const issue = single.issue as Body
+    // priorityReason is our addition to the spec's single-issue shape (issue 15); the list
+    // shape stays exactly the spec's.
     expect(Object.keys(issue).sort()).toEqual(
-      [...listKeys, 'aiVerified', 'stepsToReplicate', 'updatedAt'].sort(),
+      [...listKeys, 'aiVerified', 'priorityReason', 'stepsToReplicate', 'updatedAt'].sort(),
     )
     expect(issue).toMatchObject({
       ...items[1],
       updatedAt: full.updatedAt.toISOString(),
       stepsToReplicate: full.stepsToReplicate,
       aiVerified: true,
+      priorityReason: 'Uncaught errors start at high; +1: /checkout is a critical path.',
     })
     const sparseIssue = (await body(await api.getIssue(key, sparse.id))).issue as Body
-    expect(sparseIssue).toMatchObject({ stepsToReplicate: null, aiVerified: null, description: null })
+    expect(sparseIssue).toMatchObject({
+      stepsToReplicate: null,
+      aiVerified: null,
+      description: null,
+      priorityReason: null,
+    })
     expect(new Date(String(sparseIssue.createdAt)).toISOString()).toBe(sparseIssue.createdAt)
   })
 })

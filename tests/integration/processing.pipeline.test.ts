@@ -83,6 +83,8 @@ describe('session processing through the in-process engine', () => {
     expect(issue).toMatchObject({ sessionCount: 3, status: 'unresolved', sourceType: 'session_analysis' })
     expect(issue!.title).toContain('price')
     expect(issue!.stepsToReplicate).toMatch(/1\./)
+    // Whichever session was analysed first filed it, with why it got its priority (issue 15).
+    expect(issue!.priorityReason).toMatch(/^Uncaught errors start at high; (\+1 blocking|not blocking): the /)
     expect(issue!.previewUrl).toMatch(
       new RegExp(`^${getConfig().baseUrl}/issues/${issue!.id}\\?session=[0-9a-f-]{36}&t=\\d+$`),
     )

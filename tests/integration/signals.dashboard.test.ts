@@ -12,6 +12,7 @@ import { backfillSignal } from '@/lib/signals/backfill'
 import { createSignal } from '@/lib/signals/create-signal'
 import { deleteSignal } from '@/lib/signals/delete-signal'
 import { getSignal } from '@/lib/signals/get-signal'
+import { previewSignal } from '@/lib/signals/preview-signal'
 import { setSignalStatus } from '@/lib/signals/set-signal-status'
 import { evidenceSummary, listSignalMatches } from '@/lib/signals/signal-matches'
 import { startBackfill } from '@/lib/signals/start-backfill'
@@ -247,5 +248,54 @@ describe('signals from the dashboard', () => {
     await expect(deleteSignal(database.db, { organizationId, signalId: lateSignal })).rejects.toThrow(
       NotFoundError,
     )
+  })
+
+  it('previews how a prompt is read and how many recent sessions match, on the request path, storing nothing', async () => {
+    await processCheckoutFailure('preview')
+    const before = await totals()
+    const [row] = await database.db
+      .select({ n: count() })
+      .from(replaySessions)
+      .where(eq(replaySessions.organizationId, organizationId))
+    const sessions = row!.n
+    // The recording fails POST /api/checkout on the page /checkout: the path is the request's only.
+    const preview = await previewSignal(database.db, {
+      organizationId,
+      prompt: 'failed request on /api/checkout',
+    })
+    expect(preview).toEqual({
+      conditions: [
+        'a request failed',
+        'the user visited /api/checkout or a page below it, or a request to it failed',
+      ],
+      checkable: true,
+      checked: sessions,
+      matched: sessions,
+      days: 7,
+    })
+    expect(
+      await previewSignal(database.db, { organizationId, prompt: 'failed request on /api/pay' }),
+    ).toMatchObject({
+      checked: sessions,
+      matched: 0,
+    })
+    expect(await previewSignal(database.db, { organizationId, prompt: 'why do they go' })).toEqual({
+      conditions: [],
+      checkable: false,
+      checked: 0,
+      matched: 0,
+      days: 7,
+    })
+    // Another organization's sessions are not looked at.
+    expect(
+      await previewSignal(database.db, {
+        organizationId: otherOrganizationId,
+        prompt: 'failed request on /api/checkout',
+      }),
+    ).toMatchObject({ checked: 0, matched: 0 })
+    await expect(previewSignal(database.db, { organizationId, prompt: 'x' })).rejects.toThrow(
+      InvalidInputError,
+    )
+    expect(await totals()).toEqual(before)
   })
 })

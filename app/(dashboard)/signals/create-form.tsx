@@ -4,6 +4,7 @@ import Link from 'next/link'
 import { useActionState, useEffect, useState } from 'react'
 import { type CreateSignalResult, createSignalAction } from './actions'
 import { EXAMPLE_PROMPTS } from './examples'
+import { SignalPreview } from './signal-preview'
 import styles from './signals.module.css'
 
 /**
@@ -67,6 +68,7 @@ export function CreateSignalForm({ aiConfigured }: { aiConfigured: boolean }) {
           Describe the sessions to find, in 3 to 2000 characters.
         </span>
       </div>
+      <SignalPreview prompt={prompt} aiConfigured={aiConfigured} />
       <div className={styles.examples}>
         <span className="muted">Examples that work with or without an AI model:</span>
         <ul>
@@ -116,7 +118,8 @@ export function CreateSignalForm({ aiConfigured }: { aiConfigured: boolean }) {
             that got no response.
           </li>
           <li>
-            A path such as <code>/checkout</code>: the session visited that page or one below it.
+            A path such as <code>/checkout</code> or <code>/api/pay</code>: the session visited that page or
+            one below it, or a request to it failed.
           </li>
           <li>
             Any other word of 4 or more letters is a keyword, looked for in page URLs, clicked text, error

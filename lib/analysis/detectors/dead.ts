@@ -79,7 +79,6 @@ export class DeadDetector {
         paths: [page.pathPattern],
         thirdParty: false,
       },
-      retries: true,
     })
     if (reported) {
       this.ctx.digest.add('deadClicks', {

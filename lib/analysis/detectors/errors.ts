@@ -100,7 +100,6 @@ export class ErrorDetector {
         thirdParty: top !== null && isThirdParty(top.url, page.current.url),
         fixed: script,
       },
-      retries: true,
     })
     this.ctx.digest.add('errors', digestEntry)
   }
@@ -140,7 +139,6 @@ export class ErrorDetector {
         paths: [page.current.pathPattern],
         thirdParty: top !== null && isThirdParty(top.url, page.current.url),
       },
-      retries: true,
     }
     if (this.pending.length >= MAX_PENDING) this.release(this.pending.shift()!.problem)
     this.pending.push({ key, problem })

@@ -107,7 +107,6 @@ export class NetworkDetector {
         paths: [page.current.pathPattern, pattern],
         thirdParty: pageHost !== '' && host !== '' && siteOf(host) !== siteOf(pageHost),
       },
-      retries: true,
       successKey: key,
     }
     if (status === 0) this.pending.push(problem)

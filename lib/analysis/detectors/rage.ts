@@ -105,6 +105,7 @@ export class RageDetector {
       kind: 'rage_click',
       parts: clickParts(page.pathPattern, last.stable, element.text),
       at: first.at,
+      until: last.at,
       // Steps stop before the burst: the failure line itself says how often it was clicked.
       seq: first.seq - 1,
       page,
@@ -125,7 +126,6 @@ export class RageDetector {
         paths: [page.pathPattern],
         thirdParty: false,
       },
-      retries: false,
     })
     if (!reported) return
     const entry = { text: element.text, selector: element.selector, url: page.url, at: first.at }

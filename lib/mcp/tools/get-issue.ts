@@ -12,7 +12,7 @@ export const getIssueTool = defineTool({
   name: 'get_issue',
   title: 'Get issue',
   description: [
-    'Get one issue of your organization by id: title, description, status, priority, affected',
+    'Get one issue of your organization by id: title, description, status, priority and why it got it, affected',
     'sessions, steps to replicate, replay preview link, linked ticket and whether an AI review',
     'verified it. Use it before fixing or triaging an issue found with list_issues.',
     UNTRUSTED_TOOL_NOTE,

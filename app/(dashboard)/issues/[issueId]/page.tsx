@@ -14,6 +14,7 @@ import { ISSUE_STATUS_LABELS } from '@/lib/issues/labels'
 import { exactTime, offset, PRIORITY_BADGE, STATUS_BADGE, When } from '../format'
 import styles from '../issues.module.css'
 import { IssueHistoryList } from './history-list'
+import { PriorityReason } from './priority-reason'
 import { StatusForm } from './status-form'
 import { TicketForm } from './ticket-form'
 
@@ -119,6 +120,7 @@ export default async function IssuePage({
             {ai.text}
           </span>
         </p>
+        <PriorityReason priority={issue.priority} reason={issue.priorityReason} />
         <dl className="facts">
           <dt>First seen</dt>
           <dd>
