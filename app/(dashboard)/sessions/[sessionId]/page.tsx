@@ -6,9 +6,12 @@ import { getDb } from '@/lib/db'
 import { NotFoundError } from '@/lib/errors'
 import { requireMember } from '@/lib/http/session'
 import { getSession } from '@/lib/sessions/get-session'
+import { sessionBatches } from '@/lib/sessions/read-events'
+import { sessionReplayLog } from '@/lib/sessions/replay-log'
 import { sessionIssues } from '@/lib/sessions/session-issues'
 import { type SessionTimeline, sessionTimeline } from '@/lib/sessions/session-timeline'
 import { type SessionDetail, userLabel } from '@/lib/sessions/views'
+import { getBlobStore } from '@/lib/storage'
 import { formatDateTime, formatDuration, STATUS_BADGE } from '../format'
 import styles from './session.module.css'
 
@@ -103,7 +106,10 @@ export default async function SessionPage({
   const { organization } = await requireMember(`/sessions/${sessionId}`)
   const session = await loadSession(organization.id, sessionId)
   const db = await getDb()
-  const issues = await sessionIssues(db, organization.id, session.id)
+  const [issues, log] = await Promise.all([
+    sessionIssues(db, organization.id, session.id),
+    sessionBatches(db, session.id).then((batches) => sessionReplayLog(getBlobStore(), batches)),
+  ])
   // From the stored analysis only: the page never analyses a recording itself.
   const timeline = sessionTimeline(session, issues)
   const offset = parseOffset(t)
@@ -136,12 +142,13 @@ export default async function SessionPage({
         </div>
       </div>
 
-      <section className="card" aria-labelledby="replay-heading">
+      {/* data-layout="wide" lets the dashboard's main column grow so the replay gets the room. */}
+      <section className={`card ${styles.replay}`} aria-labelledby="replay-heading" data-layout="wide">
         <h2 id="replay-heading" className="visually-hidden">
           Replay
         </h2>
         <TimelineNotice session={session} timeline={timeline} />
-        <ReplayPlayer sessionId={session.id} openAt={openAt} markers={markers} />
+        <ReplayPlayer sessionId={session.id} openAt={openAt} markers={markers} log={log} />
       </section>
 
       <div className={styles.columns}>
