@@ -8,7 +8,8 @@ import { formatOffset, KIND_LABEL, lastAtOrBefore, type ReplayMarker } from './r
 type Tab = 'moments' | 'console' | 'network'
 
 interface PaneProps {
-  start: number
+  /** Epoch ms of the recording's first event; null until the recording is in. */
+  start: number | null
   /** Epoch ms the replay is at. */
   now: number
   disabled: boolean
@@ -43,7 +44,8 @@ function EntryList<T extends { at: number }>(props: {
     if (current < 0 || !list || list.offsetParent === null) return
     const item = list.children[current] as HTMLElement | undefined
     if (!item) return
-    const top = item.offsetTop - list.offsetTop
+    // The list is positioned, so a row's offsetTop is measured from the list's own top.
+    const top = item.offsetTop
     if (top < list.scrollTop || top + item.offsetHeight > list.scrollTop + list.clientHeight)
       list.scrollTop = Math.max(0, top - list.clientHeight / 3)
   }, [current])
@@ -69,7 +71,9 @@ function EntryList<T extends { at: number }>(props: {
                   pane.onSeek(entry.at)
                 }}
               >
-                <span className={styles.time}>{formatOffset(entry.at - pane.start)}</span>
+                <span className={styles.time}>
+                  {pane.start === null ? '' : formatOffset(entry.at - pane.start)}
+                </span>
                 <span className={styles.what}>{body}</span>
               </button>
             </li>

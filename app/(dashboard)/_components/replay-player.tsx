@@ -343,7 +343,7 @@ export function ReplayPlayer(props: {
           <ReplayPanes
             markers={markers}
             log={log}
-            start={start ?? 0}
+            start={start}
             now={start === null ? Number.NEGATIVE_INFINITY : start + time}
             disabled={!ready}
             onSeek={(at) => seek(at - (start ?? at))}
