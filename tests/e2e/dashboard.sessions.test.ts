@@ -248,6 +248,13 @@ describe('sessions list and replay in Chromium', () => {
     await expect.poll(() => replayTime(page)).toBe(Math.max(0, before - 5000))
     await page.keyboard.press('ArrowRight')
     await expect.poll(() => replayTime(page)).toBe(Math.min(total, Math.max(0, before - 5000) + 5000))
+    await page.keyboard.press(']')
+    await expect.poll(() => page.getByLabel('Speed').inputValue()).toBe('2')
+    // Not while focus is in a field: the key is the field's there.
+    await page.getByLabel('Skip inactivity').focus()
+    const kept = await replayTime(page)
+    await page.keyboard.press('ArrowRight')
+    expect(await replayTime(page)).toBe(kept)
     await page.getByRole('tab', { name: /^Moments/ }).click()
     await moments(page).getByRole('button').first().click()
     await page.getByRole('heading', { name: 'Grace Hopper' }).click()
