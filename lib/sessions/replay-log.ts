@@ -1,10 +1,12 @@
+import type { DbOrTx } from '@/db/client'
 import { boundedStr, MAX_MESSAGE_CHARS, MAX_NAME_CHARS, MAX_URL_CHARS } from '@/lib/analysis/bounds'
 import { collapseWhitespace, consoleArgText, stripUncaught, truncate } from '@/lib/analysis/normalize'
 import { arr, CONSOLE_PLUGIN, EventType, isObj, NETWORK_PLUGIN, num, type Obj } from '@/lib/analysis/rrweb'
 import type { RrwebEvent } from '@/lib/analysis/types'
 import { displayUrl } from '@/lib/analysis/url'
+import { getBlobStore } from '@/lib/storage'
 import type { BlobStore } from '@/lib/storage/types'
-import { readSessionEvents, type SessionBatchRef } from './read-events'
+import { readSessionEvents, type SessionBatchRef, sessionBatches } from './read-events'
 
 /**
  * The console and network panes beside the replay: what the recorder's console and network
@@ -165,4 +167,9 @@ export async function sessionReplayLog(
     return null
   }
   return builder.result()
+}
+
+/** The log of a session of the caller's organization (the caller checked that), from the app's blob store. */
+export async function storedReplayLog(db: DbOrTx, sessionId: string): Promise<ReplayLog | null> {
+  return sessionReplayLog(getBlobStore(), await sessionBatches(db, sessionId))
 }

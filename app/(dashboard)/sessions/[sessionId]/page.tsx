@@ -6,12 +6,10 @@ import { getDb } from '@/lib/db'
 import { NotFoundError } from '@/lib/errors'
 import { requireMember } from '@/lib/http/session'
 import { getSession } from '@/lib/sessions/get-session'
-import { sessionBatches } from '@/lib/sessions/read-events'
-import { sessionReplayLog } from '@/lib/sessions/replay-log'
+import { storedReplayLog } from '@/lib/sessions/replay-log'
 import { sessionIssues } from '@/lib/sessions/session-issues'
 import { type SessionTimeline, sessionTimeline } from '@/lib/sessions/session-timeline'
 import { type SessionDetail, userLabel } from '@/lib/sessions/views'
-import { getBlobStore } from '@/lib/storage'
 import { formatDateTime, formatDuration, STATUS_BADGE } from '../format'
 import styles from './session.module.css'
 
@@ -108,7 +106,7 @@ export default async function SessionPage({
   const db = await getDb()
   const [issues, log] = await Promise.all([
     sessionIssues(db, organization.id, session.id),
-    sessionBatches(db, session.id).then((batches) => sessionReplayLog(getBlobStore(), batches)),
+    storedReplayLog(db, session.id),
   ])
   // From the stored analysis only: the page never analyses a recording itself.
   const timeline = sessionTimeline(session, issues)
