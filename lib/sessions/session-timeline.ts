@@ -4,8 +4,8 @@ import { parseUrl } from '@/lib/analysis/url'
 import type { SessionIssue } from './session-issues'
 import type { SessionDetail } from './views'
 
-/** The kinds the replay player marks; dead clicks count with rage clicks as frustrated clicks. */
-export type TimelineKind = 'page' | 'click' | 'error' | 'network' | 'rage' | 'issue'
+/** The kinds the replay player marks. */
+export type TimelineKind = 'page' | 'click' | 'error' | 'network' | 'rage' | 'dead' | 'issue'
 
 export interface TimelineEntry {
   /** Epoch milliseconds. */
@@ -95,7 +95,7 @@ export function timelineFromDigest(digest: TimelineDigest, issues: SessionIssue[
     ...digest.deadClicks.map(
       (click): TimelineEntry => ({
         at: click.at,
-        kind: 'rage',
+        kind: 'dead',
         label: `Dead click on ${element(click)}: nothing happened`,
       }),
     ),
@@ -112,7 +112,8 @@ export function timelineFromDigest(digest: TimelineDigest, issues: SessionIssue[
 }
 
 function isTruncated(digest: TimelineDigest): boolean {
-  return [digest.pages, digest.clicks, digest.errors, digest.networkFailures, digest.rageClicks].some(
+  const { pages, clicks, errors, networkFailures, rageClicks, deadClicks } = digest
+  return [pages, clicks, errors, networkFailures, rageClicks, deadClicks].some(
     (list) => list.length >= DIGEST_LIMIT,
   )
 }

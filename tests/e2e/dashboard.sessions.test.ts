@@ -81,6 +81,27 @@ async function processedSession(externalId: string) {
 const player = (page: Page) => page.getByTestId('replay-player')
 const moments = (page: Page) => page.getByRole('navigation', { name: 'Moments in this session' })
 
+/** Where the replay is, in ms after its first event; never NaN (a missing attribute fails). */
+async function replayTime(page: Page): Promise<number> {
+  const text = await player(page).getAttribute('data-time')
+  expect(text).toMatch(/^\d+$/)
+  return Number(text)
+}
+
+const SANDBOXED_REPLAY_SCRIPT =
+  /^Blocked script execution in '.*' because the document's frame is sandboxed and the 'allow-scripts' permission is not set\.$/
+
+/** Console errors and uncaught exceptions of a page, but the replay's refused scripts (the sandbox working). */
+function consoleErrorsOf(page: Page): string[] {
+  const errors: string[] = []
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !SANDBOXED_REPLAY_SCRIPT.test(message.text()))
+      errors.push(`${page.url()}: ${message.text()}`)
+  })
+  page.on('pageerror', (error) => errors.push(`${page.url()}: ${error.message}`))
+  return errors
+}
+
 async function replayReady(page: Page) {
   await page.locator('[data-testid="replay-player"][data-state="ready"]').waitFor({ timeout: 90_000 })
   // rrweb rebuilds the recorded page inside its own iframe.
@@ -140,7 +161,7 @@ describe('sessions list and replay in Chromium', () => {
     await page.getByRole('link', { name: 'Grace Hopper' }).click()
     await page.waitForURL(`${running.server.baseUrl}/sessions/${sessionId}`)
     await page.getByRole('heading', { name: 'Grace Hopper' }).waitFor()
-    const facts = page.locator('dl')
+    const facts = page.locator('dl.facts')
     for (const text of [
       'grace@example.com',
       'user-1815',
@@ -171,24 +192,99 @@ describe('sessions list and replay in Chromium', () => {
     await errorRow.focus()
     await page.keyboard.press('Enter')
     await expect.poll(() => errorRow.getAttribute('aria-current')).toBe('step')
-    const replayTime = Number(await player(page).getAttribute('data-time'))
-    expect(Math.abs(replayTime - errorOffset)).toBeLessThan(1500)
+    expect(Math.abs((await replayTime(page)) - errorOffset)).toBeLessThan(1500)
     await screenshot(page, 'session-replay')
     await page.close()
   }, 300_000)
 
+  it('keeps the console and network panes, the scrubber and the keys in step with the replay', async () => {
+    const page = await context.newPage()
+    const errors = consoleErrorsOf(page)
+    await page.goto(`${running.server.baseUrl}/sessions/${sessionId}`)
+    await replayReady(page)
+    const first = await firstEventTimestamp()
+
+    // The hero: the replay takes most of a desktop page, and nothing overflows.
+    const screen = await page.getByTestId('replay-screen').boundingBox()
+    expect(screen!.width).toBeGreaterThanOrEqual(0.7 * 1280)
+    expect(await hasHorizontalOverflow(page)).toBe(false)
+
+    // The console pane lists the uncaught error; clicking it moves the replay there.
+    await page.getByRole('tab', { name: /^Console/ }).click()
+    const consolePane = page.getByRole('tabpanel', { name: /^Console/ })
+    const consoleError = consolePane.getByRole('button', { name: /Uncaught TypeError.*zip/ })
+    await consoleError.click()
+    await expect.poll(() => consoleError.getAttribute('aria-current')).toBe('step')
+    expect(Math.abs((await replayTime(page)) - errorOffset)).toBeLessThan(1500)
+
+    // The network pane: the request for the cart, at the moment its answer came.
+    const events = (await (
+      await context.request.get(`${running.server.baseUrl}/api/dashboard/sessions/${sessionId}/events`)
+    ).json()) as RrwebEvent[]
+    const cart = events.find((event) => event.type === 6 && JSON.stringify(event.data).includes('/api/cart'))
+    await page.getByRole('tab', { name: /^Network/ }).click()
+    const request = page
+      .getByRole('tabpanel', { name: /^Network/ })
+      .getByRole('button', { name: /\/api\/cart/ })
+    await request.click()
+    await expect.poll(() => request.getAttribute('aria-current')).toBe('step')
+    const cartOffset = cart!.timestamp - first
+    expect(Math.abs((await replayTime(page)) - cartOffset)).toBeLessThan(1000)
+
+    // A mark on the scrubber moves the replay to its moment (the error, then the start).
+    const scrubber = page.getByTestId('replay-scrubber')
+    // Marks of nearby moments may overlap: whichever is on top moves the replay to its own.
+    await scrubber.locator('button[data-kind="click"]').first().click({ force: true })
+    const marked = await replayTime(page)
+    await scrubber.locator('button[data-kind="error"]').click()
+    expect(Math.abs((await replayTime(page)) - errorOffset)).toBeLessThan(1500)
+    expect(marked).not.toBe(await replayTime(page))
+
+    // Keys: ← and → move 5 s, Space plays and pauses (from the first moment, far from the end).
+    await page.getByRole('heading', { name: 'Grace Hopper' }).click()
+    const before = await replayTime(page)
+    const total = events.at(-1)!.timestamp - first
+    await page.keyboard.press('ArrowLeft')
+    await expect.poll(() => replayTime(page)).toBe(Math.max(0, before - 5000))
+    await page.keyboard.press('ArrowRight')
+    await expect.poll(() => replayTime(page)).toBe(Math.min(total, Math.max(0, before - 5000) + 5000))
+    await page.keyboard.press(']')
+    await expect.poll(() => page.getByLabel('Speed').inputValue()).toBe('2')
+    // Not while focus is in a field: the key is the field's there.
+    await page.getByLabel('Skip inactivity').focus()
+    const kept = await replayTime(page)
+    await page.keyboard.press('ArrowRight')
+    expect(await replayTime(page)).toBe(kept)
+    await page.getByRole('tab', { name: /^Moments/ }).click()
+    await moments(page).getByRole('button').first().click()
+    await page.getByRole('heading', { name: 'Grace Hopper' }).click()
+    await page.keyboard.press('Space')
+    await expect.poll(() => player(page).getAttribute('data-playing')).toBe('true')
+    await page.keyboard.press('Space')
+    await expect.poll(() => player(page).getAttribute('data-playing')).toBe('false')
+    await page.getByText('Keys', { exact: true }).click()
+    await player(page).getByText('back or forward 5 s').waitFor()
+    await screenshot(page, 'session-replay-panes')
+    expect(errors).toEqual([])
+    await page.close()
+  }, 240_000)
+
   it('opens the replay at ?t= and fits a phone screen', async () => {
     const phone = await phonePage(context)
+    const errors = consoleErrorsOf(phone)
     const t = errorOffset + (await firstEventTimestamp()) - (await sessionStart())
     await phone.goto(`${running.server.baseUrl}/sessions/${sessionId}?t=${t}`)
     await replayReady(phone)
-    expect(Math.abs(Number(await player(phone).getAttribute('data-time')) - errorOffset)).toBeLessThan(1500)
+    expect(Math.abs((await replayTime(phone)) - errorOffset)).toBeLessThan(1500)
+    // The panes sit under the replay on a phone.
+    await phone.getByRole('tab', { name: /^Network/ }).waitFor()
     // The current moment is the error (or its issue, listed at the same time).
     expect(await moments(phone).locator('[aria-current="step"]').textContent()).toContain('zip')
     expect(await hasHorizontalOverflow(phone)).toBe(false)
     const stage = await phone.locator('.rr-player').boundingBox()
     expect(stage!.width).toBeLessThanOrEqual(390)
     await screenshot(phone, 'session-replay-phone')
+    expect(errors).toEqual([])
     await phone.goto(`${running.server.baseUrl}/sessions`)
     await phone.getByTestId('sessions-table').waitFor()
     expect(await hasHorizontalOverflow(phone)).toBe(false)

@@ -126,7 +126,7 @@ describe('sessionTimeline', () => {
 
   it('marks a dead click and a console error', async () => {
     const dead = await timelineOf(await processedSession('dead-click'))
-    expect(rows(dead.entries, 'rage')).toEqual(['Dead click on “Compare plans”: nothing happened'])
+    expect(rows(dead.entries, 'dead')).toEqual(['Dead click on “Compare plans”: nothing happened'])
     const consoleError = await timelineOf(await processedSession('console-error'))
     expect(rows(consoleError.entries, 'error')).toEqual([
       expect.stringContaining('Payment widget failed to load'),

@@ -3,21 +3,26 @@
 import 'rrweb-player/dist/style.css'
 import type { eventWithTime } from '@rrweb/types'
 import { type JSX, useCallback, useEffect, useMemo, useRef, useState } from 'react'
+import type { ReplayLog } from '@/lib/sessions/replay-log'
+import { ReplayControls, SPEEDS } from './replay-controls'
+import { ReplayPanes } from './replay-panes'
 import styles from './replay-player.module.css'
+import type { ReplayMarker } from './replay-time'
+import { useReplayKeys } from './use-replay-keys'
 
-export interface ReplayMarker {
-  /** Epoch milliseconds. */
-  at: number
-  label: string
-  kind: 'page' | 'click' | 'error' | 'network' | 'rage' | 'issue'
-}
+export type { ReplayMarker } from './replay-time'
 
 /**
  * What we use of rrweb-player. Its typings leave out the Svelte component's own `$set` and
- * `$destroy`, which it has at run time (rrweb-player 2.x is a Svelte 4 component).
+ * `$destroy`, which it has at run time (rrweb-player 2.x is a Svelte 4 component). Its own
+ * controller is hidden (`showController: false`) but still runs: it keeps the clock and sends
+ * the `ui-update-*` events our controls follow.
  */
 interface PlayerInstance {
   goto(timeOffset: number, play?: boolean): void
+  toggle(): void
+  setSpeed(speed: number): void
+  toggleSkipInactive(): void
   addEventListener(event: string, handler: (detail: unknown) => unknown): void
   triggerResize(): void
   $set(props: { width: number; height: number }): void
@@ -32,26 +37,14 @@ type Loaded =
   | { state: 'empty' }
   | { state: 'ready'; events: eventWithTime[]; start: number; end: number }
 
-const KIND_LABEL: Record<ReplayMarker['kind'], string> = {
-  page: 'Page',
-  click: 'Click',
-  error: 'Error',
-  network: 'Request',
-  rage: 'Frustration',
-  issue: 'Issue',
-}
-
 // rrweb's event types: a replay needs the page's full snapshot to draw anything.
 const FULL_SNAPSHOT = 2
 const META = 4
-const CONTROLLER_HEIGHT = 80
+const CONTROLS_HEIGHT = 90
 const MIN_STAGE_HEIGHT = 200
-
-function formatOffset(ms: number): string {
-  const seconds = Math.max(0, Math.floor(ms / 1000))
-  const minutes = Math.floor(seconds / 60)
-  return `${minutes}:${String(seconds % 60).padStart(2, '0')}`
-}
+const STEP_MS = 5000
+// The clock shown re-renders the controls and panes; four times a second reads as smooth.
+const TICK_MS = 250
 
 function isEvent(value: unknown): value is eventWithTime {
   if (typeof value !== 'object' || value === null) return false
@@ -98,19 +91,27 @@ async function loadEvents(sessionId: string, signal: AbortSignal): Promise<Loade
   return { state: 'ready', events, start: events[0]!.timestamp, end: events[events.length - 1]!.timestamp }
 }
 
-const markerKey = (marker: ReplayMarker) => `${marker.at}:${marker.kind}:${marker.label}`
-
 /** In time order; a marker repeated exactly (same moment, kind and label) tells nothing new. */
 function uniqueMarkers(markers: ReplayMarker[]): ReplayMarker[] {
   const seen = new Set<string>()
   return [...markers]
     .sort((a, b) => a.at - b.at)
     .filter((marker) => {
-      const key = markerKey(marker)
+      const key = `${marker.at}:${marker.kind}:${marker.label}`
       if (seen.has(key)) return false
       seen.add(key)
       return true
     })
+}
+
+/**
+ * rrweb replays the recorded page's focus events by focusing elements in its iframe, which
+ * takes the keyboard away from this page (and its keys): hand it back. Nobody types into a
+ * replay, so focus inside it is never the user's.
+ */
+function releaseFocus(stage: HTMLElement): void {
+  const active = document.activeElement
+  if (active instanceof HTMLElement && stage.contains(active)) active.blur()
 }
 
 /** The recorded page's aspect ratio (from rrweb's Meta event), to size the stage without bars. */
@@ -125,7 +126,7 @@ function recordedAspect(events: eventWithTime[]): number {
 }
 
 function stageSize(width: number, aspect: number) {
-  const limit = Math.max(MIN_STAGE_HEIGHT, Math.round(window.innerHeight * 0.7) - CONTROLLER_HEIGHT)
+  const limit = Math.max(MIN_STAGE_HEIGHT, Math.round(window.innerHeight * 0.7) - CONTROLS_HEIGHT)
   return {
     width: Math.floor(width),
     height: Math.max(MIN_STAGE_HEIGHT, Math.min(limit, Math.round(width * aspect))),
@@ -133,30 +134,35 @@ function stageSize(width: number, aspect: number) {
 }
 
 /**
- * A session's replay with the moments worth seeing listed beside it. The events come from the
- * dashboard's events endpoint; rrweb-player is loaded in the browser only. Every marker is a
- * button that moves the replay to its moment, so keyboard users can jump to an error too.
+ * A session's replay with our own controls (play, scrubber with the moments marked, speed,
+ * skip inactivity, keys) and DevTools-style panes: the moments, the console and the network,
+ * each following playback and moving the replay when an entry is clicked. The events come from
+ * the dashboard's events endpoint; rrweb-player is loaded in the browser only.
  */
 export function ReplayPlayer(props: {
   sessionId: string
   /** Epoch ms: the replay starts paused at this moment. */
   openAt?: number
   markers?: ReplayMarker[]
+  /** The console and network panes; undefined leaves them out (null: the log could not be read). */
+  log?: ReplayLog | null
   autoPlay?: boolean
 }): JSX.Element {
-  const { sessionId, openAt, autoPlay = false } = props
+  const { sessionId, openAt, autoPlay = false, log } = props
   const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' })
   const [attempt, setAttempt] = useState(0)
-  const [active, setActive] = useState(-1)
   // The events are in, but rrweb-player (loaded on demand) has not drawn them yet.
   const [mounted, setMounted] = useState(false)
+  const [time, setTime] = useState(0)
+  const [playing, setPlaying] = useState(autoPlay)
+  const [speed, setSpeed] = useState(1)
+  const [skipInactive, setSkipInactive] = useState(true)
   const rootRef = useRef<HTMLDivElement>(null)
   const stageRef = useRef<HTMLDivElement>(null)
+  const helpRef = useRef<HTMLDetailsElement>(null)
   const playerRef = useRef<PlayerInstance | null>(null)
+  const timeRef = useRef(0)
   const markers = useMemo(() => uniqueMarkers(props.markers ?? []), [props.markers])
-  const markersRef = useRef(markers)
-  const chosenRef = useRef<number | null>(null)
-  markersRef.current = markers
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: `attempt` changes only to fetch again (Retry)
   useEffect(() => {
@@ -169,24 +175,15 @@ export function ReplayPlayer(props: {
   }, [sessionId, attempt])
 
   const start = loaded.state === 'ready' ? loaded.start : null
+  const total = loaded.state === 'ready' ? loaded.end - loaded.start : 0
 
-  // The marker the replay is at (the last one at or before the current time), without
-  // re-rendering on every animation frame: only when that marker changes.
-  const follow = useCallback(
-    (offset: number) => {
-      rootRef.current?.setAttribute('data-time', String(Math.round(offset)))
-      if (start === null) return
-      const now = start + offset
-      const list = markersRef.current
-      let index = -1
-      for (let i = 0; i < list.length && list[i]!.at <= now; i++) index = i
-      // Several markers at one moment (an error and its issue): the one the user chose stays current.
-      const chosen = chosenRef.current
-      if (chosen !== null && index >= 0 && list[chosen]?.at === list[index]!.at) index = chosen
-      setActive(index)
-    },
-    [start],
-  )
+  // The exact time goes on the element at once (tests and tools read it); React hears of it
+  // only when the shown clock would change, not on every animation frame.
+  const follow = useCallback((offset: number, force = false) => {
+    timeRef.current = offset
+    rootRef.current?.setAttribute('data-time', String(Math.round(offset)))
+    setTime((shown) => (force || Math.abs(shown - offset) >= TICK_MS ? offset : shown))
+  }, [])
 
   useEffect(() => {
     if (loaded.state !== 'ready') return
@@ -196,6 +193,7 @@ export function ReplayPlayer(props: {
     let disposed = false
     let player: PlayerInstance | null = null
     let observer: ResizeObserver | null = null
+    const onBlur = () => requestAnimationFrame(() => releaseFocus(stage))
     const aspect = recordedAspect(events)
     import('rrweb-player').then(
       ({ default: Player }) => {
@@ -203,23 +201,20 @@ export function ReplayPlayer(props: {
         const size = stageSize(stage.clientWidth, aspect)
         player = new Player({
           target: stage,
-          props: {
-            events,
-            ...size,
-            autoPlay: false,
-            skipInactive: true,
-            // Four speed buttons and the skip switch do not fit beside each other on a phone.
-            speedOption: size.width < 480 ? [1, 2, 4] : [1, 2, 4, 8],
-          },
+          props: { events, ...size, autoPlay: false, skipInactive: true, showController: false },
         }) as unknown as PlayerInstance
         playerRef.current = player
         player.addEventListener('ui-update-current-time', (detail) => {
           const payload = (detail as { payload?: unknown } | undefined)?.payload
           if (typeof payload === 'number') follow(payload)
         })
+        player.addEventListener('ui-update-player-state', (detail) => {
+          const payload = (detail as { payload?: unknown } | undefined)?.payload
+          if (typeof payload === 'string') setPlaying(payload === 'playing')
+        })
         const offset = openAt === undefined ? 0 : Math.min(Math.max(0, openAt - first), end - first)
         player.goto(offset, autoPlay)
-        follow(offset)
+        follow(offset, true)
         setMounted(true)
         let width = size.width
         observer = new ResizeObserver(() => {
@@ -230,6 +225,9 @@ export function ReplayPlayer(props: {
           player.triggerResize()
         })
         observer.observe(stage)
+        // The window loses focus when rrweb focuses an element inside its iframe.
+        window.addEventListener('blur', onBlur)
+        releaseFocus(stage)
       },
       () => {
         if (!disposed)
@@ -241,6 +239,7 @@ export function ReplayPlayer(props: {
     )
     return () => {
       disposed = true
+      window.removeEventListener('blur', onBlur)
       observer?.disconnect()
       player?.$destroy()
       playerRef.current = null
@@ -249,20 +248,72 @@ export function ReplayPlayer(props: {
     }
   }, [loaded, openAt, autoPlay, follow])
 
-  const seek = (marker: ReplayMarker, index: number) => {
-    if (loaded.state !== 'ready' || !playerRef.current) return
-    chosenRef.current = index
-    const offset = Math.min(Math.max(0, marker.at - loaded.start), loaded.end - loaded.start)
-    playerRef.current.goto(offset)
-    follow(offset)
-  }
+  const seek = useCallback(
+    (offset: number) => {
+      const player = playerRef.current
+      if (!player) return
+      const clamped = Math.min(Math.max(0, offset), total)
+      player.goto(clamped)
+      follow(clamped, true)
+      if (stageRef.current) releaseFocus(stageRef.current)
+    },
+    [total, follow],
+  )
+  const changeSpeed = useCallback((next: number) => {
+    setSpeed(next)
+    playerRef.current?.setSpeed(next)
+  }, [])
 
   const state: State = loaded.state === 'ready' && !mounted ? 'loading' : loaded.state
+  const ready = state === 'ready'
+  useReplayKeys(
+    ready,
+    {
+      toggle: () => playerRef.current?.toggle(),
+      step: (ms) => seek(timeRef.current + ms),
+      speed: (direction) => {
+        const index = SPEEDS.indexOf(speed as (typeof SPEEDS)[number]) + direction
+        const next = SPEEDS[Math.min(Math.max(index, 0), SPEEDS.length - 1)]
+        if (next !== undefined) changeSpeed(next)
+      },
+      help: () => {
+        if (helpRef.current) helpRef.current.open = !helpRef.current.open
+      },
+    },
+    STEP_MS,
+  )
+
   return (
-    <div className={styles.player} data-testid="replay-player" data-state={state} ref={rootRef}>
+    <div
+      className={styles.player}
+      data-testid="replay-player"
+      data-state={state}
+      data-playing={playing ? 'true' : 'false'}
+      ref={rootRef}
+    >
       <div className={styles.layout}>
-        <div className={styles.screen}>
+        <div className={styles.screen} data-testid="replay-screen">
           <div className={styles.stage} ref={stageRef} hidden={loaded.state !== 'ready'} />
+          {loaded.state === 'ready' ? (
+            <ReplayControls
+              playing={playing}
+              time={time}
+              total={total}
+              start={loaded.start}
+              speed={speed}
+              skipInactive={skipInactive}
+              markers={markers}
+              disabled={!ready}
+              helpRef={helpRef}
+              onToggle={() => playerRef.current?.toggle()}
+              onSeek={seek}
+              onSpeed={changeSpeed}
+              onSkipInactive={() => {
+                setSkipInactive((on) => !on)
+                playerRef.current?.toggleSkipInactive()
+              }}
+            />
+          ) : null}
           {state === 'loading' ? (
             <p className={styles.message} role="status">
               Loading the recording…
@@ -288,31 +339,15 @@ export function ReplayPlayer(props: {
             </div>
           ) : null}
         </div>
-        {markers.length > 0 ? (
-          <nav className={styles.markers} aria-label="Moments in this session">
-            <ol>
-              {markers.map((marker, index) => (
-                <li key={markerKey(marker)}>
-                  <button
-                    type="button"
-                    className={styles.marker}
-                    data-kind={marker.kind}
-                    aria-current={index === active ? 'step' : undefined}
-                    disabled={state !== 'ready'}
-                    onClick={() => seek(marker, index)}
-                  >
-                    <span className={styles.time}>
-                      {start === null ? '' : formatOffset(marker.at - start)}
-                    </span>
-                    <span className={styles.what}>
-                      <span className={styles.kind}>{KIND_LABEL[marker.kind]}</span>
-                      <span className={styles.label}>{marker.label}</span>
-                    </span>
-                  </button>
-                </li>
-              ))}
-            </ol>
-          </nav>
+        {markers.length > 0 || log !== undefined ? (
+          <ReplayPanes
+            markers={markers}
+            log={log}
+            start={start}
+            now={start === null ? Number.NEGATIVE_INFINITY : start + time}
+            disabled={!ready}
+            onSeek={(at) => seek(at - (start ?? at))}
+          />
         ) : null}
       </div>
     </div>

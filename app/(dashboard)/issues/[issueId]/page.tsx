@@ -11,6 +11,7 @@ import { getIssueRow } from '@/lib/issues/get-issue'
 import { issueHistory } from '@/lib/issues/issue-history'
 import { type IssueSession, issueSessionOf, issueSessionsOf } from '@/lib/issues/issue-sessions'
 import { ISSUE_STATUS_LABELS } from '@/lib/issues/labels'
+import { storedReplayLog } from '@/lib/sessions/replay-log'
 import { exactTime, offset, PRIORITY_BADGE, STATUS_BADGE, When } from '../format'
 import styles from '../issues.module.css'
 import { IssueHistoryList } from './history-list'
@@ -98,6 +99,8 @@ export default async function IssuePage({
       ? replay.startedAt.getTime() + t
       : replay.firstOccurrenceAt.getTime()
     : null
+  // The console and network panes beside the replay, from that session's recording.
+  const log = replay ? await storedReplayLog(db, replay.sessionId) : undefined
   const markers: ReplayMarker[] = openAt !== null ? [{ at: openAt, label: issue.title, kind: 'issue' }] : []
   const evidence = evidenceView(issue.kind, issue.evidence)
   const steps = issue.stepsToReplicate ? stepsOf(issue.stepsToReplicate) : null
@@ -167,6 +170,7 @@ export default async function IssuePage({
                     sessionId={replay.sessionId}
                     openAt={openAt}
                     markers={markers}
+                    log={log}
                   />
                 </div>
               </>

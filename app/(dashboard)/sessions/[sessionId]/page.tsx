@@ -13,6 +13,7 @@ import {
   sessionAnalysisState,
 } from '@/lib/processing/analysis-due'
 import { getSession } from '@/lib/sessions/get-session'
+import { storedReplayLog } from '@/lib/sessions/replay-log'
 import { sessionIssues } from '@/lib/sessions/session-issues'
 import { type SessionTimeline, sessionTimeline } from '@/lib/sessions/session-timeline'
 import { type SessionDetail, userLabel } from '@/lib/sessions/views'
@@ -128,9 +129,10 @@ export default async function SessionPage({
   const { organization } = await requireMember(`/sessions/${sessionId}`)
   const session = await loadSession(organization.id, sessionId)
   const db = await getDb()
-  const [issues, state] = await Promise.all([
+  const [issues, state, log] = await Promise.all([
     sessionIssues(db, organization.id, session.id),
     sessionAnalysisState(db, organization.id, session.id),
+    storedReplayLog(db, session.id),
   ])
   const due: AnalysisDue = state ? analysisDue(state, getConfig().sessions) : { kind: 'done' }
   // From the stored analysis only: the page never analyses a recording itself.
@@ -165,12 +167,13 @@ export default async function SessionPage({
         </div>
       </div>
 
-      <section className="card" aria-labelledby="replay-heading">
+      {/* data-layout="wide" lets the dashboard's main column grow so the replay gets the room. */}
+      <section className={`card ${styles.replay}`} aria-labelledby="replay-heading" data-layout="wide">
         <h2 id="replay-heading" className="visually-hidden">
           Replay
         </h2>
         <TimelineNotice session={session} timeline={timeline} due={due} />
-        <ReplayPlayer sessionId={session.id} openAt={openAt} markers={markers} />
+        <ReplayPlayer sessionId={session.id} openAt={openAt} markers={markers} log={log} />
       </section>
 
       <div className={styles.columns}>
