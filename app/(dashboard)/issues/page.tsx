@@ -1,5 +1,6 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
+import { RelativeTime } from '@/app/(dashboard)/_components/relative-time'
 import { getDb } from '@/lib/db'
 import { InvalidInputError } from '@/lib/errors'
 import { requireMember } from '@/lib/http/session'
@@ -12,7 +13,7 @@ import {
   SEARCH_MAX,
   searchIssues,
 } from '@/lib/issues/search-issues'
-import { PRIORITY_BADGE, STATUS_BADGE, When, webHref } from './format'
+import { PRIORITY_BADGE, STATUS_BADGE, webHref } from './format'
 import styles from './issues.module.css'
 
 export const metadata: Metadata = { title: 'Issues' }
@@ -201,10 +202,10 @@ function IssueTable({
                 </td>
                 <td className="optional">{issue.sessionCount}</td>
                 <td className="optional">
-                  <When date={issue.firstSeenAt} now={now} />
+                  <RelativeTime date={issue.firstSeenAt} now={now} />
                 </td>
                 <td>
-                  <When date={issue.lastSeenAt} now={now} />
+                  <RelativeTime date={issue.lastSeenAt} now={now} />
                 </td>
                 <td className="optional">
                   {webHref(issue.ticketUrl) ? (

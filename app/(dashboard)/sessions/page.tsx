@@ -1,5 +1,6 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
+import { RelativeTime } from '@/app/(dashboard)/_components/relative-time'
 import { getConfig } from '@/lib/config'
 import { getDb } from '@/lib/db'
 import { InvalidInputError } from '@/lib/errors'
@@ -8,7 +9,7 @@ import { recorderSnippet } from '@/lib/sdk/snippet'
 import { listSessions, MAX_SEARCH_LENGTH, SESSIONS_PAGE } from '@/lib/sessions/list-sessions'
 import { shortUrl } from '@/lib/sessions/session-timeline'
 import { type SessionListItem, userLabel } from '@/lib/sessions/views'
-import { formatDateTime, formatDuration, STATUS_BADGE } from './format'
+import { formatDuration, STATUS_BADGE } from './format'
 import styles from './sessions.module.css'
 
 export const metadata: Metadata = { title: 'Sessions' }
@@ -44,6 +45,7 @@ export default async function SessionsPage({
   const filters = { q: (one(params.q) ?? '').trim(), errorsOnly: one(params.errors) === '1' }
   const cursor = one(params.cursor) || undefined
   const filtered = filters.q !== '' || filters.errorsOnly
+  const now = Date.now()
 
   let page: Awaited<ReturnType<typeof listSessions>> | null = null
   let problem: string | null = null
@@ -189,9 +191,7 @@ export default async function SessionsPage({
                         )}
                       </td>
                       <td>
-                        <time dateTime={session.startedAt.toISOString()}>
-                          {formatDateTime(session.startedAt)}
-                        </time>
+                        <RelativeTime date={session.startedAt} now={now} />
                       </td>
                       <td className="optional">
                         <span className={status.className} title={status.hint}>

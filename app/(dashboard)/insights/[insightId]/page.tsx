@@ -1,6 +1,7 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
+import { RelativeTime } from '@/app/(dashboard)/_components/relative-time'
 import { getDb } from '@/lib/db'
 import { NotFoundError } from '@/lib/errors'
 import { requireMember } from '@/lib/http/session'
@@ -22,6 +23,7 @@ const PRIORITY_BADGE = {
 export default async function InsightPage({ params }: { params: Promise<{ insightId: string }> }) {
   const { insightId } = await params
   const { organization } = await requireMember(`/insights/${insightId}`)
+  const now = Date.now()
   const db = await getDb()
   let insight: Awaited<ReturnType<typeof getInsight>>
   try {
@@ -46,7 +48,9 @@ export default async function InsightPage({ params }: { params: Promise<{ insigh
           <dt>Sessions</dt>
           <dd>{insight.sessionsCount}</dd>
           <dt>Written</dt>
-          <dd>{formatTime(insight.createdAt)}</dd>
+          <dd>
+            <RelativeTime date={insight.createdAt} now={now} />
+          </dd>
         </dl>
       </section>
       <article className={`card ${styles.section}`} aria-label="Insight">

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
+import { RelativeTime } from '@/app/(dashboard)/_components/relative-time'
 import { ReplayPlayer } from '@/app/(dashboard)/_components/replay-player'
 import { getDb } from '@/lib/db'
 import { NotFoundError } from '@/lib/errors'
@@ -8,8 +9,9 @@ import { requireMember } from '@/lib/http/session'
 import { getSession } from '@/lib/sessions/get-session'
 import { sessionIssues } from '@/lib/sessions/session-issues'
 import { type SessionTimeline, sessionTimeline } from '@/lib/sessions/session-timeline'
+import { describeUserAgent } from '@/lib/sessions/user-agent'
 import { type SessionDetail, userLabel } from '@/lib/sessions/views'
-import { formatDateTime, formatDuration, STATUS_BADGE } from '../format'
+import { formatDuration, STATUS_BADGE } from '../format'
 import styles from './session.module.css'
 
 export const metadata: Metadata = { title: 'Session replay' }
@@ -91,6 +93,16 @@ function TimelineNotice({
   return null
 }
 
+/** "Chrome 131 on macOS", the string the browser sent on hover. */
+function UserAgent({ userAgent }: { userAgent: string | null }) {
+  if (!userAgent) return <>not reported</>
+  return (
+    <span title={userAgent} data-testid="user-agent">
+      {describeUserAgent(userAgent) ?? userAgent}
+    </span>
+  )
+}
+
 export default async function SessionPage({
   params,
   searchParams,
@@ -109,6 +121,7 @@ export default async function SessionPage({
   const offset = parseOffset(t)
   const openAt = offset === undefined ? undefined : session.startedAt.getTime() + offset
   const status = STATUS_BADGE[session.status]
+  const now = Date.now()
   const { user } = session
   const properties = otherProperties(session)
   const markers =
@@ -128,7 +141,7 @@ export default async function SessionPage({
           </p>
           <h1>{userLabel(user)}</h1>
           <p className="muted">
-            {formatDateTime(session.startedAt)} · {formatDuration(session.durationMs)} ·{' '}
+            <RelativeTime date={session.startedAt} now={now} /> · {formatDuration(session.durationMs)} ·{' '}
             <span className={status.className} title={status.hint}>
               {status.label}
             </span>
@@ -182,7 +195,7 @@ export default async function SessionPage({
             </dd>
             <dt>Started</dt>
             <dd>
-              <time dateTime={session.startedAt.toISOString()}>{formatDateTime(session.startedAt)}</time>
+              <RelativeTime date={session.startedAt} now={now} />
             </dd>
             <dt>Duration</dt>
             <dd>{formatDuration(session.durationMs)}</dd>
@@ -193,7 +206,9 @@ export default async function SessionPage({
             <dt>Rage clicks</dt>
             <dd>{session.rageClickCount ?? '–'}</dd>
             <dt>Browser</dt>
-            <dd>{session.userAgent ?? 'not reported'}</dd>
+            <dd>
+              <UserAgent userAgent={session.userAgent} />
+            </dd>
             <dt>Language</dt>
             <dd>{session.language ?? 'not reported'}</dd>
             <dt>Viewport</dt>
