@@ -15,6 +15,7 @@ import { ISSUE_STATUS_LABELS } from '@/lib/issues/labels'
 import { offset, PRIORITY_BADGE, STATUS_BADGE } from '../format'
 import styles from '../issues.module.css'
 import { IssueHistoryList } from './history-list'
+import { QuickActions } from './quick-actions'
 import { StatusForm } from './status-form'
 import { TicketForm } from './ticket-form'
 
@@ -120,6 +121,7 @@ export default async function IssuePage({
             {ai.text}
           </span>
         </p>
+        <QuickActions issueId={issue.id} status={issue.status} />
         <dl className="facts">
           <dt>First seen</dt>
           <dd>
