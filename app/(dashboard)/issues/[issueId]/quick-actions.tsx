@@ -31,7 +31,7 @@ export function QuickActions({ issueId, status }: { issueId: string; status: Iss
   }
   return (
     <div data-testid="quick-actions">
-      <div className="toolbar" role="group" aria-label="Quick actions">
+      <div className="toolbar">
         {ACTIONS.map((action) => (
           <button
             key={action.status}
