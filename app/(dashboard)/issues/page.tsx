@@ -92,6 +92,8 @@ export default async function IssuesPage({ searchParams }: { searchParams: Searc
           ))}
         </nav>
         <FilterForm state={state} tab={tab} filtered={filtered} />
+        {/* Outside the table, so its message stays when the resolved rows leave the list. */}
+        {result && result.total > 0 ? <BulkResolve /> : null}
         {error ? (
           <div className="alert alert-error" role="alert">
             {error} <Link href="/issues">Show all issues</Link>.
@@ -240,7 +242,6 @@ function IssueTable({
     )
   return (
     <>
-      <BulkResolve />
       <div className="table-wrap">
         <table className={`table ${styles.table}`}>
           <thead>
