@@ -7,7 +7,7 @@ import { NotFoundError } from '@/lib/errors'
 import { requireMember } from '@/lib/http/session'
 import { getInsight } from '@/lib/insights/get-insight'
 import { insightIssues } from '@/lib/insights/insight-issues'
-import { formatInterval, formatTime } from '../../signals/format'
+import { formatInterval } from '../../signals/format'
 import styles from '../insights.module.css'
 import { InsightMarkdown } from './insight-markdown'
 
@@ -43,7 +43,8 @@ export default async function InsightPage({ params }: { params: Promise<{ insigh
         <dl className="facts">
           <dt>Interval</dt>
           <dd>
-            {formatTime(insight.intervalStart)} to {formatTime(insight.intervalEnd)}
+            <RelativeTime date={insight.intervalStart} now={now} /> to{' '}
+            <RelativeTime date={insight.intervalEnd} now={now} />
           </dd>
           <dt>Sessions</dt>
           <dd>{insight.sessionsCount}</dd>
