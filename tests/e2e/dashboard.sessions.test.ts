@@ -122,6 +122,11 @@ describe('sessions list and replay in Chromium', () => {
     const row = page.getByTestId('sessions-table').getByRole('row').filter({ hasText: 'Grace Hopper' })
     await row.waitFor()
     expect(await row.textContent()).toContain('grace@example.com')
+    // The browser named from the user agent, the string itself on hover.
+    expect(await row.getByTestId('user-agent').textContent()).toBe('Chrome 156 on Linux')
+    expect(await row.getByTestId('user-agent').getAttribute('title')).toBe(
+      'Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0',
+    )
     await row.getByText('analysed').waitFor()
     await screenshot(page, 'sessions-list')
 

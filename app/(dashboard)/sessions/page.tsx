@@ -1,6 +1,7 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { RelativeTime } from '@/app/(dashboard)/_components/relative-time'
+import { UserAgent } from '@/app/(dashboard)/_components/user-agent'
 import { getConfig } from '@/lib/config'
 import { getDb } from '@/lib/db'
 import { InvalidInputError } from '@/lib/errors'
@@ -154,6 +155,9 @@ export default async function SessionsPage({
                     Entry page
                   </th>
                   <th scope="col" className="optional">
+                    Browser
+                  </th>
+                  <th scope="col" className="optional">
                     Duration
                   </th>
                   <th scope="col" className="optional">
@@ -180,6 +184,9 @@ export default async function SessionsPage({
                       </td>
                       <td className={`optional ${styles.url}`} title={session.entryUrl}>
                         {shortUrl(session.entryUrl)}
+                      </td>
+                      <td className="optional">
+                        <UserAgent userAgent={session.userAgent} empty="–" />
                       </td>
                       <td className="optional">{formatDuration(session.durationMs)}</td>
                       <td className="optional">{session.pageCount ?? '–'}</td>

@@ -3,13 +3,13 @@ import Link from 'next/link'
 import { notFound } from 'next/navigation'
 import { RelativeTime } from '@/app/(dashboard)/_components/relative-time'
 import { ReplayPlayer } from '@/app/(dashboard)/_components/replay-player'
+import { UserAgent } from '@/app/(dashboard)/_components/user-agent'
 import { getDb } from '@/lib/db'
 import { NotFoundError } from '@/lib/errors'
 import { requireMember } from '@/lib/http/session'
 import { getSession } from '@/lib/sessions/get-session'
 import { sessionIssues } from '@/lib/sessions/session-issues'
 import { type SessionTimeline, sessionTimeline } from '@/lib/sessions/session-timeline'
-import { describeUserAgent } from '@/lib/sessions/user-agent'
 import { type SessionDetail, userLabel } from '@/lib/sessions/views'
 import { formatDuration, STATUS_BADGE } from '../format'
 import styles from './session.module.css'
@@ -91,16 +91,6 @@ function TimelineNotice({
       </p>
     )
   return null
-}
-
-/** "Chrome 131 on macOS", the string the browser sent on hover. */
-function UserAgent({ userAgent }: { userAgent: string | null }) {
-  if (!userAgent) return <>not reported</>
-  return (
-    <span title={userAgent} data-testid="user-agent">
-      {describeUserAgent(userAgent) ?? userAgent}
-    </span>
-  )
 }
 
 export default async function SessionPage({
