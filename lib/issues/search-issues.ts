@@ -1,45 +1,93 @@
-import { and, desc, eq, ilike, or, type SQL, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, ilike, or, type SQL, sql } from 'drizzle-orm'
 import { z } from 'zod'
 import type { DbOrTx } from '@/db/client'
-import { ISSUE_STATUSES, type IssueStatus, issues } from '@/db/schema'
-import { afterCursor, type Page, toPage } from '@/lib/pagination/keyset'
+import { ISSUE_PRIORITIES, ISSUE_STATUSES, type IssueStatus, issues } from '@/db/schema'
 import { parseInput } from '@/lib/validation'
+import { issueTrends } from './issue-trends'
+import { ISSUE_KINDS } from './kinds'
 
 /** The dashboard's status tabs: every status, plus all of them. */
 export const ISSUE_TABS = ['all', ...ISSUE_STATUSES] as const
 export type IssueTab = (typeof ISSUE_TABS)[number]
 
+export const ISSUE_SORTS = ['last_seen', 'first_seen', 'sessions', 'users', 'priority'] as const
+export type IssueSort = (typeof ISSUE_SORTS)[number]
+
 export const SEARCH_MAX = 200
 export const DASHBOARD_ISSUES_PAGE = 25
+/** Offset paging reads every skipped row; past this page, filters are the better tool. */
+export const MAX_PAGE = 400
 
 export const IssueSearchQuery = z.object({
   tab: z.enum(ISSUE_TABS, {
     error: 'Unknown status tab: choose All, Unresolved, Ticket created, Transient or Resolved.',
   }),
   q: z.string().trim().max(SEARCH_MAX, `Search text is limited to ${SEARCH_MAX} characters: shorten it.`),
+  priority: z
+    .enum(ISSUE_PRIORITIES, { error: 'Unknown priority: choose critical, high, medium or low.' })
+    .optional(),
+  kind: z
+    .enum(ISSUE_KINDS, {
+      error:
+        'Unknown kind: choose JavaScript error, console error, failed request, rage click or dead click.',
+    })
+    .optional(),
+  url: z
+    .string()
+    .trim()
+    .max(SEARCH_MAX, `The page filter is limited to ${SEARCH_MAX} characters: shorten it.`)
+    .default(''),
+  sort: z
+    .enum(ISSUE_SORTS, {
+      error: 'Unknown sort: choose last seen, first seen, sessions, users or priority.',
+    })
+    .default('last_seen'),
   limit: z.number().int().min(1).max(200),
-  cursor: z.string().optional(),
+  page: z
+    .number({ error: 'The page must be a number from 1.' })
+    .int('The page must be a whole number.')
+    .min(1, 'The page must be a number from 1.')
+    .max(MAX_PAGE, `Only the first ${MAX_PAGE} pages can be shown: narrow the list with a filter.`)
+    .default(1),
 })
-export type IssueSearchQuery = z.input<typeof IssueSearchQuery>
+/** What callers pass: the dashboard hands over the address's text as it is; parsing checks it. */
+export type IssueSearchQuery = Omit<
+  z.input<typeof IssueSearchQuery>,
+  'tab' | 'priority' | 'kind' | 'sort'
+> & {
+  tab: string
+  priority?: string
+  kind?: string
+  sort?: string
+}
 
 export interface IssueSearchRow {
   id: string
   title: string
+  kind: string
   status: IssueStatus
   priority: (typeof issues.$inferSelect)['priority']
   sessionCount: number
+  /** Distinct people (identified user, else the recorder's anonymous id) in the issue's sessions. */
+  usersAffected: number
   firstSeenAt: Date
   lastSeenAt: Date
   createdAt: Date
   ticketProvider: string | null
   ticketUrl: string | null
   ticketIdentifier: string | null
+  /** Sessions per UTC day over the last 14 days, oldest first. */
+  trend: number[]
 }
 
-export interface IssueSearchResult extends Page<IssueSearchRow> {
-  /** Issues per tab that match the search text (all issues when there is none). */
+export interface IssueSearchResult {
+  items: IssueSearchRow[]
+  page: number
+  /** Pages of issues matching every filter (the tab too); at least 1. */
+  pageCount: number
+  /** Issues per tab that match the other filters (all issues when there are none). */
   counts: Record<IssueTab, number>
-  /** Issues of the organization whatever the search: zero means none was ever found. */
+  /** Issues of the organization whatever the filters: zero means none was ever found. */
   total: number
 }
 
@@ -48,28 +96,64 @@ export function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 }
 
+// Spelled out with table names: drizzle leaves columns of a one-table select unqualified, and
+// an unqualified "id" inside this subquery would be the session's.
+const usersAffected = sql<number>`(
+  select count(distinct coalesce(rs.user_id, rs.anonymous_id))::int
+  from issue_sessions iss join replay_sessions rs on rs.id = iss.session_id
+  where iss.issue_id = "issues"."id"
+)`
+
+const priorityRank = sql`case ${issues.priority} when 'critical' then 0 when 'high' then 1 when 'medium' then 2 else 3 end`
+
+/** Most of it first; ties go to the most recently seen, then a fixed order so pages never overlap. */
+const ORDER: Record<IssueSort, SQL[]> = {
+  last_seen: [desc(issues.lastSeenAt)],
+  first_seen: [desc(issues.firstSeenAt)],
+  sessions: [desc(issues.sessionCount), desc(issues.lastSeenAt)],
+  users: [desc(usersAffected), desc(issues.lastSeenAt)],
+  priority: [asc(priorityRank), desc(issues.lastSeenAt)],
+}
+
+/** The page or URL an issue is about: where it happened, the failed request, the page pattern. */
+function onPage(text: string): SQL | undefined {
+  const pattern = likePattern(text)
+  return or(
+    ilike(sql`${issues.evidence}->>'pageUrl'`, pattern),
+    ilike(sql`${issues.evidence}->>'url'`, pattern),
+    ilike(sql`${issues.evidence}->>'pathPattern'`, pattern),
+  )
+}
+
 /**
- * The dashboard's issue list: one status tab, an optional case-insensitive search over title
- * and description, newest first with keyset paging, and the count of every tab.
+ * The dashboard's issue list: one status tab and optional filters (text in title or
+ * description, priority, kind, page), in one of five orders, a page at a time; with each
+ * row's users affected and 14-day trend (one grouped query for the page), and the count of
+ * every tab under the same filters.
  */
 export async function searchIssues(
   db: DbOrTx,
   organizationId: string,
   query: IssueSearchQuery,
+  now = new Date(),
 ): Promise<IssueSearchResult> {
-  const { tab, q, limit, cursor } = parseInput(IssueSearchQuery, query)
-  const matches: SQL | undefined = q
-    ? or(ilike(issues.title, likePattern(q)), ilike(issues.description, likePattern(q)))
-    : undefined
-  const request = { limit, cursor, scope: `dashboard-issues:${organizationId}:${tab}:${q}` }
+  const { tab, q, priority, kind, url, sort, limit, page } = parseInput(IssueSearchQuery, query)
+  const filters: SQL | undefined = and(
+    q ? or(ilike(issues.title, likePattern(q)), ilike(issues.description, likePattern(q))) : undefined,
+    priority ? eq(issues.priority, priority) : undefined,
+    kind ? eq(issues.kind, kind) : undefined,
+    url ? onPage(url) : undefined,
+  )
   const [rows, perStatus] = await Promise.all([
     db
       .select({
         id: issues.id,
         title: issues.title,
+        kind: issues.kind,
         status: issues.status,
         priority: issues.priority,
         sessionCount: issues.sessionCount,
+        usersAffected,
         firstSeenAt: issues.firstSeenAt,
         lastSeenAt: issues.lastSeenAt,
         createdAt: issues.createdAt,
@@ -82,18 +166,18 @@ export async function searchIssues(
         and(
           eq(issues.organizationId, organizationId),
           tab === 'all' ? undefined : eq(issues.status, tab),
-          matches,
-          afterCursor(request, issues.createdAt, issues.id),
+          filters,
         ),
       )
-      .orderBy(desc(issues.createdAt), desc(issues.id))
-      .limit(limit + 1),
+      .orderBy(...ORDER[sort], desc(issues.createdAt), desc(issues.id))
+      .limit(limit)
+      .offset((page - 1) * limit),
     db
       .select({
         status: issues.status,
         all: sql<number>`count(*)::int`,
-        matching: matches
-          ? sql<number>`(count(*) filter (where ${matches}))::int`
+        matching: filters
+          ? sql<number>`(count(*) filter (where ${filters}))::int`
           : sql<number>`count(*)::int`,
       })
       .from(issues)
@@ -113,5 +197,21 @@ export async function searchIssues(
     counts.all += Number(row.matching)
     total += Number(row.all)
   }
-  return { ...toPage(rows, request, (row) => row), counts, total }
+  const trends = await issueTrends(
+    db,
+    organizationId,
+    rows.map((row) => row.id),
+    now,
+  )
+  return {
+    items: rows.map((row) => ({
+      ...row,
+      usersAffected: Number(row.usersAffected),
+      trend: trends.get(row.id)!,
+    })),
+    page,
+    pageCount: Math.max(1, Math.ceil(counts[tab] / limit)),
+    counts,
+    total,
+  }
 }

@@ -40,6 +40,7 @@ const LIST_COLUMNS = {
   lastActivityAt: replaySessions.lastActivityAt,
   status: replaySessions.status,
   eventCount: replaySessions.eventCount,
+  userAgent: replaySessions.userAgent,
 }
 
 /** `%`, `_` and `\` typed by a user are literal characters, not LIKE wildcards. */

@@ -23,13 +23,14 @@ export interface SessionListItem {
   lastActivityAt: Date
   status: SessionStatus
   eventCount: number
+  /** As the recorder sent it (attacker-written): `describeUserAgent` names the browser. */
+  userAgent: string | null
 }
 
 export interface SessionDetail extends SessionListItem {
   organizationId: string
   externalId: string
   userProperties: Record<string, unknown> | null
-  userAgent: string | null
   language: string | null
   viewport: Viewport | null
   batchCount: number
@@ -69,6 +70,7 @@ export function toSessionListItem(
     | 'lastActivityAt'
     | 'status'
     | 'eventCount'
+    | 'userAgent'
   >,
 ): SessionListItem {
   return {
@@ -83,6 +85,7 @@ export function toSessionListItem(
     lastActivityAt: row.lastActivityAt,
     status: row.status,
     eventCount: row.eventCount,
+    userAgent: row.userAgent,
   }
 }
 
@@ -92,7 +95,6 @@ export function toSessionDetail(row: SessionRow): SessionDetail {
     organizationId: row.organizationId,
     externalId: row.externalId,
     userProperties: row.userProperties,
-    userAgent: row.userAgent,
     language: row.language,
     viewport: row.viewport,
     batchCount: row.batchCount,

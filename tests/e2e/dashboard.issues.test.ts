@@ -1,9 +1,10 @@
 import { and, eq } from 'drizzle-orm'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { issueActivities, issues, organizations, replaySessions } from '@/db/schema'
+import { issueActivities, issues, organizations, outbox, replaySessions } from '@/db/schema'
 import type { RrwebEvent } from '@/lib/analysis/types'
 import { createKey } from '@/lib/credentials/create-key'
+import { EVENTS } from '@/lib/outbox/events'
 import { recorderBatches } from '@/tests/helpers/batches'
 import { endingNow, loadRecording } from '@/tests/helpers/pipeline'
 import { seedIssue } from '@/tests/helpers/seed'
@@ -24,6 +25,7 @@ let context: BrowserContext
 let page: Page
 let baseUrl: string
 let orgId: string
+const consoleErrors: string[] = []
 
 const db = () => env.database.db
 
@@ -34,6 +36,10 @@ beforeAll(async () => {
   context = await browser.newContext()
   page = await context.newPage()
   await page.setViewportSize({ width: 1280, height: 900 })
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(`${page.url()}: ${message.text()}`)
+  })
+  page.on('pageerror', (error) => consoleErrors.push(`${page.url()}: ${error.message}`))
 })
 
 afterAll(async () => {
@@ -170,12 +176,16 @@ describe('the issues pages in Chromium', () => {
       status: 'resolved',
       priority: 'low',
       createdAt: old,
+      firstSeenAt: old,
+      lastSeenAt: old,
     })
     await seedIssue(db(), orgId, {
       title: 'Dead click on Compare plans',
       status: 'transient',
       priority: 'low',
       createdAt: old,
+      firstSeenAt: old,
+      lastSeenAt: old,
     })
 
     await page.goto(`${baseUrl}/issues`)
@@ -188,9 +198,18 @@ describe('the issues pages in Chromium', () => {
     const first = rows().first()
     await first.locator('.badge-high, .badge-critical, .badge-medium, .badge-low').first().waitFor()
     expect(await first.locator('td').nth(3).textContent()).toBe('2')
-    expect(await first.locator('time').first().getAttribute('title')).toMatch(
-      /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/,
+    // Two people, both sessions in the 14-day trend, and the kind named for screen readers.
+    expect(await first.getByTestId('users-affected').textContent()).toBe('2')
+    expect(await first.getByTestId('issue-trend').getAttribute('aria-label')).toMatch(
+      /^2 sessions in the last 14 days; per day: (\d+, ){13}\d+$/,
     )
+    await first.getByRole('img', { name: 'JavaScript error' }).waitFor()
+    // One date style: relative, the exact moment on hover.
+    const lastSeen = first.locator('time').last()
+    expect(await lastSeen.textContent()).toMatch(/^(just now|\d+ (s|min) ago)$/)
+    await lastSeen.hover()
+    expect(await lastSeen.getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/)
+    expect(new Date((await lastSeen.getAttribute('datetime'))!).getTime()).toBe(issue.lastSeenAt.getTime())
     await screenshot(page, 'issues-02-list')
 
     await tab('Resolved 1').click()
@@ -352,6 +371,81 @@ describe('the issues pages in Chromium', () => {
     expect(row!.status).toBe('transient')
   })
 
+  it('filters and sorts from the address, which survives a reload', async () => {
+    await page.goto(`${baseUrl}/issues`)
+    await page.getByLabel('Kind').selectOption({ label: 'Failed request' })
+    await page.getByLabel('Page or URL contains').fill('api/profile')
+    await page.getByRole('button', { name: 'Search' }).click()
+    // Empty fields of the form are left out of the address.
+    await page.waitForURL(`${baseUrl}/issues?kind=network_error&url=api%2Fprofile`)
+    expect(await rowTitles()).toEqual(['PUT /api/profile returns 503 on /settings'])
+    await page.reload()
+    expect(await rowTitles()).toEqual(['PUT /api/profile returns 503 on /settings'])
+    expect(await page.getByLabel('Kind').inputValue()).toBe('network_error')
+    await screenshot(page, 'issues-09-filtered')
+
+    await page.goto(`${baseUrl}/issues?sort=sessions&priority=low`)
+    expect(await page.getByLabel('Sort by').inputValue()).toBe('sessions')
+    expect(await page.getByLabel('Priority').inputValue()).toBe('low')
+    expect((await rowTitles()).sort()).toEqual(['Dead click on Compare plans', 'Rage clicks on Save draft'])
+    await page.goto(`${baseUrl}/issues?sort=sessions`)
+    expect((await rowTitles())[0]).toContain("reading 'price'")
+    expect(await tab('Resolved 2').getAttribute('href')).toBe('/issues?status=resolved&sort=sessions')
+    await page.goto(`${baseUrl}/issues?sort=random`)
+    expect(await page.locator('.alert-error').textContent()).toContain('Unknown sort')
+  })
+
+  it('one-click Ignore, Resolve and Create ticket on the issue page, shown without a reload', async () => {
+    const issue = await seedIssue(db(), orgId, { title: 'Dead click on Subscribe', kind: 'dead_click' })
+    await page.goto(`${baseUrl}/issues/${issue.id}`)
+    // A marker that a full page load would wipe.
+    await page.evaluate(() => Object.assign(window, { sameDocument: true }))
+    const actions = page.getByTestId('quick-actions')
+    for (const [button, label, status] of [
+      ['Ignore', 'Transient', 'transient'],
+      ['Resolve', 'Resolved', 'resolved'],
+      ['Create ticket', 'Ticket created', 'ticket_created'],
+    ] as const) {
+      await actions.getByRole('button', { name: button }).click()
+      await actions.getByText(`Status is now ${label}.`).waitFor()
+      await until(`the badge to read ${label}`, async () =>
+        (await page.getByTestId('issue-status').textContent()) === label ? true : undefined,
+      )
+      expect(await actions.getByRole('button', { name: button }).isDisabled()).toBe(true)
+      const [row] = await db().select().from(issues).where(eq(issues.id, issue.id))
+      expect(row!.status).toBe(status)
+    }
+    expect(await page.evaluate(() => (window as { sameDocument?: boolean }).sameDocument)).toBe(true)
+    expect(await page.getByTestId('issue-history').textContent()).toContain(
+      'Status changed from Resolved to Ticket created',
+    )
+    await screenshot(page, 'issues-10-quick-actions')
+  })
+
+  it('resolves the selected issues at once, one webhook event each', async () => {
+    const bulk = await Promise.all(
+      ['Bulk one', 'Bulk two'].map((title) => seedIssue(db(), orgId, { title, priority: 'critical' })),
+    )
+    await page.goto(`${baseUrl}/issues?status=unresolved&priority=critical`)
+    expect((await rowTitles()).sort()).toEqual(['Bulk one', 'Bulk two'])
+    const resolve = page.getByRole('button', { name: 'Resolve selected' })
+    expect(await resolve.isDisabled()).toBe(true)
+    await page.getByRole('checkbox', { name: 'Select all issues on this page' }).check()
+    await page.getByText('2 selected').waitFor()
+    await resolve.click()
+    await page.getByText('Resolved 2 issues.').waitFor()
+    await page.getByTestId('issues-no-match').waitFor()
+    for (const issue of bulk) {
+      const [row] = await db().select().from(issues).where(eq(issues.id, issue.id))
+      expect(row!.status).toBe('resolved')
+      const events = (
+        await db().select().from(outbox).where(eq(outbox.name, EVENTS.issueStatusChanged))
+      ).filter((e) => (e.payload as { issueId?: string }).issueId === issue.id)
+      expect(events).toHaveLength(1)
+    }
+    await screenshot(page, 'issues-11-bulk-resolved')
+  })
+
   it('answers not found for a malformed or unknown issue id', async () => {
     for (const id of ['not-an-id', '00000000-0000-4000-8000-000000000000']) {
       await page.goto(`${baseUrl}/issues/${id}`)
@@ -363,5 +457,9 @@ describe('the issues pages in Chromium', () => {
   it('fits a phone screen without horizontal scrolling', async () => {
     await expectNoOverflowOnPhone('/issues', 'issues-07-phone-list')
     await expectNoOverflowOnPhone(`/issues/${realIssueId}`, 'issues-08-phone-detail')
+  })
+
+  it('rendered and hydrated every page without errors in the browser console', () => {
+    expect(consoleErrors.filter((e) => !e.includes('Failed to load resource'))).toEqual([])
   })
 })

@@ -143,6 +143,11 @@ describe('sessions list and replay in Chromium', () => {
     const row = page.getByTestId('sessions-table').getByRole('row').filter({ hasText: 'Grace Hopper' })
     await row.waitFor()
     expect(await row.textContent()).toContain('grace@example.com')
+    // The browser named from the user agent, the string itself on hover.
+    expect(await row.getByTestId('user-agent').textContent()).toBe('Chrome 156 on Linux')
+    expect(await row.getByTestId('user-agent').getAttribute('title')).toBe(
+      'Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0',
+    )
     await row.getByText('analysed').waitFor()
     await screenshot(page, 'sessions-list')
 
@@ -166,12 +171,16 @@ describe('sessions list and replay in Chromium', () => {
       'grace@example.com',
       'user-1815',
       'team',
-      'Chrome/156.0',
+      'Chrome 156 on Linux',
       'en-GB',
       '1280 × 800',
       'http://shop.example/',
     ])
       expect(await facts.textContent()).toContain(text)
+    // The browser and OS read from the user agent; the string the browser sent on hover.
+    expect(await page.getByTestId('user-agent').getAttribute('title')).toBe(
+      'Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0',
+    )
     await replayReady(page)
     expect(
       await page.frameLocator('[data-testid="replay-player"] iframe').locator('body').textContent(),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { and, asc, eq } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { Db } from '@/db/client'
 import { issueActivities, issueSessions, issues, oauthClients, outbox, replaySessions } from '@/db/schema'
 import { createKey } from '@/lib/credentials/create-key'
@@ -12,9 +12,9 @@ import { issueSessionOf, issueSessionsOf } from '@/lib/issues/issue-sessions'
 import { linkTicket, unlinkTicket } from '@/lib/issues/link-ticket'
 import { likePattern, searchIssues } from '@/lib/issues/search-issues'
 import { updateIssueStatus } from '@/lib/issues/update-issue-status'
+import { updateIssuesStatus } from '@/lib/issues/update-issues-status'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { EVENTS } from '@/lib/outbox/events'
-import { INVALID_CURSOR } from '@/lib/pagination/cursor'
 import { createUser } from '@/lib/users/create-user'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { seedIssue } from '../helpers/seed'
@@ -112,7 +112,7 @@ describe('searchIssues: tabs, counts, search and paging', () => {
     ])
     expect(result.counts).toEqual({ all: 5, unresolved: 2, ticket_created: 1, transient: 1, resolved: 1 })
     expect(result.total).toBe(5)
-    expect(result.nextCursor).toBeNull()
+    expect(result.pageCount).toBe(1)
     expect(result.items[2]).toMatchObject({
       priority: 'critical',
       status: 'resolved',
@@ -154,26 +154,23 @@ describe('searchIssues: tabs, counts, search and paging', () => {
     expect(wildcard.items.map((i) => i.title)).toEqual(['Discount 100% off_code breaks cart'])
   })
 
-  it('pages with a cursor bound to its tab and search', async () => {
+  it('pages by number, under the same filters', async () => {
     const first = await searchIssues(db, orgId, { tab: 'all', q: '', limit: 2 })
     expect(first.items.map((i) => i.title)).toEqual([
       'Dead click on Help',
       'Discount 100% off_code breaks cart',
     ])
-    const second = await searchIssues(db, orgId, { tab: 'all', q: '', limit: 2, cursor: first.nextCursor! })
+    expect(first).toMatchObject({ page: 1, pageCount: 3 })
+    const second = await searchIssues(db, orgId, { tab: 'all', q: '', limit: 2, page: 2 })
     expect(second.items.map((i) => i.title)).toEqual(['Rage clicks on Pay', 'PUT /api/profile returns 503'])
-    const third = await searchIssues(db, orgId, { tab: 'all', q: '', limit: 2, cursor: second.nextCursor! })
+    const third = await searchIssues(db, orgId, { tab: 'all', q: '', limit: 2, page: 3 })
     expect(third.items.map((i) => i.title)).toEqual(['TypeError in checkout'])
-    expect(third.nextCursor).toBeNull()
-    await expect(
-      searchIssues(db, orgId, { tab: 'unresolved', q: '', limit: 2, cursor: first.nextCursor! }),
-    ).rejects.toThrow(INVALID_CURSOR)
-    await expect(
-      searchIssues(db, orgId, { tab: 'all', q: 'x', limit: 2, cursor: first.nextCursor! }),
-    ).rejects.toThrow(INVALID_CURSOR)
-    await expect(
-      searchIssues(db, await org('Thief'), { tab: 'all', q: '', limit: 2, cursor: first.nextCursor! }),
-    ).rejects.toThrow(INVALID_CURSOR)
+    const unresolved = await searchIssues(db, orgId, { tab: 'unresolved', q: '', limit: 1, page: 2 })
+    expect(unresolved.items.map((i) => i.title)).toEqual(['TypeError in checkout'])
+    expect(unresolved.pageCount).toBe(2)
+    await expect(searchIssues(db, orgId, { tab: 'all', q: '', limit: 2, page: 0 })).rejects.toThrow(
+      'The page must be a number from 1.',
+    )
   })
 
   it('refuses an unknown tab or an overlong search with a clear message', async () => {
@@ -187,7 +184,7 @@ describe('searchIssues: tabs, counts, search and paging', () => {
 
   it('answers an organization without issues with zero counts', async () => {
     const empty = await searchIssues(db, await org('Empty'), { tab: 'all', q: '', limit: 25 })
-    expect(empty).toMatchObject({ items: [], nextCursor: null, total: 0 })
+    expect(empty).toMatchObject({ items: [], page: 1, pageCount: 1, total: 0 })
     expect(empty.counts.all).toBe(0)
   })
 })
@@ -541,5 +538,190 @@ describe('evidenceView: what the issue page shows of the recorded evidence', () 
       facts: [],
       stack: ['not', 'an array'],
     })
+  })
+})
+
+describe('searchIssues: filters, sorts, users affected and the 14-day trend', () => {
+  const DAY = 86_400_000
+  const now = new Date('2026-11-25T15:00:00Z')
+  let orgId: string
+  const ids = { error: '', request: '', rage: '' }
+
+  /** Links a session to an issue, first seen in it `daysAgo` days before `now`. */
+  async function seen(issueId: string, daysAgo: number, user: { userId?: string; anonymousId?: string }) {
+    const at = new Date(now.getTime() - daysAgo * DAY)
+    const session = await seedSession(orgId, at, {
+      userId: user.userId ?? null,
+      ...(user.anonymousId ? { anonymousId: user.anonymousId } : {}),
+    })
+    await db
+      .insert(issueSessions)
+      .values({ issueId, sessionId: session.id, organizationId: orgId, firstOccurrenceAt: at })
+  }
+
+  beforeAll(async () => {
+    orgId = await org('Filters')
+    const at = (daysAgo: number) => new Date(now.getTime() - daysAgo * DAY)
+    ids.error = (
+      await seedIssue(db, orgId, {
+        title: 'TypeError on checkout',
+        kind: 'js_error',
+        priority: 'high',
+        sessionCount: 3,
+        firstSeenAt: at(10),
+        lastSeenAt: at(0.5),
+        evidence: { pageUrl: 'https://shop.example.com/checkout' },
+      })
+    ).id
+    ids.request = (
+      await seedIssue(db, orgId, {
+        title: 'POST /api/pay returns 500',
+        kind: 'network_error',
+        priority: 'critical',
+        sessionCount: 1,
+        firstSeenAt: at(2),
+        lastSeenAt: at(2),
+        evidence: { url: 'https://shop.example.com/api/pay', pathPattern: '/cart' },
+      })
+    ).id
+    ids.rage = (
+      await seedIssue(db, orgId, {
+        title: 'Rage clicks on Apply coupon',
+        kind: 'rage_click',
+        priority: 'low',
+        sessionCount: 5,
+        firstSeenAt: at(20),
+        lastSeenAt: at(1),
+        evidence: { pageUrl: 'https://shop.example.com/cart' },
+      })
+    ).id
+    // Three sessions of two people (one identified twice); the third session is 20 days old.
+    await seen(ids.error, 0.5, { userId: 'u-1' })
+    await seen(ids.error, 3.5, { userId: 'u-1' })
+    await seen(ids.error, 20, { anonymousId: 'anon-x' })
+    await seen(ids.request, 2, { anonymousId: 'anon-y' })
+    for (const [i, user] of ['a', 'b', 'c', 'd', 'e'].entries())
+      await seen(ids.rage, 1 + i * 0.1, { userId: user })
+  })
+
+  const search = (query: Partial<Parameters<typeof searchIssues>[2]> = {}) =>
+    searchIssues(db, orgId, { tab: 'all', q: '', limit: 25, ...query }, now)
+  const titles = async (query: Partial<Parameters<typeof searchIssues>[2]> = {}) =>
+    (await search(query)).items.map((i) => i.title)
+
+  it('filters by priority, kind and page or URL, and counts tabs under the same filters', async () => {
+    expect(await titles({ priority: 'critical' })).toEqual(['POST /api/pay returns 500'])
+    expect(await titles({ kind: 'rage_click' })).toEqual(['Rage clicks on Apply coupon'])
+    // The page an issue happened on, a failed request's own URL, or its page pattern.
+    expect(await titles({ url: '/CHECKOUT' })).toEqual(['TypeError on checkout'])
+    expect(await titles({ url: 'api/pay' })).toEqual(['POST /api/pay returns 500'])
+    expect(await titles({ url: '/cart', sort: 'first_seen' })).toEqual([
+      'POST /api/pay returns 500',
+      'Rage clicks on Apply coupon',
+    ])
+    const combined = await search({ url: '/cart', priority: 'low' })
+    expect(combined.items.map((i) => i.title)).toEqual(['Rage clicks on Apply coupon'])
+    expect(combined.counts).toMatchObject({ all: 1, unresolved: 1, resolved: 0 })
+    expect(combined.total).toBe(3)
+    await expect(search({ kind: 'typo' })).rejects.toThrow(/Unknown kind/)
+    await expect(search({ priority: 'urgent' })).rejects.toThrow(/Unknown priority/)
+    await expect(search({ sort: 'random' })).rejects.toThrow(/Unknown sort/)
+  })
+
+  it('sorts by last seen (the default), first seen, sessions, users and priority', async () => {
+    expect(await titles()).toEqual([
+      'TypeError on checkout',
+      'Rage clicks on Apply coupon',
+      'POST /api/pay returns 500',
+    ])
+    expect(await titles({ sort: 'first_seen' })).toEqual([
+      'POST /api/pay returns 500',
+      'TypeError on checkout',
+      'Rage clicks on Apply coupon',
+    ])
+    expect(await titles({ sort: 'sessions' })).toEqual([
+      'Rage clicks on Apply coupon',
+      'TypeError on checkout',
+      'POST /api/pay returns 500',
+    ])
+    expect(await titles({ sort: 'users' })).toEqual([
+      'Rage clicks on Apply coupon',
+      'TypeError on checkout',
+      'POST /api/pay returns 500',
+    ])
+    expect(await titles({ sort: 'priority' })).toEqual([
+      'POST /api/pay returns 500',
+      'TypeError on checkout',
+      'Rage clicks on Apply coupon',
+    ])
+  })
+
+  it('counts distinct users and sessions per UTC day over 14 days, in one grouped query for the page', async () => {
+    const select = vi.spyOn(db, 'select')
+    const { items } = await search()
+    // The page, the tab counts and the trends of every row: three queries whatever the page size.
+    expect(select).toHaveBeenCalledTimes(3)
+    select.mockRestore()
+    const byId = new Map(items.map((i) => [i.id, i]))
+    expect(byId.get(ids.error)!.usersAffected).toBe(2)
+    expect(byId.get(ids.rage)!.usersAffected).toBe(5)
+    const trend = byId.get(ids.error)!.trend
+    expect(trend).toHaveLength(14)
+    // Today is the last day; 3.5 days before 15:00 is 3 days before today's date (UTC).
+    expect(trend[13]).toBe(1)
+    expect(trend[10]).toBe(1)
+    // The session 20 days ago is outside the window.
+    expect(trend.reduce((a, b) => a + b, 0)).toBe(2)
+    expect(byId.get(ids.rage)!.trend[12]).toBe(5)
+  })
+})
+
+describe('updateIssuesStatus: bulk resolve', () => {
+  it('resolves many issues in one go, with one activity and one webhook event per changed issue', async () => {
+    const orgId = await org('Bulk')
+    const actor = { organizationId: orgId, actorType: 'user' as const, actorId: 'user-bulk' }
+    const open = await Promise.all([1, 2, 3].map((i) => seedIssue(db, orgId, { title: `Open ${i}` })))
+    const done = await seedIssue(db, orgId, { status: 'resolved' })
+    const foreign = await seedIssue(db, await org('Elsewhere'))
+
+    const result = await updateIssuesStatus(db, actor, {
+      issueIds: [...open.map((i) => i.id), open[0]!.id, done.id, foreign.id, 'junk'],
+      status: 'resolved',
+    })
+    expect(result).toEqual({ changed: 3, unchanged: 1, notFound: 2 })
+    for (const issue of open) {
+      const [row] = await db.select().from(issues).where(eq(issues.id, issue.id))
+      expect(row!.status).toBe('resolved')
+      const events = await statusEventsOf(issue.id)
+      expect(events).toHaveLength(1)
+      expect(events[0]!.payload).toMatchObject({
+        previousStatus: 'unresolved',
+        status: 'resolved',
+        actorType: 'user',
+      })
+      expect((await activitiesOf(issue.id)).map((a) => [a.kind, a.toStatus, a.actorId])).toEqual([
+        ['status_changed', 'resolved', 'user-bulk'],
+      ])
+    }
+    expect(await statusEventsOf(done.id)).toEqual([])
+    expect(await statusEventsOf(foreign.id)).toEqual([])
+    const [untouched] = await db.select().from(issues).where(eq(issues.id, foreign.id))
+    expect(untouched!.status).toBe('unresolved')
+  })
+
+  it('refuses more than 100 issues, or none, with a clear error and changes nothing', async () => {
+    const orgId = await org('Too many')
+    const actor = { organizationId: orgId, actorType: 'user' as const, actorId: 'user-bulk' }
+    const issue = await seedIssue(db, orgId)
+    const many = [issue.id, ...Array.from({ length: 100 }, () => randomUUID())]
+    await expect(updateIssuesStatus(db, actor, { issueIds: many, status: 'resolved' })).rejects.toThrow(
+      'Select at most 100 issues at a time (101 were selected).',
+    )
+    await expect(updateIssuesStatus(db, actor, { issueIds: [], status: 'resolved' })).rejects.toThrow(
+      InvalidInputError,
+    )
+    const [row] = await db.select().from(issues).where(eq(issues.id, issue.id))
+    expect(row!.status).toBe('unresolved')
+    expect(await statusEventsOf(issue.id)).toEqual([])
   })
 })

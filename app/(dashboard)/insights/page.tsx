@@ -1,11 +1,12 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
+import { RelativeTime } from '@/app/(dashboard)/_components/relative-time'
 import { getConfig } from '@/lib/config'
 import { getDb } from '@/lib/db'
 import { InvalidInputError } from '@/lib/errors'
 import { requireMember } from '@/lib/http/session'
 import { INSIGHTS_PAGE, listInsights } from '@/lib/insights/list-insights'
-import { formatInterval, formatTime } from '../signals/format'
+import { formatInterval } from '../signals/format'
 import styles from './insights.module.css'
 
 export const metadata: Metadata = { title: 'Insights' }
@@ -14,6 +15,7 @@ type SearchParams = Promise<Record<string, string | string[] | undefined>>
 
 export default async function InsightsPage({ searchParams }: { searchParams: SearchParams }) {
   const { organization } = await requireMember('/insights')
+  const now = Date.now()
   const query = await searchParams
   const cursor = typeof query.cursor === 'string' ? query.cursor : undefined
   const hours = getConfig().insights.intervalHours
@@ -73,7 +75,7 @@ export default async function InsightsPage({ searchParams }: { searchParams: Sea
                   </h3>
                   <p className="muted">
                     {insight.sessionsCount} {insight.sessionsCount === 1 ? 'session' : 'sessions'} · written{' '}
-                    {formatTime(insight.createdAt)}
+                    <RelativeTime date={insight.createdAt} now={now} />
                   </p>
                   <p>{insight.contentPreview}</p>
                 </li>

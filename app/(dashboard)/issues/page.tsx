@@ -1,60 +1,71 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
+import { redirect } from 'next/navigation'
+import { RelativeTime } from '@/app/(dashboard)/_components/relative-time'
+import { ISSUE_PRIORITIES } from '@/db/schema'
 import { getDb } from '@/lib/db'
 import { InvalidInputError } from '@/lib/errors'
 import { requireMember } from '@/lib/http/session'
+import { ISSUE_KIND_LABELS, ISSUE_KINDS } from '@/lib/issues/kinds'
 import { ISSUE_STATUS_LABELS } from '@/lib/issues/labels'
 import {
   DASHBOARD_ISSUES_PAGE,
   ISSUE_TABS,
   type IssueSearchResult,
+  type IssueSort,
   type IssueTab,
   SEARCH_MAX,
   searchIssues,
 } from '@/lib/issues/search-issues'
-import { PRIORITY_BADGE, STATUS_BADGE, When, webHref } from './format'
+import { BulkResolve, SelectAll } from './bulk-resolve'
+import { PRIORITY_BADGE, STATUS_BADGE, webHref } from './format'
 import styles from './issues.module.css'
+import { KindIcon } from './kind-icon'
+import { BULK_FORM_ID, hasEmptyParams, type IssueListState, issuesHref, readListState } from './list-params'
+import { Sparkline } from './sparkline'
 
 export const metadata: Metadata = { title: 'Issues' }
 
 type SearchParams = Promise<Record<string, string | string[] | undefined>>
 
-const one = (value: string | string[] | undefined) => (typeof value === 'string' ? value : undefined)
-
 const TAB_LABELS: Record<IssueTab, string> = { all: 'All', ...ISSUE_STATUS_LABELS }
 
-/** The list's address for a tab, search and page; empty parts are left out. */
-function issuesHref(parts: { status?: string; q?: string; cursor?: string }): string {
-  const params = new URLSearchParams()
-  if (parts.status && parts.status !== 'all') params.set('status', parts.status)
-  if (parts.q) params.set('q', parts.q)
-  if (parts.cursor) params.set('cursor', parts.cursor)
-  const query = params.toString()
-  return query ? `/issues?${query}` : '/issues'
+const SORT_LABELS: Record<IssueSort, string> = {
+  last_seen: 'Last seen',
+  first_seen: 'First seen',
+  sessions: 'Most sessions',
+  users: 'Most users',
+  priority: 'Priority',
 }
 
 export default async function IssuesPage({ searchParams }: { searchParams: SearchParams }) {
   const params = await searchParams
-  const status = one(params.status) ?? 'all'
-  const q = (one(params.q) ?? '').trim()
-  const cursor = one(params.cursor)
-  const { organization } = await requireMember(issuesHref({ status, q, cursor }))
+  const state = readListState(params)
+  // A submitted filter form names every field, chosen or not: keep the address to the chosen ones.
+  if (hasEmptyParams(params)) redirect(issuesHref(state))
+  const { organization } = await requireMember(issuesHref(state))
   const db = await getDb()
+  const now = Date.now()
 
   let result: IssueSearchResult | null = null
   let error: string | null = null
   try {
     result = await searchIssues(db, organization.id, {
-      tab: status as IssueTab,
-      q,
+      tab: state.status,
+      q: state.q,
+      priority: state.priority || undefined,
+      kind: state.kind || undefined,
+      url: state.url,
+      sort: state.sort,
+      page: /^\d{1,6}$/.test(state.page) ? Number(state.page) : Number.NaN,
       limit: DASHBOARD_ISSUES_PAGE,
-      cursor,
     })
   } catch (cause) {
     if (!(cause instanceof InvalidInputError)) throw cause
     error = cause.message
   }
-  const tab = (ISSUE_TABS as readonly string[]).includes(status) ? (status as IssueTab) : 'all'
+  const tab = (ISSUE_TABS as readonly string[]).includes(state.status) ? (state.status as IssueTab) : 'all'
+  const filtered = Boolean(state.q || state.priority || state.kind || state.url)
 
   return (
     <>
@@ -71,58 +82,121 @@ export default async function IssuesPage({ searchParams }: { searchParams: Searc
         </h2>
         <nav className="tabs" aria-label="Issue status">
           {ISSUE_TABS.map((t) => (
-            <Link key={t} href={issuesHref({ status: t, q })} aria-current={t === tab ? 'page' : undefined}>
+            <Link
+              key={t}
+              href={issuesHref({ ...state, status: t, page: undefined })}
+              aria-current={t === tab ? 'page' : undefined}
+            >
               {TAB_LABELS[t]} <span className={styles.count}>{result ? result.counts[t] : ''}</span>
             </Link>
           ))}
         </nav>
-        <search>
-          <form className={`inline-form ${styles.search}`} method="get" action="/issues">
-            {tab !== 'all' ? <input type="hidden" name="status" value={tab} /> : null}
-            <div className="field">
-              <label htmlFor="issue-search">Search title and description</label>
-              <input
-                className="input"
-                id="issue-search"
-                name="q"
-                type="search"
-                defaultValue={q}
-                maxLength={SEARCH_MAX}
-                placeholder="e.g. TypeError or /api/checkout"
-              />
-            </div>
-            <button className="btn" type="submit">
-              Search
-            </button>
-            {q ? (
-              <Link className="btn" href={issuesHref({ status: tab })}>
-                Clear search
-              </Link>
-            ) : null}
-          </form>
-        </search>
+        <FilterForm state={state} tab={tab} filtered={filtered} />
+        {/* Outside the table, so its message stays when the resolved rows leave the list. */}
+        {result && result.total > 0 ? <BulkResolve /> : null}
         {error ? (
           <div className="alert alert-error" role="alert">
             {error} <Link href="/issues">Show all issues</Link>.
           </div>
         ) : result ? (
-          <IssueTable result={result} tab={tab} q={q} cursor={cursor} />
+          <IssueTable result={result} state={state} tab={tab} filtered={filtered} now={now} />
         ) : null}
       </section>
     </>
   )
 }
 
+function FilterForm({ state, tab, filtered }: { state: IssueListState; tab: IssueTab; filtered: boolean }) {
+  return (
+    <search>
+      <form className={`inline-form ${styles.search}`} method="get" action="/issues">
+        {tab !== 'all' ? <input type="hidden" name="status" value={tab} /> : null}
+        <div className={`field ${styles.grow}`}>
+          <label htmlFor="issue-search">Search title and description</label>
+          <input
+            className="input"
+            id="issue-search"
+            name="q"
+            type="search"
+            defaultValue={state.q}
+            maxLength={SEARCH_MAX}
+            placeholder="e.g. TypeError or /api/checkout"
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="issue-priority">Priority</label>
+          <select className="select" id="issue-priority" name="priority" defaultValue={state.priority}>
+            <option value="">Any</option>
+            {ISSUE_PRIORITIES.map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="issue-kind">Kind</label>
+          <select className="select" id="issue-kind" name="kind" defaultValue={state.kind}>
+            <option value="">Any</option>
+            {ISSUE_KINDS.map((k) => (
+              <option key={k} value={k}>
+                {ISSUE_KIND_LABELS[k]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className={`field ${styles.grow}`}>
+          <label htmlFor="issue-url">Page or URL contains</label>
+          <input
+            className="input"
+            id="issue-url"
+            name="url"
+            type="search"
+            defaultValue={state.url}
+            maxLength={SEARCH_MAX}
+            placeholder="/checkout"
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="issue-sort">Sort by</label>
+          <select
+            className="select"
+            id="issue-sort"
+            name="sort"
+            defaultValue={state.sort === 'last_seen' ? '' : state.sort}
+          >
+            {Object.entries(SORT_LABELS).map(([value, label]) => (
+              <option key={value} value={value === 'last_seen' ? '' : value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button className="btn" type="submit">
+          Search
+        </button>
+        {filtered ? (
+          <Link className="btn" href={issuesHref({ status: tab, sort: state.sort })}>
+            Clear filters
+          </Link>
+        ) : null}
+      </form>
+    </search>
+  )
+}
+
 function IssueTable({
   result,
+  state,
   tab,
-  q,
-  cursor,
+  filtered,
+  now,
 }: {
   result: IssueSearchResult
+  state: IssueListState
   tab: IssueTab
-  q: string
-  cursor: string | undefined
+  filtered: boolean
+  now: number
 }) {
   if (result.total === 0)
     return (
@@ -140,43 +214,56 @@ function IssueTable({
   if (result.items.length === 0)
     return (
       <div className="empty-state" data-testid="issues-no-match">
-        {cursor ? (
+        {result.page > 1 ? (
           <>
             <p>
-              <strong>No older issues.</strong>
+              <strong>No issues on page {result.page}.</strong>
             </p>
-            <Link href={issuesHref({ status: tab, q })}>Back to the newest issues</Link>
+            <Link href={issuesHref({ ...state, page: undefined })}>Back to the first page</Link>
           </>
         ) : (
           <>
             <p>
               <strong>
                 No {tab === 'all' ? '' : `${TAB_LABELS[tab].toLowerCase()} `}issues
-                {q ? ` match “${q}”` : ''}.
+                {state.q ? ` match “${state.q}”` : filtered ? ' match these filters' : ''}.
               </strong>
             </p>
             <p className="toolbar">
-              {q ? <Link href={issuesHref({ status: tab })}>Clear the search</Link> : null}
-              {tab !== 'all' ? <Link href={issuesHref({ q })}>Show all statuses</Link> : null}
+              {state.q ? <Link href={issuesHref({ ...state, q: '' })}>Clear the search</Link> : null}
+              {filtered ? <Link href={issuesHref({ status: tab })}>Clear all filters</Link> : null}
+              {tab !== 'all' ? (
+                <Link href={issuesHref({ ...state, status: 'all' })}>Show all statuses</Link>
+              ) : null}
             </p>
           </>
         )}
       </div>
     )
-  const now = Date.now()
   return (
     <>
       <div className="table-wrap">
         <table className={`table ${styles.table}`}>
           <thead>
             <tr>
-              <th scope="col">Issue</th>
+              <th scope="col">
+                <span className={styles.titleCell}>
+                  <SelectAll />
+                  Issue
+                </span>
+              </th>
               <th scope="col">Priority</th>
               <th scope="col" className="optional">
                 Status
               </th>
               <th scope="col" className="optional">
                 Sessions
+              </th>
+              <th scope="col" className="optional">
+                Users
+              </th>
+              <th scope="col" className="optional">
+                Trend <span className="muted">(14 d)</span>
               </th>
               <th scope="col" className="optional">
                 First seen
@@ -189,9 +276,19 @@ function IssueTable({
           </thead>
           <tbody>
             {result.items.map((issue) => (
-              <tr key={issue.id} data-testid="issue-row">
+              <tr key={issue.id} data-testid="issue-row" data-issue-id={issue.id}>
                 <td className={styles.title}>
-                  <Link href={`/issues/${issue.id}`}>{issue.title}</Link>
+                  <span className={styles.titleCell}>
+                    <input
+                      type="checkbox"
+                      name="issue"
+                      value={issue.id}
+                      form={BULK_FORM_ID}
+                      aria-label={`Select “${issue.title}”`}
+                    />
+                    <KindIcon kind={issue.kind} />
+                    <Link href={`/issues/${issue.id}`}>{issue.title}</Link>
+                  </span>
                 </td>
                 <td>
                   <span className={PRIORITY_BADGE[issue.priority]}>{issue.priority}</span>
@@ -200,11 +297,17 @@ function IssueTable({
                   <span className={STATUS_BADGE[issue.status]}>{ISSUE_STATUS_LABELS[issue.status]}</span>
                 </td>
                 <td className="optional">{issue.sessionCount}</td>
+                <td className="optional" data-testid="users-affected">
+                  {issue.usersAffected}
+                </td>
                 <td className="optional">
-                  <When date={issue.firstSeenAt} now={now} />
+                  <Sparkline values={issue.trend} />
+                </td>
+                <td className="optional">
+                  <RelativeTime date={issue.firstSeenAt} now={now} />
                 </td>
                 <td>
-                  <When date={issue.lastSeenAt} now={now} />
+                  <RelativeTime date={issue.lastSeenAt} now={now} />
                 </td>
                 <td className="optional">
                   {webHref(issue.ticketUrl) ? (
@@ -220,14 +323,21 @@ function IssueTable({
           </tbody>
         </table>
       </div>
-      <p className="toolbar">
-        {cursor ? <Link href={issuesHref({ status: tab, q })}>Newest issues</Link> : null}
-        {result.nextCursor ? (
-          <Link href={issuesHref({ status: tab, q, cursor: result.nextCursor })} rel="next">
-            Older issues
+      <nav className="toolbar" aria-label="Pages">
+        {result.page > 1 ? (
+          <Link href={issuesHref({ ...state, page: String(result.page - 1) })} rel="prev">
+            ← Previous
           </Link>
         ) : null}
-      </p>
+        <span className="muted">
+          Page {result.page} of {result.pageCount}
+        </span>
+        {result.page < result.pageCount ? (
+          <Link href={issuesHref({ ...state, page: String(result.page + 1) })} rel="next">
+            Next →
+          </Link>
+        ) : null}
+      </nav>
     </>
   )
 }

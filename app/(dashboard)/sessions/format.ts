@@ -1,15 +1,6 @@
 import type { SessionStatus } from '@/db/schema'
 import { formatOffset } from '@/lib/analysis/timeline'
 
-const DATE_TIME = new Intl.DateTimeFormat('en-GB', {
-  year: 'numeric',
-  month: 'short',
-  day: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-  timeZone: 'UTC',
-})
-
 const TIME = new Intl.DateTimeFormat('en-GB', {
   hour: '2-digit',
   minute: '2-digit',
@@ -20,11 +11,6 @@ const TIME = new Intl.DateTimeFormat('en-GB', {
 /** A moment of today, as when a session will be analysed. */
 export function formatTime(date: Date): string {
   return `${TIME.format(date)} UTC`
-}
-
-/** Server-rendered, so one fixed zone, named, rather than the server's own. */
-export function formatDateTime(date: Date): string {
-  return `${DATE_TIME.format(date)} UTC`
 }
 
 export function formatDuration(ms: number): string {

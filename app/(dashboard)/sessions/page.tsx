@@ -1,5 +1,7 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
+import { RelativeTime } from '@/app/(dashboard)/_components/relative-time'
+import { UserAgent } from '@/app/(dashboard)/_components/user-agent'
 import { getConfig } from '@/lib/config'
 import { getDb } from '@/lib/db'
 import { InvalidInputError } from '@/lib/errors'
@@ -8,7 +10,7 @@ import { recorderSnippet } from '@/lib/sdk/snippet'
 import { listSessions, MAX_SEARCH_LENGTH, SESSIONS_PAGE } from '@/lib/sessions/list-sessions'
 import { shortUrl } from '@/lib/sessions/session-timeline'
 import { type SessionListItem, userLabel } from '@/lib/sessions/views'
-import { formatDateTime, formatDuration, STATUS_BADGE } from './format'
+import { formatDuration, STATUS_BADGE } from './format'
 import styles from './sessions.module.css'
 
 export const metadata: Metadata = { title: 'Sessions' }
@@ -44,6 +46,7 @@ export default async function SessionsPage({
   const filters = { q: (one(params.q) ?? '').trim(), errorsOnly: one(params.errors) === '1' }
   const cursor = one(params.cursor) || undefined
   const filtered = filters.q !== '' || filters.errorsOnly
+  const now = Date.now()
 
   let page: Awaited<ReturnType<typeof listSessions>> | null = null
   let problem: string | null = null
@@ -152,6 +155,9 @@ export default async function SessionsPage({
                     Entry page
                   </th>
                   <th scope="col" className="optional">
+                    Browser
+                  </th>
+                  <th scope="col" className="optional">
                     Duration
                   </th>
                   <th scope="col" className="optional">
@@ -179,6 +185,9 @@ export default async function SessionsPage({
                       <td className={`optional ${styles.url}`} title={session.entryUrl}>
                         {shortUrl(session.entryUrl)}
                       </td>
+                      <td className="optional">
+                        <UserAgent userAgent={session.userAgent} empty="–" />
+                      </td>
                       <td className="optional">{formatDuration(session.durationMs)}</td>
                       <td className="optional">{session.pageCount ?? '–'}</td>
                       <td>
@@ -189,9 +198,7 @@ export default async function SessionsPage({
                         )}
                       </td>
                       <td>
-                        <time dateTime={session.startedAt.toISOString()}>
-                          {formatDateTime(session.startedAt)}
-                        </time>
+                        <RelativeTime date={session.startedAt} now={now} />
                       </td>
                       <td className="optional">
                         <span className={status.className} title={status.hint}>

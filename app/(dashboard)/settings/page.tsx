@@ -1,11 +1,11 @@
 import type { Metadata } from 'next'
+import { When } from '@/app/(dashboard)/_components/when'
 import { PLANS } from '@/db/schema'
 import { getDb } from '@/lib/db'
 import { requireMember } from '@/lib/http/session'
 import { listPendingInvitations } from '@/lib/invitations/list-invitations'
 import { listMembers } from '@/lib/orgs/members'
 import { ConfirmButton } from './_components/confirm-button'
-import { formatDate, formatDateTime } from './_components/format'
 import { InviteForm } from './_components/invite-form'
 import { PlanForm } from './_components/plan-form'
 import { RenameForm } from './_components/rename-form'
@@ -106,7 +106,9 @@ export default async function OrganizationSettingsPage() {
                         {member.role}
                       </span>
                     </td>
-                    <td className="optional">{formatDate(member.joinedAt)}</td>
+                    <td className="optional">
+                      <When date={member.joinedAt} />
+                    </td>
                     <td>
                       <div className={styles.actionsCell}>
                         {isOwner && !self ? (
@@ -191,7 +193,9 @@ export default async function OrganizationSettingsPage() {
                     <td>{invitation.email}</td>
                     <td>{invitation.role}</td>
                     <td className="optional">{invitation.invitedBy ?? '—'}</td>
-                    <td className="optional">{formatDateTime(invitation.expiresAt)}</td>
+                    <td className="optional">
+                      <When date={invitation.expiresAt} />
+                    </td>
                     <td>
                       {isOwner ? (
                         <ConfirmButton

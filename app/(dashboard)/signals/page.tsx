@@ -1,12 +1,13 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
+import { RelativeTime } from '@/app/(dashboard)/_components/relative-time'
 import { getLanguageModel } from '@/lib/ai/model'
 import { getDb } from '@/lib/db'
 import { InvalidInputError } from '@/lib/errors'
 import { requireMember } from '@/lib/http/session'
 import { listSignals, SIGNALS_PAGE } from '@/lib/signals/list-signals'
 import { CreateSignalForm } from './create-form'
-import { backfillLabel, formatTime, STATUS_BADGE } from './format'
+import { backfillLabel, STATUS_BADGE } from './format'
 import { SignalControls } from './signal-controls'
 import styles from './signals.module.css'
 
@@ -18,6 +19,7 @@ const one = (value: string | string[] | undefined) => (typeof value === 'string'
 
 export default async function SignalsPage({ searchParams }: { searchParams: SearchParams }) {
   const { organization } = await requireMember('/signals')
+  const now = Date.now()
   const params = await searchParams
   const cursor = one(params.cursor)
   const db = await getDb()
@@ -100,7 +102,7 @@ export default async function SignalsPage({ searchParams }: { searchParams: Sear
                         </td>
                         <td data-label="Matches">{signal.matchCount}</td>
                         <td className="optional" data-label="Last match">
-                          {formatTime(signal.lastMatchAt)}
+                          <RelativeTime date={signal.lastMatchAt} now={now} />
                         </td>
                         <td>
                           <span className={backfill.badge} data-testid="backfill-status">
@@ -108,7 +110,7 @@ export default async function SignalsPage({ searchParams }: { searchParams: Sear
                           </span>
                         </td>
                         <td className="optional" data-label="Created">
-                          {formatTime(signal.createdAt)}
+                          <RelativeTime date={signal.createdAt} now={now} />
                         </td>
                         <td className={styles.full}>
                           <SignalControls

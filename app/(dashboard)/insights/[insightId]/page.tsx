@@ -1,12 +1,13 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
+import { RelativeTime } from '@/app/(dashboard)/_components/relative-time'
 import { getDb } from '@/lib/db'
 import { NotFoundError } from '@/lib/errors'
 import { requireMember } from '@/lib/http/session'
 import { getInsight } from '@/lib/insights/get-insight'
 import { insightIssues } from '@/lib/insights/insight-issues'
-import { formatInterval, formatTime } from '../../signals/format'
+import { formatInterval } from '../../signals/format'
 import styles from '../insights.module.css'
 import { InsightMarkdown } from './insight-markdown'
 
@@ -22,6 +23,7 @@ const PRIORITY_BADGE = {
 export default async function InsightPage({ params }: { params: Promise<{ insightId: string }> }) {
   const { insightId } = await params
   const { organization } = await requireMember(`/insights/${insightId}`)
+  const now = Date.now()
   const db = await getDb()
   let insight: Awaited<ReturnType<typeof getInsight>>
   try {
@@ -41,12 +43,15 @@ export default async function InsightPage({ params }: { params: Promise<{ insigh
         <dl className="facts">
           <dt>Interval</dt>
           <dd>
-            {formatTime(insight.intervalStart)} to {formatTime(insight.intervalEnd)}
+            <RelativeTime date={insight.intervalStart} now={now} /> to{' '}
+            <RelativeTime date={insight.intervalEnd} now={now} />
           </dd>
           <dt>Sessions</dt>
           <dd>{insight.sessionsCount}</dd>
           <dt>Written</dt>
-          <dd>{formatTime(insight.createdAt)}</dd>
+          <dd>
+            <RelativeTime date={insight.createdAt} now={now} />
+          </dd>
         </dl>
       </section>
       <article className={`card ${styles.section}`} aria-label="Insight">

@@ -1,6 +1,7 @@
+import { RelativeTime } from '@/app/(dashboard)/_components/relative-time'
 import type { IssueHistoryEntry, TicketSnapshot } from '@/lib/issues/issue-history'
 import { ISSUE_STATUS_LABELS } from '@/lib/issues/labels'
-import { When, webHref } from '../format'
+import { webHref } from '../format'
 import styles from '../issues.module.css'
 
 function TicketLink({ ticket }: { ticket: TicketSnapshot }) {
@@ -68,7 +69,7 @@ export function IssueHistoryList({ history, now }: { history: IssueHistoryEntry[
           <span className="muted">
             {' '}
             by {entry.actor.via ? `${entry.actor.via} ` : ''}
-            {entry.actor.name} · <When date={entry.at} now={now} />
+            {entry.actor.name} · <RelativeTime date={entry.at} now={now} />
           </span>
         </li>
       ))}

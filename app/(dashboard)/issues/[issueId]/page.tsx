@@ -2,6 +2,7 @@ import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
 import { cache } from 'react'
+import { RelativeTime } from '@/app/(dashboard)/_components/relative-time'
 import { type ReplayMarker, ReplayPlayer } from '@/app/(dashboard)/_components/replay-player'
 import { getDb } from '@/lib/db'
 import { NotFoundError } from '@/lib/errors'
@@ -12,10 +13,11 @@ import { issueHistory } from '@/lib/issues/issue-history'
 import { type IssueSession, issueSessionOf, issueSessionsOf } from '@/lib/issues/issue-sessions'
 import { ISSUE_STATUS_LABELS } from '@/lib/issues/labels'
 import { storedReplayLog } from '@/lib/sessions/replay-log'
-import { exactTime, offset, PRIORITY_BADGE, STATUS_BADGE, When } from '../format'
+import { offset, PRIORITY_BADGE, STATUS_BADGE } from '../format'
 import styles from '../issues.module.css'
 import { IssueHistoryList } from './history-list'
 import { PriorityReason } from './priority-reason'
+import { QuickActions } from './quick-actions'
 import { StatusForm } from './status-form'
 import { TicketForm } from './ticket-form'
 
@@ -123,17 +125,16 @@ export default async function IssuePage({
             {ai.text}
           </span>
         </p>
+        <QuickActions issueId={issue.id} status={issue.status} />
         <PriorityReason priority={issue.priority} reason={issue.priorityReason} />
         <dl className="facts">
           <dt>First seen</dt>
           <dd>
-            <When date={issue.firstSeenAt} now={now} />{' '}
-            <span className="muted">({exactTime(issue.firstSeenAt)})</span>
+            <RelativeTime date={issue.firstSeenAt} now={now} />
           </dd>
           <dt>Last seen</dt>
           <dd>
-            <When date={issue.lastSeenAt} now={now} />{' '}
-            <span className="muted">({exactTime(issue.lastSeenAt)})</span>
+            <RelativeTime date={issue.lastSeenAt} now={now} />
           </dd>
           <dt>Sessions</dt>
           <dd data-testid="session-count">{issue.sessionCount}</dd>
@@ -155,8 +156,8 @@ export default async function IssuePage({
             {replay && openAt !== null ? (
               <>
                 <p className="muted">
-                  Session of {personOf(replay)}, started <When date={replay.startedAt} now={now} />; opened at{' '}
-                  {offset(openAt - replay.startedAt.getTime())}
+                  Session of {personOf(replay)}, started <RelativeTime date={replay.startedAt} now={now} />
+                  {'; '}opened at {offset(openAt - replay.startedAt.getTime())}
                   {t === null ? ', the issue’s first occurrence' : ''}.{' '}
                   <Link
                     href={`/sessions/${replay.sessionId}?t=${Math.max(0, openAt - replay.startedAt.getTime())}`}
@@ -279,7 +280,7 @@ export default async function IssuePage({
                             <td className={styles.wrap}>{personOf(session)}</td>
                             <td className={`optional ${styles.wrap}`}>{session.entryUrl}</td>
                             <td>
-                              <When date={session.startedAt} now={now} />
+                              <RelativeTime date={session.startedAt} now={now} />
                             </td>
                             <td className="optional">{session.occurrences}</td>
                             <td className={styles.replayLinks}>

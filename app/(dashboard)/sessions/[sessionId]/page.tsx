@@ -1,7 +1,9 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
+import { RelativeTime } from '@/app/(dashboard)/_components/relative-time'
 import { ReplayPlayer } from '@/app/(dashboard)/_components/replay-player'
+import { UserAgent } from '@/app/(dashboard)/_components/user-agent'
 import { getConfig } from '@/lib/config'
 import { getDb } from '@/lib/db'
 import { NotFoundError } from '@/lib/errors'
@@ -17,7 +19,7 @@ import { storedReplayLog } from '@/lib/sessions/replay-log'
 import { sessionIssues } from '@/lib/sessions/session-issues'
 import { type SessionTimeline, sessionTimeline } from '@/lib/sessions/session-timeline'
 import { type SessionDetail, userLabel } from '@/lib/sessions/views'
-import { formatDateTime, formatDuration, formatTime, STATUS_BADGE } from '../format'
+import { formatDuration, formatTime, STATUS_BADGE } from '../format'
 import styles from './session.module.css'
 
 export const metadata: Metadata = { title: 'Session replay' }
@@ -140,6 +142,7 @@ export default async function SessionPage({
   const offset = parseOffset(t)
   const openAt = offset === undefined ? undefined : session.startedAt.getTime() + offset
   const status = STATUS_BADGE[session.status]
+  const now = Date.now()
   const { user } = session
   const properties = otherProperties(session)
   const markers =
@@ -159,7 +162,7 @@ export default async function SessionPage({
           </p>
           <h1>{userLabel(user)}</h1>
           <p className="muted">
-            {formatDateTime(session.startedAt)} · {formatDuration(session.durationMs)} ·{' '}
+            <RelativeTime date={session.startedAt} now={now} /> · {formatDuration(session.durationMs)} ·{' '}
             <span className={status.className} title={status.hint}>
               {status.label}
             </span>
@@ -214,7 +217,7 @@ export default async function SessionPage({
             </dd>
             <dt>Started</dt>
             <dd>
-              <time dateTime={session.startedAt.toISOString()}>{formatDateTime(session.startedAt)}</time>
+              <RelativeTime date={session.startedAt} now={now} />
             </dd>
             <dt>Duration</dt>
             <dd>{formatDuration(session.durationMs)}</dd>
@@ -225,7 +228,9 @@ export default async function SessionPage({
             <dt>Rage clicks</dt>
             <dd>{session.rageClickCount ?? '–'}</dd>
             <dt>Browser</dt>
-            <dd>{session.userAgent ?? 'not reported'}</dd>
+            <dd>
+              <UserAgent userAgent={session.userAgent} />
+            </dd>
             <dt>Language</dt>
             <dd>{session.language ?? 'not reported'}</dd>
             <dt>Viewport</dt>

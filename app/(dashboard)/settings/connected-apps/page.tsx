@@ -1,4 +1,5 @@
 import type { Metadata } from 'next'
+import { When } from '@/app/(dashboard)/_components/when'
 import { getConfig } from '@/lib/config'
 import { getDb } from '@/lib/db'
 import { requireMember } from '@/lib/http/session'
@@ -6,10 +7,6 @@ import { listConnectedApps } from '@/lib/oauth/connected-apps'
 import { RevokeButton } from './revoke-button'
 
 export const metadata: Metadata = { title: 'Connected apps' }
-
-function formatDate(date: Date | null): string {
-  return date ? date.toISOString().replace('T', ' ').slice(0, 16) : 'never'
-}
 
 function hostOf(uri: string | undefined): string {
   if (!uri) return '—'
@@ -70,8 +67,12 @@ export default async function ConnectedAppsPage() {
                     ))}
                   </td>
                   <td>{hostOf(app.redirectUris[0])}</td>
-                  <td>{formatDate(app.createdAt)}</td>
-                  <td>{formatDate(app.lastUsedAt)}</td>
+                  <td>
+                    <When date={app.createdAt} />
+                  </td>
+                  <td>
+                    <When date={app.lastUsedAt} />
+                  </td>
                   <td>
                     <RevokeButton consentId={app.consentId} clientName={app.clientName} />
                   </td>

@@ -1,6 +1,7 @@
+import { exactTime } from '@/app/(dashboard)/_components/time-format'
+import { When } from '@/app/(dashboard)/_components/when'
 import type { KeySummary } from '@/lib/credentials/list-keys'
 import { ConfirmButton } from '../_components/confirm-button'
-import { formatDateTime } from '../_components/format'
 import styles from '../_components/settings.module.css'
 import { revokeKeyAction } from './actions'
 
@@ -57,11 +58,15 @@ export function KeyTable({
                   ))}
                 </td>
               ) : null}
-              <td className="optional">{formatDateTime(key.createdAt)}</td>
-              <td className="optional">{formatDateTime(key.lastUsedAt)}</td>
+              <td className="optional">
+                <When date={key.createdAt} />
+              </td>
+              <td className="optional">
+                <When date={key.lastUsedAt} />
+              </td>
               <td>
                 {key.revokedAt ? (
-                  <span className="badge badge-off" title={`Revoked ${formatDateTime(key.revokedAt)}`}>
+                  <span className="badge badge-off" title={`Revoked ${exactTime(key.revokedAt)}`}>
                     revoked
                   </span>
                 ) : (

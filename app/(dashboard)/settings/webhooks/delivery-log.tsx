@@ -1,8 +1,7 @@
+import { When } from '@/app/(dashboard)/_components/when'
 import type { deliveryLog } from '@/lib/webhooks/log'
 
 type Log = Awaited<ReturnType<typeof deliveryLog>>
-
-const time = (date: Date | null) => (date ? date.toISOString().replace('T', ' ').slice(0, 19) : '—')
 
 /** Attempts per delivery: when, how long, what status or error label. Never a receiver's body. */
 export function DeliveryLog({ log }: { log: Log }) {
@@ -31,13 +30,16 @@ export function DeliveryLog({ log }: { log: Log }) {
                 {d.status}
               </span>
               {d.status === 'pending' && d.nextAttemptAt ? (
-                <span className="muted"> next {time(d.nextAttemptAt)}</span>
+                <span className="muted">
+                  {' '}
+                  next <When date={d.nextAttemptAt} />
+                </span>
               ) : null}
             </td>
             <td>
               {d.log.map((a) => (
                 <div key={a.id}>
-                  #{a.attempt} {time(a.startedAt)} · {a.durationMs} ms ·{' '}
+                  #{a.attempt} <When date={a.startedAt} /> · {a.durationMs} ms ·{' '}
                   {a.errorLabel ?? `HTTP ${a.httpStatus}`}
                 </div>
               ))}

@@ -1,5 +1,6 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
+import { When } from '@/app/(dashboard)/_components/when'
 import { getConfig } from '@/lib/config'
 import { getDb } from '@/lib/db'
 import { requireMember } from '@/lib/http/session'
@@ -10,8 +11,6 @@ import { DeliveryLog } from './delivery-log'
 import { EndpointActions } from './endpoint-actions'
 
 export const metadata: Metadata = { title: 'Webhooks' }
-
-const time = (date: Date | null) => (date ? date.toISOString().replace('T', ' ').slice(0, 16) : 'never')
 
 export default async function WebhooksPage() {
   const { organization } = await requireMember('/settings/webhooks')
@@ -70,7 +69,11 @@ export default async function WebhooksPage() {
         <section className="card" key={e.id} data-testid="webhook-endpoint">
           <h2>
             {e.name}{' '}
-            {e.revokedAt ? <span className="badge badge-off">revoked {time(e.revokedAt)}</span> : null}
+            {e.revokedAt ? (
+              <span className="badge badge-off">
+                revoked <When date={e.revokedAt} />
+              </span>
+            ) : null}
           </h2>
           <p>
             <code>{e.url}</code> · secret <code>{e.secretPrefix}</code> ·{' '}
@@ -81,7 +84,7 @@ export default async function WebhooksPage() {
             ))}
           </p>
           <p>
-            Last delivery: {time(e.lastDeliveryAt)}
+            Last delivery: <When date={e.lastDeliveryAt} />
             {e.lastDeliveryAt ? ` · ${e.lastError ?? `HTTP ${e.lastStatus}`}` : ''}
           </p>
           {!e.revokedAt && paid ? (

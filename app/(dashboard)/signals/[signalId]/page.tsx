@@ -1,13 +1,14 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
+import { RelativeTime } from '@/app/(dashboard)/_components/relative-time'
 import { getLanguageModel } from '@/lib/ai/model'
 import { getDb } from '@/lib/db'
 import { InvalidInputError, NotFoundError } from '@/lib/errors'
 import { requireMember } from '@/lib/http/session'
 import { getSignal } from '@/lib/signals/get-signal'
 import { listSignalMatches, SIGNAL_MATCHES_PAGE } from '@/lib/signals/signal-matches'
-import { backfillLabel, formatTime, STATUS_BADGE } from '../format'
+import { backfillLabel, STATUS_BADGE } from '../format'
 import { SignalControls } from '../signal-controls'
 import styles from '../signals.module.css'
 
@@ -31,6 +32,7 @@ export default async function SignalPage({
 }) {
   const { signalId } = await params
   const { organization } = await requireMember(`/signals/${signalId}`)
+  const now = Date.now()
   const query = await searchParams
   const cursor = typeof query.cursor === 'string' ? query.cursor : undefined
   const db = await getDb()
@@ -90,7 +92,9 @@ export default async function SignalPage({
           <dt>Matches</dt>
           <dd data-testid="signal-match-count">{signal.matchCount}</dd>
           <dt>Last match</dt>
-          <dd>{formatTime(signal.lastMatchAt)}</dd>
+          <dd>
+            <RelativeTime date={signal.lastMatchAt} now={now} />
+          </dd>
           <dt>Past 30 days</dt>
           <dd>
             {backfill.text}
@@ -105,7 +109,9 @@ export default async function SignalPage({
               : 'Keyword rules (no AI model is configured)'}
           </dd>
           <dt>Created</dt>
-          <dd>{formatTime(signal.createdAt)}</dd>
+          <dd>
+            <RelativeTime date={signal.createdAt} now={now} />
+          </dd>
         </dl>
       </section>
       <section className={`card ${styles.section}`} aria-labelledby="matched-sessions">
@@ -160,13 +166,15 @@ export default async function SignalPage({
                       <td className={`optional ${styles.wrap}`} data-label="Entry URL">
                         {match.session.entryUrl}
                       </td>
-                      <td data-label="Started">{formatTime(match.session.startedAt)}</td>
+                      <td data-label="Started">
+                        <RelativeTime date={match.session.startedAt} now={now} />
+                      </td>
                       <td className={`${styles.wrap} ${styles.full}`}>
                         {match.matcher === 'model' ? <span className="badge">AI</span> : null}{' '}
                         {match.evidence}
                       </td>
                       <td className="optional" data-label="Matched">
-                        {formatTime(match.matchedAt)}
+                        <RelativeTime date={match.matchedAt} now={now} />
                       </td>
                     </tr>
                   ))}
