@@ -125,10 +125,12 @@ export class FollowUps {
   /** The failed request succeeded later on the same page: whatever the user did, it did not block. */
   recovered(id: string, visit: number): void {
     const watch = this.pending.get(id)
-    if (watch?.visit === visit) this.pending.delete(id)
     const decision = this.decisions.get(id)
-    if (watch?.visit === visit || decision?.visit === visit)
-      this.decisions.set(id, { followUp: { kind: 'recovered' }, visit })
+    if (watch?.visit !== visit && decision?.visit !== visit) return
+    if (watch?.visit === visit) this.pending.delete(id)
+    // A block on an earlier page stays: only what happened on this page is undone.
+    if (decision && decision.visit !== visit && isBlocking(decision.followUp)) return
+    this.decisions.set(id, { followUp: { kind: 'recovered' }, visit })
   }
 
   /** The deciding follow-up: the first that blocked, else the latest. */

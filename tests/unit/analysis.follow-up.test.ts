@@ -188,6 +188,10 @@ describe('FollowUps bounds (events are attacker-written)', () => {
     followUps.watch('a', { visit: 1, since: 3000, target: 't' })
     followUps.action({ visit: 1, at: 4000, target: 'other', label: 'clicked other' })
     expect(followUps.outcome('a').kind).toBe('retried')
+    // A request that succeeds on a later page undoes nothing of the earlier page.
+    followUps.watch('a', { visit: 3, since: 0, target: null })
+    followUps.recovered('a', 3)
+    expect(followUps.outcome('a').kind).toBe('retried')
     followUps.watch('b', { visit: 2, since: 0, target: null })
     followUps.pageEnded(2, FOLLOW_UP_MS + 1, 'session')
     expect(followUps.outcome('b').kind).toBe('stayed')
