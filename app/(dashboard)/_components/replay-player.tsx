@@ -1,10 +1,10 @@
 'use client'
 
 import 'rrweb-player/dist/style.css'
-import type { eventWithTime } from '@rrweb/types'
 import { type JSX, useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import type { ReplayLog } from '@/lib/sessions/replay-log'
 import { ReplayControls, SPEEDS } from './replay-controls'
+import { type Loaded, loadEvents, recordedAspect } from './replay-events'
 import { ReplayPanes } from './replay-panes'
 import styles from './replay-player.module.css'
 import type { ReplayMarker } from './replay-time'
@@ -31,65 +31,11 @@ interface PlayerInstance {
 
 type State = 'loading' | 'ready' | 'error' | 'empty'
 
-type Loaded =
-  | { state: 'loading' }
-  | { state: 'error'; message: string }
-  | { state: 'empty' }
-  | { state: 'ready'; events: eventWithTime[]; start: number; end: number }
-
-// rrweb's event types: a replay needs the page's full snapshot to draw anything.
-const FULL_SNAPSHOT = 2
-const META = 4
 const CONTROLS_HEIGHT = 90
 const MIN_STAGE_HEIGHT = 200
 const STEP_MS = 5000
 // The clock shown re-renders the controls and panes; four times a second reads as smooth.
 const TICK_MS = 250
-
-function isEvent(value: unknown): value is eventWithTime {
-  if (typeof value !== 'object' || value === null) return false
-  const event = value as { type?: unknown; timestamp?: unknown }
-  return (
-    typeof event.type === 'number' && typeof event.timestamp === 'number' && Number.isFinite(event.timestamp)
-  )
-}
-
-async function failureMessage(response: Response): Promise<string> {
-  if (response.status === 401) return 'Your sign-in has expired. Sign in again, then reload this page.'
-  if (response.status === 404) return 'This session no longer exists in your organization.'
-  const body = (await response.json().catch(() => null)) as { error?: unknown } | null
-  const detail = typeof body?.error === 'string' ? ` (${body.error})` : ''
-  return `The recording could not be loaded: the server answered ${response.status}${detail}. Retry in a moment.`
-}
-
-async function loadEvents(sessionId: string, signal: AbortSignal): Promise<Loaded> {
-  let response: Response
-  try {
-    response = await fetch(`/api/dashboard/sessions/${encodeURIComponent(sessionId)}/events`, {
-      cache: 'no-store',
-      signal,
-    })
-  } catch (error) {
-    if (signal.aborted) throw error
-    return {
-      state: 'error',
-      message: 'The recording could not be downloaded. Check your connection and retry.',
-    }
-  }
-  if (!response.ok) return { state: 'error', message: await failureMessage(response) }
-  let body: unknown
-  try {
-    body = await response.json()
-  } catch (error) {
-    if (signal.aborted) throw error
-    return { state: 'error', message: 'The recording was cut off while downloading. Retry.' }
-  }
-  if (!Array.isArray(body))
-    return { state: 'error', message: 'The server sent something that is not a recording. Retry.' }
-  const events = body.filter(isEvent).sort((a, b) => a.timestamp - b.timestamp)
-  if (events.length < 2 || !events.some((event) => event.type === FULL_SNAPSHOT)) return { state: 'empty' }
-  return { state: 'ready', events, start: events[0]!.timestamp, end: events[events.length - 1]!.timestamp }
-}
 
 /** In time order; a marker repeated exactly (same moment, kind and label) tells nothing new. */
 function uniqueMarkers(markers: ReplayMarker[]): ReplayMarker[] {
@@ -112,17 +58,6 @@ function uniqueMarkers(markers: ReplayMarker[]): ReplayMarker[] {
 function releaseFocus(stage: HTMLElement): void {
   const active = document.activeElement
   if (active instanceof HTMLElement && stage.contains(active)) active.blur()
-}
-
-/** The recorded page's aspect ratio (from rrweb's Meta event), to size the stage without bars. */
-function recordedAspect(events: eventWithTime[]): number {
-  for (const event of events) {
-    if (event.type !== META) continue
-    const { width, height } = event.data as { width?: unknown; height?: unknown }
-    if (typeof width === 'number' && typeof height === 'number' && width > 0 && height > 0)
-      return height / width
-  }
-  return 10 / 16
 }
 
 function stageSize(width: number, aspect: number) {
