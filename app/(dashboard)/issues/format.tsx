@@ -1,5 +1,9 @@
 import type { IssuePriority, IssueStatus } from '@/db/schema'
 
+// The dashboard's one date style, where issue pages have always looked for it.
+export { exactTime } from '../_components/time-format'
+export { When } from '../_components/when'
+
 export const PRIORITY_BADGE: Record<IssuePriority, string> = {
   critical: 'badge badge-critical',
   high: 'badge badge-high',

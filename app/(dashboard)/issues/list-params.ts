@@ -1,5 +1,3 @@
-import type { IssueSort, IssueTab } from '@/lib/issues/search-issues'
-
 /** The bulk form's id: the table's row checkboxes join it through their `form` attribute. */
 export const BULK_FORM_ID = 'bulk-resolve'
 
@@ -54,5 +52,3 @@ export function issuesHref(state: Partial<IssueListState>): string {
 export function hasEmptyParams(params: Params): boolean {
   return KEYS.some((key) => typeof params[key] === 'string' && (params[key] as string).trim() === '')
 }
-
-export type { IssueSort, IssueTab }
