@@ -18,6 +18,7 @@ import { installErrorCapture } from './plugins/errors'
 import { installNavigationCapture } from './plugins/navigation'
 import { createNetworkPlugin } from './plugins/network'
 import { SessionManager, type SessionState } from './session'
+import { watchSiteNavigation } from './site-navigation'
 import { randomId, safeStore } from './storage'
 import { BEACON_MAX_BYTES, gzipCompressor, Transport } from './transport'
 
@@ -70,6 +71,7 @@ export function startRecorder(
   lease.renew(session.windowId)
   const pages = new SessionPages(device, Date.now, randomId, staleAfterMs)
   pages.beat(session.current.id)
+  const siteNavigation = watchSiteNavigation(win, Date.now)
 
   let stopped = false
   let stopRecording: (() => void) | undefined
@@ -239,8 +241,8 @@ export function startRecorder(
   const onPageHide = () => {
     // The last live page of the session ends the visit as far as the recorder can tell: its
     // final batch has the server analyse the session at once. A reload or the site's next page
-    // continues the session; the server re-opens it and analyses it again after those batches.
-    if (!stopped && !dormant && pages.leave(session.current.id)) {
+    // continues the visit in this tab, so the server waits for what that page records.
+    if (!stopped && !dormant && pages.leave(session.current.id) && !siteNavigation.continuesHere()) {
       cut('final', BEACON_EVENT_BYTES, 'pagehide')
       session.persist()
     }
@@ -280,6 +282,7 @@ export function startRecorder(
     win.removeEventListener('pagehide', onPageHide)
     document.removeEventListener('visibilitychange', onVisibility)
     win.removeEventListener('pageshow', onPageShow)
+    siteNavigation.detach()
     lease.release(session.windowId)
     pages.leave(session.current.id)
   }

@@ -211,6 +211,10 @@ describe('the recorder in Chromium', () => {
     expect(second.id).toBe(first.id)
     expect(second.windowId).toBe(first.windowId)
     await page.click('#add-item')
+    // The site's own next page (a link): the visit goes on in this tab, so no final batch.
+    await page.getByRole('link', { name: 'Home' }).click()
+    await page.waitForURL(`${site.url}/`)
+    expect((await recording(page)).id).toBe(first.id)
     await page.click('#load-ok')
     await page.getByText('OK 200').waitFor()
     await page.evaluate(() =>
@@ -221,8 +225,10 @@ describe('the recorder in Chromium', () => {
 
     const batches = await eventually(() => storedBatches(tenant.organizationId, first.id), complete)
     // Sequences 0..n-1, each once, across both page loads; the final batch is the last one.
-    // The reload left the session's only page, so that page flushed as final too: the server
-    // analysed what it had at once and analyses the session again after the later batches.
+    // The reload left the session's only page, so that page flushed as final too (a reload from
+    // the browser's own button is not told to the page): the server analysed what it had at
+    // once and analyses the session again after the later batches. The link to the next page
+    // of the site was told, and sent no final batch.
     expect(sequences(batches)).toEqual(range(batches.length))
     expect(batches.at(-1)!.flush).toBe('final')
     expect(batches.filter((b) => b.flush === 'final')).toHaveLength(2)
@@ -230,6 +236,7 @@ describe('the recorder in Chromium', () => {
     expect(new Set(batches.map((b) => b.body.session.url))).toEqual(new Set([`${site.url}/checkout`]))
     const pageUrls = new Set(batches.map((b) => b.body.page.url))
     expect(pageUrls.has(`${site.url}/pricing`)).toBe(true)
+    expect(pageUrls.has(`${site.url}/`)).toBe(true)
     // Two page loads: two full snapshots.
     expect(batches.flatMap((b) => b.body.replay.events).filter((e) => e.type === 2)).toHaveLength(2)
     expect(batches.at(-1)!.body.user).toMatchObject({
