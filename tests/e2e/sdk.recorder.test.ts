@@ -136,7 +136,14 @@ async function tabState(page: Page): Promise<TabState | null> {
 }
 
 async function recording(page: Page): Promise<TabState> {
-  await page.waitForFunction(() => sessionStorage.getItem('svc_replay:session') !== null)
+  // The recorder has run in this document: a page opened by window.open starts with a copy of
+  // its opener's sessionStorage (and at about:blank), so a stored session alone proves nothing.
+  await page.waitForFunction(
+    () =>
+      window.SessionReplay !== undefined &&
+      document.readyState !== 'loading' &&
+      sessionStorage.getItem('svc_replay:session') !== null,
+  )
   return (await tabState(page))!
 }
 
@@ -237,8 +244,8 @@ describe('the recorder in Chromium', () => {
     const pageUrls = new Set(batches.map((b) => b.body.page.url))
     expect(pageUrls.has(`${site.url}/pricing`)).toBe(true)
     expect(pageUrls.has(`${site.url}/`)).toBe(true)
-    // Two page loads: two full snapshots.
-    expect(batches.flatMap((b) => b.body.replay.events).filter((e) => e.type === 2)).toHaveLength(2)
+    // Three page loads (the first, the reload, the link): three full snapshots.
+    expect(batches.flatMap((b) => b.body.replay.events).filter((e) => e.type === 2)).toHaveLength(3)
     expect(batches.at(-1)!.body.user).toMatchObject({
       id: 'user-42',
       properties: { email: 'grace@example.com', name: 'Grace' },
@@ -283,14 +290,15 @@ describe('the recorder in Chromium', () => {
     expect(customEvents(batches, 'navigation')).toContainEqual(
       expect.objectContaining({ href: `${site.url}/pricing`, kind: 'push' }),
     )
-    // Capture runs from script start: boot-time console and network activity is kept.
+    // Capture runs from script start: boot-time console and network activity of each of the
+    // three page loads is kept.
     const consoleEntries = pluginEvents(batches, 'rrweb/console@1')
     expect(
       consoleEntries.filter(
         (p) => p.level === 'warn' && String(p.payload).includes('[boot] demo shop starting'),
       ),
-    ).toHaveLength(2)
-    expect(requests.filter((r) => r.url === `${site.url}/api/ok?boot=1`)).toHaveLength(2)
+    ).toHaveLength(3)
+    expect(requests.filter((r) => r.url === `${site.url}/api/ok?boot=1`)).toHaveLength(3)
     const consoleErrors = consoleEntries.filter((p) => p.level === 'error')
     expect(
       consoleErrors.some((p) => String((p.payload as string[])[0]).includes('Cart total is negative')),
