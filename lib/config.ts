@@ -4,7 +4,7 @@ import path from 'node:path'
 import { z } from 'zod'
 
 /**
- * Every environment variable of the operating contract (shared/design/operations.md), parsed
+ * Every environment variable of the operating contract (docs/design/operations.md §2), parsed
  * once. Empty strings count as unset so that `FOO=` in an .env file means "use the default".
  */
 

@@ -31,7 +31,7 @@ export const issues = pgTable(
     organizationId: uuid('organization_id')
       .notNull()
       .references(() => organizations.id, { onDelete: 'cascade' }),
-    /** Groups findings across sessions (analysis.md §4.4); unique per organization. */
+    /** Groups findings across sessions (docs/design/analysis.md §4.4); unique per organization. */
     fingerprint: text('fingerprint').notNull(),
     kind: text('kind').notNull(),
     sourceType: text('source_type', { enum: ISSUE_SOURCES }).notNull(),

@@ -1,6 +1,6 @@
 /**
  * The user's own actions — clicks and typing — turned into click records for the detectors,
- * steps for the timeline and entries for the digest (analysis.md §4.2.2). Values typed are
+ * steps for the timeline and entries for the digest (docs/design/analysis.md §4.2.2). Values typed are
  * never kept, only their length.
  */
 import type { ClickRecord, Context } from './context'

@@ -1,5 +1,5 @@
 /**
- * One streaming pass over a session's rrweb events (analysis.md §4.2). Events are pushed in
+ * One streaming pass over a session's rrweb events (docs/design/analysis.md §4.2). Events are pushed in
  * order; detectors with a time window are flushed when an event passes their deadline, so
  * nothing waits on the wall clock and nothing keeps the session.
  */

@@ -1,5 +1,5 @@
 /**
- * Findings of one session, one per fingerprint (analysis.md §4.2.3, §4.3 session-level merge):
+ * Findings of one session, one per fingerprint (docs/design/analysis.md §4.2.3, §4.3 session-level merge):
  * occurrences are counted, a rage click supersedes a dead click on the same target within a
  * minute, and the blocking adjustment of §4.5 follows what the user did next (follow-up.ts).
  */

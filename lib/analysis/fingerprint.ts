@@ -1,5 +1,5 @@
 /**
- * Fingerprints (analysis.md §4.4): `sha256("v1|" + kind + "|" + parts.join("|"))`. The parts
+ * Fingerprints (docs/design/analysis.md §4.4): `sha256("v1|" + kind + "|" + parts.join("|"))`. The parts
  * are chosen per kind so that the same problem in another session — short or long, another
  * build, other ids — hashes the same, and a different problem does not.
  */

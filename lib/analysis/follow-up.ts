@@ -1,5 +1,5 @@
 /**
- * What the user did next after a problem, on the same page (analysis.md §4.5 "blocking", as
+ * What the user did next after a problem, on the same page (docs/design/analysis.md §4.5 "blocking", as
  * sharpened by issue 15): a problem blocked the user only when, within 30 s, they clicked the
  * same target again (a retry) or left the page — another page, a reload or the end of the
  * session — without doing anything else on it. Any other click or typing means they went on;

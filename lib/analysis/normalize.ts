@@ -1,5 +1,5 @@
 /**
- * Text normalisation for grouping (analysis.md §4.4): the same problem must produce the same
+ * Text normalisation for grouping (docs/design/analysis.md §4.4): the same problem must produce the same
  * string whatever ids, counts, dates or addresses it mentions, while the words that carry the
  * bug — such as a quoted property name — stay.
  */

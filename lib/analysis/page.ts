@@ -1,5 +1,5 @@
 /**
- * The page the user is on (analysis.md §1.5): `href` of the latest Meta event, or of our
+ * The page the user is on (docs/design/analysis.md §1.5): `href` of the latest Meta event, or of our
  * `navigation` custom event for History API changes, which rrweb itself does not record.
  * Periodic checkouts repeat Meta on the same URL and are not new pages; a DomContentLoaded
  * before a Meta means a new document, so a reload of the same URL is one. In real recordings

@@ -1,5 +1,5 @@
 /**
- * Priority (analysis.md §4.5): a base by kind, then in order critical path +1, blocking +1
+ * Priority (docs/design/analysis.md §4.5): a base by kind, then in order critical path +1, blocking +1
  * and third-party noise −1, clamped to the scale after each step. Breadth is the issue
  * layer's, across sessions; this module sees one session.
  */

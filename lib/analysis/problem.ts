@@ -1,6 +1,6 @@
 /**
  * One occurrence of a problem as a detector reports it, before grouping. The store collapses
- * occurrences with the same fingerprint into one Finding (analysis.md §4.2.3).
+ * occurrences with the same fingerprint into one Finding (docs/design/analysis.md §4.2.3).
  */
 import type { PageRef } from './page'
 import type { PriorityInput } from './priority'

@@ -1,5 +1,5 @@
 /**
- * "Did the page respond?" (analysis.md §4.3): a bounded ring of response times that clicks
+ * "Did the page respond?" (docs/design/analysis.md §4.3): a bounded ring of response times that clicks
  * query by event sequence number. Only the first response after each click (a "mark") can
  * ever be asked for, so responses with no mark since the last stored one are not stored:
  * a page that mutates continuously costs one slot per click, not one per mutation.

@@ -1,5 +1,5 @@
 /**
- * The rrweb 2.x numbers the analyser reads (analysis.md §1.2–§1.5) and small readers for the
+ * The rrweb 2.x numbers the analyser reads (docs/design/analysis.md §1.2–§1.5) and small readers for the
  * opaque `data` of stored events. Events come from browsers we do not control, so every field
  * is checked before use instead of trusting a declared shape.
  */

@@ -1,5 +1,5 @@
 /**
- * Deterministic titles, description sentences and failure lines (analysis.md §4.6). The same
+ * Deterministic titles, description sentences and failure lines (docs/design/analysis.md §4.6). The same
  * inputs always give the same text; no input values, no query strings.
  */
 import { elementLabel } from './dom/element'

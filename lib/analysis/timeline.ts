@@ -1,5 +1,5 @@
 /**
- * The user's recent actions, for steps to replicate (analysis.md §4.6). A small ring: steps
+ * The user's recent actions, for steps to replicate (docs/design/analysis.md §4.6). A small ring: steps
  * show the last actions before a problem, never the whole session. Repeated clicks on one
  * element and keystrokes into one field collapse into one action each.
  */

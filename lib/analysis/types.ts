@@ -4,7 +4,7 @@ import type { IssuePriority } from '@/db/schema'
  * The analyser's contract with the rest of the service. It reads one session's rrweb events
  * in order (streamed batch by batch, never the whole session at once) and returns findings
  * grouped per fingerprint, a compact digest for signal matching and a few summary figures.
- * See shared/design/analysis.md for the formats, detectors, fingerprints and priorities.
+ * See docs/design/analysis.md for the formats, detectors, fingerprints and priorities.
  */
 
 /** An rrweb event as stored: the three fields every event has, the rest opaque. */
@@ -17,7 +17,7 @@ export interface RrwebEvent {
 
 export type FindingKind = 'js_error' | 'console_error' | 'network_error' | 'rage_click' | 'dead_click'
 
-/** A clicked element resolved through the snapshot tree (analysis.md §1.5). */
+/** A clicked element resolved through the snapshot tree (docs/design/analysis.md §1.5). */
 export interface ElementDescriptor {
   tag: string
   id: string | null

@@ -1,5 +1,5 @@
 /**
- * URL helpers (analysis.md §4.4): path patterns that group pages and requests whatever ids
+ * URL helpers (docs/design/analysis.md §4.4): path patterns that group pages and requests whatever ids
  * they carry, sites for the third-party test, and the critical-path test of §4.5.
  */
 

@@ -1,5 +1,5 @@
 /**
- * CORS for the public OAuth surface (oauth-mcp.md decision 11): any origin, never
+ * CORS for the public OAuth surface (docs/design/oauth-mcp.md decision 11): any origin, never
  * credentials, so browser-based MCP clients can discover, register, exchange and revoke.
  * Next answers OPTIONS by itself without these headers, so every route exports
  * `OPTIONS = corsPreflight(...)`; a preflight never needs authentication.

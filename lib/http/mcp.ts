@@ -45,7 +45,7 @@ function withHeaders(response: Response, headers: Record<string, string>): Respo
 /**
  * RFC 6750 §3: `error` only when a bearer token was presented at all. The `scope` offers
  * write access at first connect (MCP clients ask for the challenge's scope, and hosted ones
- * rarely step up later, oauth-mcp.md decision 12); the user still decides on the consent page.
+ * rarely step up later, docs/design/oauth-mcp.md decision 12); the user still decides on the consent page.
  */
 export const MCP_CHALLENGE_SCOPE = 'read:service write:issues'
 
@@ -115,7 +115,7 @@ export function mcpRoute(handler: (ctx: McpContext) => Promise<Response>) {
     })
 }
 
-/** CORS preflight; never requires a credential (decision 11). */
+/** CORS preflight; never requires a credential (docs/design/oauth-mcp.md decision 11). */
 export function mcpPreflight(): Response {
   return new Response(null, { status: 204, headers: CORS_HEADERS })
 }

@@ -10,7 +10,7 @@ import { EVENTS } from '@/lib/outbox/events'
 import { insightMarkdown, plainPreview } from './content'
 import { type IntervalFigures, intervalFigures } from './figures'
 
-// analysis.md §4.8: an insight files an issue when one friction kind on one page pattern
+// docs/design/analysis.md §4.8: an insight files an issue when one friction kind on one page pattern
 // reaches 5 sessions at 3 times the previous interval's rate (or first appears at 5).
 const RISE_MIN_SESSIONS = 5
 const RISE_FACTOR = 3

@@ -9,7 +9,7 @@ export const ISSUE_NOT_FOUND = 'Issue not found'
 
 /** One issue of the caller's organization; another organization's issue does not exist. */
 export async function getIssueRow(db: DbOrTx, organizationId: string, issueId: string) {
-  // A malformed id names no issue: "not found", like an unknown one (documented in README).
+  // A malformed id names no issue: "not found", like an unknown one (documented in docs/api-and-mcp.md).
   if (!isUuid(issueId)) throw new NotFoundError(ISSUE_NOT_FOUND)
   const [row] = await db
     .select()

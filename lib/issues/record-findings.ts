@@ -16,7 +16,7 @@ export interface RecordedFindings {
   regressed: string[]
 }
 
-// Breadth escalation (analysis.md §4.5.3): the tenth distinct session within a day raises
+// Breadth escalation (docs/design/analysis.md §4.5.3): the tenth distinct session within a day raises
 // the priority one step, once.
 const BREADTH_SESSIONS = 10
 

@@ -3,7 +3,7 @@ import type { Principal } from '@/lib/credentials/resolve-bearer'
 
 /**
  * The resolved credential in the SDK's own AuthInfo shape, handed to the transport so that
- * every request handler receives it as `extra.authInfo` (oauth-mcp.md decision 14). The
+ * every request handler receives it as `extra.authInfo` (docs/design/oauth-mcp.md decision 14). The
  * principal itself rides in `extra`: it is what the domain functions take.
  */
 export function toAuthInfo(principal: Principal, token: string): AuthInfo {

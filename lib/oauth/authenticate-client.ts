@@ -14,7 +14,7 @@ export interface PresentedClient {
 }
 
 /**
- * Client authentication at the token and revocation endpoints (oauth-mcp.md decision 8):
+ * Client authentication at the token and revocation endpoints (docs/design/oauth-mcp.md decision 8):
  * public clients identify themselves by `client_id` (PKCE is their proof), confidential ones
  * prove their secret in the form or in HTTP Basic. Every failure is the same
  * `invalid_client`, whether the client is unknown, revoked or the secret wrong.

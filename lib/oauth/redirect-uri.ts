@@ -16,7 +16,7 @@ function parse(uri: string): URL | null {
 }
 
 /**
- * The registration allowlist (spec, oauth-mcp.md decision 5): any path on the hosted HTTPS
+ * The registration allowlist (spec, docs/design/oauth-mcp.md decision 5): any path on the hosted HTTPS
  * origins, `http` loopback hosts with any port and path, or one of the operator's exact
  * extra URIs (private-use schemes such as Cursor's). Never credentials or a fragment.
  */
@@ -37,7 +37,7 @@ export function isAllowedRedirectUri(uri: string, config: RedirectConfig): boole
 }
 
 /**
- * Authorize-time matching (oauth-mcp.md decision 6): the exact registered string, except
+ * Authorize-time matching (docs/design/oauth-mcp.md decision 6): the exact registered string, except
  * that the port of an `http` loopback IP redirect may differ (VS Code and others pick a free
  * port at run time). Returns the URI to redirect to (the requested one) or null.
  */

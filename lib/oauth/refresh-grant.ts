@@ -28,7 +28,7 @@ async function readToken(tx: DbOrTx, id: string, graceSeconds: number) {
       rotatedAt: oauthRefreshTokens.rotatedAt,
       revokedAt: oauthRefreshTokens.revokedAt,
       live: sql<boolean>`${oauthRefreshTokens.expiresAt} > now()`,
-      // The immediately previous token, rotated within the grace window (decision 10). The
+      // The immediately previous token, rotated within the grace window (docs/design/oauth-mcp.md decision 10). The
       // wall clock, not now(): now() is when this transaction began, which may precede a
       // rotation that committed while it waited for the lock.
       inGrace: sql<boolean>`${oauthRefreshTokens.rotatedAt} is not null

@@ -1,7 +1,7 @@
 /**
  * The tag a customer pastes first in their pages' <head>: one script that loads the recorder
  * from this service and starts it from its own data attributes, so console, error and network
- * capture are installed before any of the page's scripts run (analysis.md §4.1). `crossorigin`
+ * capture are installed before any of the page's scripts run (docs/design/analysis.md §4.1). `crossorigin`
  * makes the cross-origin script non-opaque: without it the browser reports errors passing
  * through the recorder as `Script error.` and fires no unhandledrejection for failed fetches.
  */

@@ -34,7 +34,7 @@ import {
  * filter) and GET /api/v1/issues/{id} on the production build over Postgres, and the same
  * queries as raw SQL through postgres.js, at one fixed rate. It creates a database of its
  * own (bench_data_api_<timestamp>) next to DATABASE_URL's and drops it at the end. All
- * traffic goes to 127.0.0.1. See README.md, "Performance".
+ * traffic goes to 127.0.0.1. See docs/performance.md.
  *
  * `--nulls-first-index` is a diagnostic: it recreates issues_org_created_idx and
  * issues_org_status_created_idx in the throw-away database with `DESC NULLS FIRST`, the

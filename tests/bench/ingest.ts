@@ -15,7 +15,7 @@ import { type RunningProcess, startBaselineServer, startNextServer } from './ser
  *
  * Benchmarks POST /api/sdk/replay on the production build, once on the embedded defaults
  * (PGlite, local blobs) and once on Postgres, against a bare Node server that only parses and
- * appends the same bodies. All traffic goes to 127.0.0.1. See README.md, "Performance".
+ * appends the same bodies. All traffic goes to 127.0.0.1. See docs/performance.md.
  */
 
 const CONNECTIONS = 16

@@ -176,7 +176,7 @@ describe('MCP over OAuth with the MCP SDK client, in Chromium, against the built
       expect(params.get('resource')).toBe(mcpUrl.href)
       expect(params.get('state')).toBe(provider.states.at(-1))
       // The SDK asks for the 401 challenge's scope (SEP-835), which offers write access at
-      // first connect (oauth-mcp.md decision 12); the user decides on the consent page.
+      // first connect (docs/design/oauth-mcp.md decision 12); the user decides on the consent page.
       expect(params.get('scope')).toBe('read:service write:issues')
 
       const page = await openAuthorization(authorizationUrl)

@@ -164,13 +164,13 @@ describe('admin CLI', () => {
     expect(help.stdout).toContain('--password-stdin | --password P')
   })
 
-  it('--help works on every command and the README lists every command', async () => {
-    const readme = readFileSync(path.join(process.cwd(), 'README.md'), 'utf8')
+  it('--help works on every command and the operations manual lists every command', async () => {
+    const manual = readFileSync(path.join(process.cwd(), 'docs', 'operations.md'), 'utf8')
     for (const command of commands) {
       const help = await cli(command.name, '--help')
       expect(help, command.name).toMatchObject({ code: 0, stderr: '' })
       expect(help.stdout).toContain(command.usage)
-      expect(readme, command.name).toContain(`| \`${command.name}\``)
+      expect(manual, command.name).toContain(`| \`${command.name}\``)
     }
   })
 

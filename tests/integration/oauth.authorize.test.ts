@@ -180,7 +180,7 @@ describe('sign-in hop (spec: unauthenticated user → /login → back)', () => {
   })
 })
 
-describe('consent page (oauth-mcp.md decisions 12 and 13)', () => {
+describe('consent page (docs/design/oauth-mcp.md decisions 12 and 13)', () => {
   it('names the client, its redirect host and the scopes, with a CSRF token and the page headers', async () => {
     const { response, html } = await consentPage(authorizeQuery(client, challenge))
     expectPageHeaders(response)

@@ -71,7 +71,7 @@ describe('RFC 9728 protected resource metadata', () => {
   })
 })
 
-describe('CORS preflight (oauth-mcp.md decision 11)', () => {
+describe('CORS preflight (docs/design/oauth-mcp.md decision 11)', () => {
   it.each([
     ['authorization server metadata', asOptions, 'GET'],
     ['protected resource metadata', prOptions, 'GET'],

@@ -252,7 +252,7 @@ describe('RFC 6749 §4.1.3 request checks', () => {
   })
 })
 
-describe('RFC 6749 §2.3 client authentication (oauth-mcp.md decision 8)', () => {
+describe('RFC 6749 §2.3 client authentication (docs/design/oauth-mcp.md decision 8)', () => {
   let confidential: TestClient
   beforeAll(async () => {
     confidential = await registerClient({ token_endpoint_auth_method: 'client_secret_post' })

@@ -200,7 +200,7 @@ describe.each(SETUPS)('cookies: $label', (setup) => {
     const session = cookies.find((c) => c.name === names.session)
     expect(session, 'session cookie').toBeDefined()
     expectHardened(session!)
-    // A 7-day lifetime (README, "Dashboard sign-in"), give or take the seconds this test takes.
+    // A 7-day lifetime (docs/dashboard.md, "Sign-in"), give or take the seconds this test takes.
     const expires = Date.parse(session!.attributes.get('expires') ?? '')
     expect(Math.abs(expires - (Date.now() + SESSION_MAX_AGE_SECONDS * 1000))).toBeLessThan(60_000)
     for (const cookie of cookies) expectHardened(cookie)

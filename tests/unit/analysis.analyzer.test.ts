@@ -1,6 +1,7 @@
 /**
- * The streaming analyser as a whole: page URLs from Meta and navigation events (analysis.md
- * §1.5, §1.6), summary figures, the digest, the push/finish contract and bounded state.
+ * The streaming analyser as a whole: page URLs from Meta and navigation events
+ * (docs/design/analysis.md §1.5, §1.6), summary figures, the digest, the push/finish contract
+ * and bounded state.
  */
 import { describe, expect, it } from 'vitest'
 import { analyzeEvents, createAnalyzer } from '@/lib/analysis'

@@ -1,5 +1,5 @@
 /**
- * rage_click and dead_click (analysis.md §4.3) with every guard, on event sequences shaped as
+ * rage_click and dead_click (docs/design/analysis.md §4.3) with every guard, on event sequences shaped as
  * §1.4 and §1.6 describe: MouseDown → MouseUp → Click, a DblClick after the second fast click,
  * responses as Mutation / Input / Scroll / Selection / navigation events.
  */

@@ -1,6 +1,6 @@
 /**
  * The document model, element descriptors, selectors and click-target resolution
- * (analysis.md §1.5). Trees follow rrweb's serialized format: FullSnapshot trees carry all
+ * (docs/design/analysis.md §1.5). Trees follow rrweb's serialized format: FullSnapshot trees carry all
  * children, Mutation adds carry one node each with empty childNodes.
  */
 import { describe, expect, it } from 'vitest'

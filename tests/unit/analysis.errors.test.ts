@@ -1,5 +1,5 @@
 /**
- * js_error and console_error (analysis.md §4.3), with the event shapes of §1.7 (stock console
+ * js_error and console_error (docs/design/analysis.md §4.3), with the event shapes of §1.7 (stock console
  * plugin) and §4.1 (our SDK's `error` custom event), and error-after-click linking.
  */
 import { describe, expect, it } from 'vitest'

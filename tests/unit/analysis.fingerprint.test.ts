@@ -1,5 +1,5 @@
 /**
- * Fingerprints (analysis.md §4.4): the same problem in another session, short or long, another
+ * Fingerprints (docs/design/analysis.md §4.4): the same problem in another session, short or long, another
  * build or other ids, hashes the same; a different problem does not.
  */
 import { createHash } from 'node:crypto'

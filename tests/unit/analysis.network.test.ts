@@ -1,5 +1,5 @@
 /**
- * network_error (analysis.md §4.3) over our `rrweb/network@1` plugin events (§1.9): what is
+ * network_error (docs/design/analysis.md §4.3) over our `rrweb/network@1` plugin events (§1.9): what is
  * reported, the status-0 and ignore guards, linking to the click that started the request,
  * grouping and priority.
  */

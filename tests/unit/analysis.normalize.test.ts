@@ -1,4 +1,4 @@
-/** Normalisation, URL patterns and stack parsing (analysis.md §4.4, §1.7). */
+/** Normalisation, URL patterns and stack parsing (docs/design/analysis.md §4.4, §1.7). */
 import { describe, expect, it } from 'vitest'
 import {
   consoleArgText,

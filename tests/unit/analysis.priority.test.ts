@@ -1,4 +1,4 @@
-/** Priority (analysis.md §4.5), titles and steps to replicate (§4.6). */
+/** Priority (docs/design/analysis.md §4.5), titles and steps to replicate (§4.6). */
 import { describe, expect, it } from 'vitest'
 import { analyzeEvents } from '@/lib/analysis'
 import { computePriority, networkBase, shift } from '@/lib/analysis/priority'

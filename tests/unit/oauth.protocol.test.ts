@@ -83,7 +83,7 @@ describe('RFC 6749 §4.1.2 / RFC 9207 authorization response', () => {
   })
 })
 
-describe('consent CSRF token (oauth-mcp.md decision 13)', () => {
+describe('consent CSRF token (docs/design/oauth-mcp.md decision 13)', () => {
   const request = {
     client: { clientId: 'svc_client_x' },
     redirectUri: 'http://127.0.0.1:1/cb',

@@ -6,7 +6,7 @@ const config = {
   extraRedirectUris: ['cursor://anysphere.cursor-mcp/oauth/callback'],
 }
 
-describe('RFC 7591 §2 redirect_uris: the allowlist (oauth-mcp.md decision 5)', () => {
+describe('RFC 7591 §2 redirect_uris: the allowlist (docs/design/oauth-mcp.md decision 5)', () => {
   it.each([
     'https://claude.ai/api/mcp/auth_callback',
     'https://claude.com/api/mcp/auth_callback',
@@ -40,7 +40,7 @@ describe('RFC 7591 §2 redirect_uris: the allowlist (oauth-mcp.md decision 5)', 
   ])('rejects %s', (_name, uri) => expect(isAllowedRedirectUri(uri, config)).toBe(false))
 })
 
-describe('RFC 6749 §3.1.2.3 / RFC 8252 §7.3: matching at authorize (decision 6)', () => {
+describe('RFC 6749 §3.1.2.3 / RFC 8252 §7.3: matching at authorize (docs/design/oauth-mcp.md decision 6)', () => {
   const registered = ['http://127.0.0.1:7777/callback', 'https://claude.ai/api/mcp/auth_callback']
 
   it('matches the exact registered string', () => {

@@ -7,7 +7,7 @@ import { type AuthorizeOutcome, startAuthorization } from '@/lib/oauth/start-aut
 import { consentPage, continuePage, errorPage } from './view'
 
 /**
- * oauth-mcp.md decision 13: never framed, never cached, no Referer leaves these pages. They are
+ * docs/design/oauth-mcp.md decision 13: never framed, never cached, no Referer leaves these pages. They are
  * plain HTML with one inline style sheet and no script, so nothing else may load. No
  * form-action: Chrome applies it to the redirect after the consent form, which goes to the
  * client's redirect URI on any origin.

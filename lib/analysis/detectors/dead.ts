@@ -1,5 +1,5 @@
 /**
- * dead_click (analysis.md §4.3): a click on an element that is or looks interactive, with no
+ * dead_click (docs/design/analysis.md §4.3): a click on an element that is or looks interactive, with no
  * response within 7 s (Sentry's timeout). Links to other windows, downloads, file inputs and
  * disabled elements are excluded; a js_error within 1 s is reported instead; near the end of
  * the session the click is undecidable unless an explicit control got ≥ 3 s of silence.

@@ -1,5 +1,5 @@
 /**
- * The two reports of an uncaught error (analysis.md §1.7, §4.1): the stock console plugin,
+ * The two reports of an uncaught error (docs/design/analysis.md §1.7, §4.1): the stock console plugin,
  * which gives it the shape of a console.error with Chromium's `Uncaught ` prefix (or the
  * opaque `Script error.`), and our SDK's explicit `error` custom event.
  */

@@ -1,5 +1,5 @@
 /**
- * js_error and console_error (analysis.md §4.3). When the console plugin and our SDK both
+ * js_error and console_error (docs/design/analysis.md §4.3). When the console plugin and our SDK both
  * report one uncaught error it counts once. A console.error is held for 1 s and merged into
  * an uncaught error with the same message, which frameworks often log next to it.
  */

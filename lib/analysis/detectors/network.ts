@@ -1,5 +1,5 @@
 /**
- * network_error (analysis.md §1.9, §4.3): requests from our `rrweb/network@1` plugin that got
+ * network_error (docs/design/analysis.md §1.9, §4.3): requests from our `rrweb/network@1` plugin that got
  * a 5xx, a 429, or no response at all. A request without response is held for 500 ms and
  * dropped when the page is left in that time (the browser aborted it). 401/403/404 and other
  * 4xx are expected application answers, not issues.

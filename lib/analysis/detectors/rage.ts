@@ -1,5 +1,5 @@
 /**
- * rage_click (analysis.md §4.3): at least 4 clicks on the same resolved element, each within
+ * rage_click (docs/design/analysis.md §4.3): at least 4 clicks on the same resolved element, each within
  * 1 s and 30 px of the previous, that the page did not answer — no response within 1 s of the
  * last click, or responses after fewer than half of them. Elements made for repeated clicks
  * (text fields, steppers, toggles, selects, labels) and text selection are excluded.

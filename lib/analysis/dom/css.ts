@@ -1,5 +1,5 @@
 /**
- * Which classes and ids the page's CSS gives `cursor: pointer` (analysis.md §1.5): rrweb
+ * Which classes and ids the page's CSS gives `cursor: pointer` (docs/design/analysis.md §1.5): rrweb
  * inlines stylesheets as `_cssText`, so computed style is unknown and the rules are the only
  * hint that a `<div>` is meant to be clicked. Only the last compound selector of a rule counts
  * (`.card .cta:hover` marks `cta`), which is what decides the cursor over that element.

@@ -1,5 +1,5 @@
 /**
- * The current document as an id → node map (analysis.md §1.5): rebuilt at every FullSnapshot,
+ * The current document as an id → node map (docs/design/analysis.md §1.5): rebuilt at every FullSnapshot,
  * kept current from Mutation events. Memory follows the size of the live DOM, never the
  * length of the session, because removes drop whole subtrees.
  */

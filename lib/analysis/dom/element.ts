@@ -1,5 +1,5 @@
 /**
- * Element descriptors and selectors (analysis.md §1.5, §4.4): what was clicked, described the
+ * Element descriptors and selectors (docs/design/analysis.md §1.5, §4.4): what was clicked, described the
  * way Sentry does for people, plus a stable selector that survives class-name churn for
  * fingerprints.
  */

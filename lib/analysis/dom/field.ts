@@ -1,5 +1,5 @@
 /**
- * What a person calls a form field, for "typed 14 characters into Email" (analysis.md §4.6):
+ * What a person calls a form field, for "typed 14 characters into Email" (docs/design/analysis.md §4.6):
  * its accessible name from aria-label, aria-labelledby or a label, else placeholder, name or id.
  * Never its value.
  */

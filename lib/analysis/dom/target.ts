@@ -1,5 +1,5 @@
 /**
- * From the deepest clicked node to the element the user meant (analysis.md §1.5, §4.3): the
+ * From the deepest clicked node to the element the user meant (docs/design/analysis.md §1.5, §4.3): the
  * nearest interactive ancestor or form control, else the nearest element that only looks
  * clickable, else the node itself. Also the element guards of the rage and dead detectors.
  */

@@ -1,5 +1,5 @@
 /**
- * Visible text of a subtree, as a person would read it on the element (analysis.md §1.5):
+ * Visible text of a subtree, as a person would read it on the element (docs/design/analysis.md §1.5):
  * hidden subtrees and non-rendered elements skipped, whitespace collapsed, capped.
  */
 import { collapseWhitespace } from '../normalize'

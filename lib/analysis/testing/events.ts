@@ -1,5 +1,5 @@
 /**
- * Builders for rrweb event sequences in the exact shapes of analysis.md §1 (and of the real
+ * Builders for rrweb event sequences in the exact shapes of docs/design/analysis.md §1 (and of the real
  * recordings in tests/fixtures/recordings): for the analyser's unit tests and benchmarks.
  * Node ids are chosen by the caller so a test can click, mutate and assert by id.
  */

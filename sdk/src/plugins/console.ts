@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import type { IWindow, listenerHandler, RecordPlugin } from '@rrweb/types'
 
-/** The stock console plugin's name and payload shape (analysis.md §1.7), so the analyser reads both. */
+/** The stock console plugin's name and payload shape (docs/design/analysis.md §1.7), so the analyser reads both. */
 export const CONSOLE_PLUGIN_NAME = 'rrweb/console@1'
 
 export interface ConsolePayload {

@@ -5,7 +5,7 @@ import { type AddCustomEvent, createCustomEventQueue } from './custom-event-queu
 export const ERROR_EVENT_TAG = 'error'
 
 /**
- * Payload of the Custom event `{tag: 'error'}` (analysis.md §4.1). The stock console plugin
+ * Payload of the Custom event `{tag: 'error'}` (docs/design/analysis.md §4.1). The stock console plugin
  * reports uncaught errors with the same shape as `console.error` and with browser-specific
  * prefixes (`Uncaught `), so the analyser gets an explicit, browser-neutral marker from here.
  */

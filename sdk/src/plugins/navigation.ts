@@ -5,7 +5,7 @@ import { type AddCustomEvent, createCustomEventQueue } from './custom-event-queu
 export const NAVIGATION_EVENT_TAG = 'navigation'
 
 /**
- * Payload of the Custom event `{tag: 'navigation'}` (analysis.md §4.1). rrweb writes a Meta
+ * Payload of the Custom event `{tag: 'navigation'}` (docs/design/analysis.md §4.1). rrweb writes a Meta
  * event only on full loads and checkouts, so without this an SPA route change is invisible
  * and every later finding would be attributed to the first route.
  */

@@ -4,7 +4,7 @@ import type { IWindow, listenerHandler, NetworkData, NetworkRequest, RecordPlugi
 /** PostHog's plugin name: recordings stay readable by tools that know that format (§1.8). */
 export const NETWORK_PLUGIN_NAME = 'rrweb/network@1'
 
-/** One request as emitted (analysis.md §1.9); a `NetworkRequest` from @rrweb/types with more fields. */
+/** One request as emitted (docs/design/analysis.md §1.9); a `NetworkRequest` from @rrweb/types with more fields. */
 export type CapturedRequest = NetworkRequest & {
   /** Absolute URL, secrets in the query and fragment redacted; same value as `name`. */
   name: string

@@ -9,7 +9,7 @@ import styles from '../_components/settings.module.css'
 export const metadata: Metadata = { title: 'MCP' }
 
 // Cursor signs in through a private-use redirect URI, which the OAuth server accepts only when
-// the operator lists it (shared/design/oauth-mcp.md, decision 5).
+// the operator lists it (docs/design/oauth-mcp.md decision 5).
 const CURSOR_REDIRECT_URI = 'cursor://anysphere.cursor-mcp/oauth/callback'
 const SERVER_NAME = 'session-replay'
 
