@@ -1,9 +1,9 @@
 'use server'
 
 import { revalidatePath } from 'next/cache'
+import { getJobsEngine } from '@/inngest/app'
 import { getDb } from '@/lib/db'
 import { type ActionResult, actionFailure, actionMember } from '@/lib/http/actions'
-import { getJobsEngine } from '@/lib/jobs'
 import { createSignal } from '@/lib/signals/create-signal'
 import { deleteSignal } from '@/lib/signals/delete-signal'
 import { setSignalStatus } from '@/lib/signals/set-signal-status'
