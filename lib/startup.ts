@@ -1,7 +1,7 @@
+import { getJobsEngine } from '@/inngest/app'
 import { serveAdminChannel } from '@/lib/cli/channel/serve'
 import { getConfig } from '@/lib/config'
 import { closeDatabase, getDatabaseHandle } from '@/lib/db'
-import { getJobsEngine } from '@/lib/jobs'
 import { logger } from '@/lib/log'
 import { operatorMessage } from '@/lib/operator-errors'
 import { getRateLimiter } from '@/lib/ratelimit'

@@ -1,5 +1,5 @@
+import { getJobsEngine } from '@/inngest/app'
 import { getDb } from '@/lib/db'
-import { getJobsEngine } from '@/lib/jobs'
 import { getBlobStore } from '@/lib/storage'
 import type { IngestDeps } from './store-batch'
 

@@ -5,6 +5,7 @@ import type { Db } from '@/db/client'
 import { insights, issueActivities, issues, replaySessions } from '@/db/schema'
 import { writeInsightWithModel } from '@/lib/ai/write-insight'
 import { issueEventData } from '@/lib/issues/event-data'
+import { commitWithEvents } from '@/lib/outbox/commit'
 import { enqueueEvent } from '@/lib/outbox/enqueue'
 import { EVENTS } from '@/lib/outbox/events'
 import { insightMarkdown, plainPreview } from './content'
@@ -78,7 +79,7 @@ async function fileRiseIssue(
   interval: Interval,
 ): Promise<string | null> {
   const fingerprint = createHash('sha256').update(`insight|${rise.kind}|${rise.path}`).digest('hex')
-  return db.transaction(async (tx) => {
+  return commitWithEvents(db, async (tx) => {
     const [created] = await tx
       .insert(issues)
       .values({
@@ -155,7 +156,7 @@ export async function generateInsight(
   const rises = findRises(current, previous.sessions > 0 ? previous : null)
   for (const rise of rises) await fileRiseIssue(db, organizationId, rise, interval)
   const content = await write(current, previous.sessions > 0 ? previous : null, rises.map(riseText))
-  return db.transaction(async (tx) => {
+  return commitWithEvents(db, async (tx) => {
     const [row] = await tx
       .insert(insights)
       .values({

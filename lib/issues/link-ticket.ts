@@ -3,6 +3,7 @@ import { z } from 'zod'
 import type { Db, Tx } from '@/db/client'
 import { type IssueStatus, issueActivities, issues } from '@/db/schema'
 import { isUuid, NotFoundError } from '@/lib/errors'
+import { commitWithEvents } from '@/lib/outbox/commit'
 import { isStorableText, NOT_STORABLE, parseInput } from '@/lib/validation'
 import { ISSUE_NOT_FOUND } from './get-issue'
 import type { TicketSnapshot } from './issue-history'
@@ -110,7 +111,7 @@ export async function linkTicket(
   // Input is checked before the issue is touched: bad input changes nothing.
   const ticket = parseInput(TicketInput, input)
   if (!isUuid(input.issueId)) throw new NotFoundError(ISSUE_NOT_FOUND)
-  return db.transaction(async (tx) => {
+  return commitWithEvents(db, async (tx) => {
     const current = await lockIssue(tx, actor.organizationId, input.issueId)
     const previous = ticketOf(current)
     const status: IssueStatus = current.status === 'resolved' ? 'resolved' : 'ticket_created'
@@ -135,7 +136,7 @@ export async function unlinkTicket(
   input: { issueId: string },
 ): Promise<Issue> {
   if (!isUuid(input.issueId)) throw new NotFoundError(ISSUE_NOT_FOUND)
-  return db.transaction(async (tx) => {
+  return commitWithEvents(db, async (tx) => {
     const current = await lockIssue(tx, actor.organizationId, input.issueId)
     if (!current.ticketProvider && !current.ticketUrl && !current.ticketIdentifier) return toIssue(current)
     const unlinked = await writeTicket(tx, actor, current, null)

@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { type IssueStatus, issues } from '@/db/schema'
 import { isUuid, NotFoundError } from '@/lib/errors'
+import { commitWithEvents } from '@/lib/outbox/commit'
 import { ISSUE_NOT_FOUND } from './get-issue'
 import { changeLockedIssueStatus, type IssueChangeActor } from './status-change'
 import { type Issue, toIssue } from './views'
@@ -19,7 +20,7 @@ export async function updateIssueStatus(
   input: { issueId: string; status: IssueStatus },
 ): Promise<Issue> {
   if (!isUuid(input.issueId)) throw new NotFoundError(ISSUE_NOT_FOUND)
-  return db.transaction(async (tx) => {
+  return commitWithEvents(db, async (tx) => {
     const [current] = await tx
       .select()
       .from(issues)

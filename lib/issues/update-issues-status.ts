@@ -2,6 +2,7 @@ import { and, asc, eq, inArray } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { type IssueStatus, issues } from '@/db/schema'
 import { InvalidInputError, isUuid } from '@/lib/errors'
+import { commitWithEvents } from '@/lib/outbox/commit'
 import { BULK_STATUS_MAX } from './bulk-limit'
 import { changeLockedIssueStatus, type IssueChangeActor } from './status-change'
 
@@ -34,7 +35,7 @@ export async function updateIssuesStatus(
     )
   const valid = ids.filter(isUuid)
   if (valid.length === 0) return { changed: 0, unchanged: 0, notFound: ids.length }
-  return db.transaction(async (tx) => {
+  return commitWithEvents(db, async (tx) => {
     // Locked in id order, so two overlapping bulk changes wait for each other instead of deadlocking.
     const rows = await tx
       .select({ id: issues.id, status: issues.status })

@@ -2,6 +2,7 @@ import { outbox } from '@/db/schema'
 import type { DbOrTx } from '@/lib/db'
 import { currentRequestId } from '@/lib/log'
 import type { EventName } from './events'
+import { pendingEvents } from './pending'
 
 export interface OutboxEvent {
   organizationId: string
@@ -13,7 +14,8 @@ export interface OutboxEvent {
 
 /**
  * Writes an event in the caller's transaction, so it exists exactly when the change that
- * caused it does. Returns the event id, or null when the dedupe key was already written.
+ * caused it does; inside commitWithEvents it is handed to the engine after the commit.
+ * Returns the event id, or null when the dedupe key was already written.
  */
 export async function enqueueEvent(tx: DbOrTx, event: OutboxEvent): Promise<string | null> {
   const [row] = await tx
@@ -27,5 +29,6 @@ export async function enqueueEvent(tx: DbOrTx, event: OutboxEvent): Promise<stri
     })
     .onConflictDoNothing()
     .returning({ eventId: outbox.eventId })
+  if (row) pendingEvents.getStore()?.push(row.eventId)
   return row?.eventId ?? null
 }

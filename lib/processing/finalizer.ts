@@ -2,7 +2,7 @@ import { and, eq, lt, or, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { replaySessions } from '@/db/schema'
 import type { JobsEngine } from '@/lib/jobs/types'
-import { dispatchOutbox } from '@/lib/outbox/dispatch'
+import { commitWithEvents } from '@/lib/outbox/commit'
 import { enqueueEvent } from '@/lib/outbox/enqueue'
 import { EVENTS } from '@/lib/outbox/events'
 import { MAX_PROCESSING_ATTEMPTS, STALE_PROCESSING_MINUTES } from './claim'
@@ -14,8 +14,8 @@ const SWEEP_LIMIT = 500
 /**
  * The scheduled finalizer: asks for processing of every session idle for `idleSeconds`
  * (server clock), of failed sessions with attempts left, and of sessions a dead run left
- * `processing`; then re-sends outbox events that a crash left behind. Returns how many
- * sessions it asked for.
+ * `processing`, each request handed to the engine after its commit (the outbox sweep, a job
+ * of its own, re-sends what a crash left). Returns how many sessions it asked for.
  */
 export async function sweepSessions(
   db: Db,
@@ -51,21 +51,23 @@ export async function sweepSessions(
     )
     .limit(SWEEP_LIMIT)
   for (const session of due) {
-    await db.transaction(async (tx) => {
-      await enqueueEvent(tx, {
-        organizationId: session.organizationId,
-        name: EVENTS.sessionFinalize,
-        payload: { organizationId: session.organizationId, sessionId: session.id },
-        // The same idle state asks once, however often the sweep runs before it is handled.
-        dedupeKey: `session.finalize:${session.id}:sweep:${session.batchCount}:${session.attempts}`,
-      })
-      await tx
-        .update(replaySessions)
-        .set({ processingRequestedAt: sql`now()` })
-        .where(eq(replaySessions.id, session.id))
-    })
+    await commitWithEvents(
+      db,
+      async (tx) => {
+        await enqueueEvent(tx, {
+          organizationId: session.organizationId,
+          name: EVENTS.sessionFinalize,
+          payload: { organizationId: session.organizationId, sessionId: session.id },
+          // The same idle state asks once, however often the sweep runs before it is handled.
+          dedupeKey: `session.finalize:${session.id}:sweep:${session.batchCount}:${session.attempts}`,
+        })
+        await tx
+          .update(replaySessions)
+          .set({ processingRequestedAt: sql`now()` })
+          .where(eq(replaySessions.id, session.id))
+      },
+      jobs,
+    )
   }
-  // Everything still undispatched (just written, or left by a crash) goes to the engine now.
-  await dispatchOutbox(db, jobs, { olderThanSeconds: -1, limit: 5000 })
   return due.length
 }

@@ -102,6 +102,8 @@ export async function processSession(
   }
   const analysis = analysed
 
+  // A plain transaction, not commitWithEvents: its events wait for the run's last step, so
+  // that issue.created goes out after the model's review, not before it.
   const recorded = await step.run('record', () =>
     db.transaction(async (tx) => {
       const [owned] = await tx

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { Db } from '@/db/client'
 import { signals } from '@/db/schema'
 import { getOrganization } from '@/lib/orgs/get-organization'
+import { commitWithEvents } from '@/lib/outbox/commit'
 import { enqueueEvent } from '@/lib/outbox/enqueue'
 import { EVENTS } from '@/lib/outbox/events'
 import { isStorableText, NOT_STORABLE, parseInput } from '@/lib/validation'
@@ -31,7 +32,7 @@ export async function createSignal(
   const name = parseInput(Name, input.name)
   const prompt = parseInput(SignalPrompt, input.prompt)
   await getOrganization(db, input.organizationId)
-  return db.transaction(async (tx) => {
+  return commitWithEvents(db, async (tx) => {
     const [row] = await tx
       .insert(signals)
       .values({ organizationId: input.organizationId, name, prompt })

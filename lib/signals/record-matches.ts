@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { signalMatches, signals } from '@/db/schema'
 import type { SessionDigest } from '@/lib/analysis/types'
+import { commitWithEvents } from '@/lib/outbox/commit'
 import { enqueueEvent } from '@/lib/outbox/enqueue'
 import { EVENTS } from '@/lib/outbox/events'
 import { matchDigest, parsePrompt } from './deterministic-match'
@@ -27,7 +28,7 @@ export async function recordMatch(
   // One commit for the match, its count and its outbox event (a savepoint inside a caller's
   // transaction): committed one by one, a crash after the match row left its event unwritten
   // for good, since a retry finds the match and records nothing (found by faults.process).
-  return db.transaction(async (tx) => {
+  return commitWithEvents(db, async (tx) => {
     const [inserted] = await tx
       .insert(signalMatches)
       .values(input)

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import type { Db } from '@/db/client'
 import { SIGNAL_STATUSES, signals } from '@/db/schema'
 import { isUuid, NotFoundError } from '@/lib/errors'
+import { commitWithEvents } from '@/lib/outbox/commit'
 import { enqueueEvent } from '@/lib/outbox/enqueue'
 import { EVENTS } from '@/lib/outbox/events'
 import { parseInput } from '@/lib/validation'
@@ -14,7 +15,7 @@ const Status = z.enum(SIGNAL_STATUSES, { error: 'Status must be "active" or "pau
 /**
  * Pauses or resumes a signal. A paused signal is left out of matching (see `activeSignals`)
  * and its backfill waits; resuming a signal whose backfill never ran asks for it again, in the
- * same transaction, and returns that event for the caller to dispatch.
+ * same transaction, handed to the engine after the commit (its id is returned too).
  */
 export async function setSignalStatus(
   db: Db,
@@ -22,7 +23,7 @@ export async function setSignalStatus(
 ): Promise<{ signal: Signal; eventId: string | null }> {
   const status = parseInput(Status, input.status)
   if (!isUuid(input.signalId)) throw new NotFoundError(SIGNAL_NOT_FOUND)
-  return db.transaction(async (tx) => {
+  return commitWithEvents(db, async (tx) => {
     const scope = and(eq(signals.id, input.signalId), eq(signals.organizationId, input.organizationId))
     const [before] = await tx.select({ status: signals.status }).from(signals).where(scope).for('update')
     if (!before) throw new NotFoundError(SIGNAL_NOT_FOUND)

@@ -3,6 +3,14 @@ import { logger } from '@/lib/log'
 import { type AttemptResult, attemptDelivery, type ClaimedDelivery, claimDueDeliveries } from './attempt'
 import type { Deliverer } from './deliver'
 
+/**
+ * How often the due-deliveries sweep runs: a quarter of the shortest retry delay, between
+ * 5 and 30 s (15 s with the defaults), so a retry goes out close to its time.
+ */
+export function sweepIntervalSeconds(delays: readonly number[]): number {
+  return Math.min(30, Math.max(5, Math.round(Math.min(...delays) / 4)))
+}
+
 export interface SweepOptions {
   delays: readonly number[]
   /** Deliveries claimed per round. */

@@ -10,9 +10,10 @@
  * resolver that answers loopback only). Nothing in production code waits for a test.
  */
 import { MockLanguageModelV3 } from 'ai/test'
+import { buildJobDefinitions } from '@/inngest/app'
 import { setLanguageModelForTests } from '@/lib/ai/model'
 import { getConfig } from '@/lib/config'
-import { buildJobDefinitions, createJobsEngine } from '@/lib/jobs'
+import { createJobsEngine } from '@/lib/jobs'
 import { createDeliverer } from '@/lib/webhooks/deliver'
 // Renamed on import: the `use` prefix makes the linter take it for a React hook.
 import { useDeliverer as installDeliverer } from '@/lib/webhooks/runtime'

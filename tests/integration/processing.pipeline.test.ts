@@ -11,13 +11,14 @@ import {
   replaySessions,
   signals,
 } from '@/db/schema'
+import { buildJobDefinitions, getJobsEngine } from '@/inngest/app'
 import { setLanguageModelForTests } from '@/lib/ai/model'
 import { getConfig } from '@/lib/config'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
 import { intervalFigures } from '@/lib/insights/figures'
 import { generateInsightsForInterval } from '@/lib/insights/generate'
-import { buildJobDefinitions, createJobsEngine, getJobsEngine } from '@/lib/jobs'
+import { createJobsEngine } from '@/lib/jobs'
 import type { JobsEngine } from '@/lib/jobs/types'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { EVENTS } from '@/lib/outbox/events'

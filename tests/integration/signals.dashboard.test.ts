@@ -1,10 +1,10 @@
 import { and, count, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { outbox, replaySessions, signalMatches, signals } from '@/db/schema'
+import { getJobsEngine } from '@/inngest/app'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
 import { InvalidInputError, NotFoundError } from '@/lib/errors'
-import { getJobsEngine } from '@/lib/jobs'
 import type { JobsEngine } from '@/lib/jobs/types'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { EVENTS } from '@/lib/outbox/events'
@@ -15,13 +15,12 @@ import { getSignal } from '@/lib/signals/get-signal'
 import { previewSignal } from '@/lib/signals/preview-signal'
 import { setSignalStatus } from '@/lib/signals/set-signal-status'
 import { evidenceSummary, listSignalMatches } from '@/lib/signals/signal-matches'
-import { startBackfill } from '@/lib/signals/start-backfill'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { endingNow, ingestSession, loadRecording } from '../helpers/pipeline'
 import { waitFor } from '../helpers/wait'
 
 // The dashboard's server actions are thin: they call these functions with the member's
-// organization, then `startBackfill`. Tested here against a real database and the real
+// organization; the backfill event is handed to the engine when it commits. Tested here against a real database and the real
 // in-process jobs engine, with sessions sent through the ingest route and processed.
 
 let database: TestDatabase
@@ -77,7 +76,7 @@ describe('signals from the dashboard', () => {
   let checkoutSignal: string
   let lateSignal: string
 
-  it('creates a signal and starts its backfill at once, through the outbox as the CLI does', async () => {
+  it('creates a signal and starts its backfill at once, through the outbox, after the commit', async () => {
     const { signal, eventId } = await createSignal(database.db, {
       organizationId,
       name: '  Checkout failures ',
@@ -90,10 +89,8 @@ describe('signals from the dashboard', () => {
       matchCount: 0,
       lastMatchAt: null,
     })
-    const [event] = await database.db.select().from(outbox).where(eq(outbox.eventId, eventId!))
-    expect(event).toMatchObject({ name: EVENTS.signalCreated, dedupeKey: `signal.backfill:${signal.id}` })
-    await startBackfill(database.db, app, eventId)
     const [sent] = await database.db.select().from(outbox).where(eq(outbox.eventId, eventId!))
+    expect(sent).toMatchObject({ name: EVENTS.signalCreated, dedupeKey: `signal.backfill:${signal.id}` })
     expect(sent!.dispatchedAt).toBeInstanceOf(Date)
     await waitFor('the backfill', async () => (await signalRow(signal.id))?.backfillStatus === 'completed')
     checkoutSignal = signal.id
@@ -162,7 +159,6 @@ describe('signals from the dashboard', () => {
       status: 'active',
     })
     expect(resumed.eventId).not.toBeNull()
-    await startBackfill(database.db, app, resumed.eventId)
     const done = await waitFor('the resumed backfill', async () => {
       const row = await signalRow(signal.id)
       return row?.backfillStatus === 'completed' ? row : undefined

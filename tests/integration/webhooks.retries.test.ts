@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { DatabaseHandle } from '@/db/client'
 import { outbox, webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints } from '@/db/schema'
+import { buildJobDefinitions } from '@/inngest/app'
 import { parseConfig } from '@/lib/config'
 import { useDatabase } from '@/lib/db'
 import { issueEventData } from '@/lib/issues/event-data'
@@ -13,7 +14,6 @@ import { EVENTS } from '@/lib/outbox/events'
 import { createDeliverer } from '@/lib/webhooks/deliver'
 import { createEndpoint, revokeEndpoint } from '@/lib/webhooks/endpoints'
 import { fanOutEvent } from '@/lib/webhooks/fan-out'
-import { webhookJobs } from '@/lib/webhooks/jobs'
 import { useDeliverer } from '@/lib/webhooks/runtime'
 import { deliverDue } from '@/lib/webhooks/sweep'
 import { createTestDatabase } from '../helpers/db'
@@ -174,14 +174,18 @@ describe('through the jobs engine', () => {
       WEBHOOK_RETRY_DELAYS_SECONDS: '0,0,0',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
     })
-    const engine = createJobsEngine({ kind: 'in-process' }, webhookJobs(config), {
-      inProcess: {
-        pollIntervalMs: 25,
-        leaseMs: 2000,
-        backoff: { baseMs: 20, maxMs: 100 },
-        stopTimeoutMs: 500,
+    const engine = createJobsEngine(
+      { kind: 'in-process' },
+      buildJobDefinitions(config).filter((d) => d.id.startsWith('webhook-')),
+      {
+        inProcess: {
+          pollIntervalMs: 25,
+          leaseMs: 2000,
+          backoff: { baseMs: 20, maxMs: 100 },
+          stopTimeoutMs: 500,
+        },
       },
-    })
+    )
     engines.push(engine)
     await engine.start()
     return engine
@@ -201,7 +205,7 @@ describe('through the jobs engine', () => {
     const { issue, eventId } = await createIssueEvent('d'.repeat(1500))
     const start = receiver.received.length
     const engine = await startEngine()
-    // After the restart the finalizer's sweep dispatches everything left; twice, as after a crash.
+    // After the restart the outbox sweep dispatches everything left; twice, as after a crash.
     await dispatchOutbox(handle.db, engine, { olderThanSeconds: -1, limit: 100 })
     await handle.db.update(outbox).set({ dispatchedAt: null }).where(eq(outbox.eventId, eventId))
     await dispatchOutbox(handle.db, engine, { olderThanSeconds: -1, limit: 100 })

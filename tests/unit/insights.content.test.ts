@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { insightMarkdown, plainPreview } from '@/lib/insights/content'
 import type { IntervalFigures } from '@/lib/insights/figures'
 import { findRises, lastInterval } from '@/lib/insights/generate'
-import { cronEvery } from '@/lib/processing/jobs'
+import { cronEvery } from '@/lib/jobs/cron'
 
 const figures = (patch: Partial<IntervalFigures> = {}): IntervalFigures => ({
   sessions: 40,

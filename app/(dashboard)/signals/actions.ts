@@ -3,11 +3,9 @@
 import { revalidatePath } from 'next/cache'
 import { getDb } from '@/lib/db'
 import { type ActionResult, actionFailure, actionMember } from '@/lib/http/actions'
-import { getJobsEngine } from '@/lib/jobs'
 import { createSignal } from '@/lib/signals/create-signal'
 import { deleteSignal } from '@/lib/signals/delete-signal'
 import { setSignalStatus } from '@/lib/signals/set-signal-status'
-import { startBackfill } from '@/lib/signals/start-backfill'
 import { formText, textArgument } from '@/lib/validation'
 
 export type CreateSignalResult = ActionResult<{ message: string; signalId: string }>
@@ -22,12 +20,12 @@ export async function createSignalAction(
   if (!member.ok) return member
   try {
     const db = await getDb()
-    const { signal, eventId } = await createSignal(db, {
+    // Its backfill event is handed to the jobs engine when the signal commits.
+    const { signal } = await createSignal(db, {
       organizationId: member.organization.id,
       name: formText(form, 'name'),
       prompt: formText(form, 'prompt'),
     })
-    await startBackfill(db, getJobsEngine(), eventId)
     revalidatePath(LIST)
     return {
       ok: true,
@@ -44,12 +42,11 @@ async function changeStatus(signalId: string, status: 'active' | 'paused'): Prom
   if (!member.ok) return member
   try {
     const db = await getDb()
-    const { signal, eventId } = await setSignalStatus(db, {
+    const { signal } = await setSignalStatus(db, {
       organizationId: member.organization.id,
       signalId: textArgument(signalId),
       status,
     })
-    await startBackfill(db, getJobsEngine(), eventId)
     revalidatePath(LIST)
     revalidatePath(`${LIST}/${signal.id}`)
     return {

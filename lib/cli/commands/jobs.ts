@@ -2,6 +2,7 @@ import { getConfig } from '@/lib/config'
 import { generateInsightsForInterval, lastInterval } from '@/lib/insights/generate'
 import type { JobsEngine, SendEvent, StepTools } from '@/lib/jobs/types'
 import { EVENTS } from '@/lib/outbox/events'
+import { sweepOutbox } from '@/lib/outbox/sweep'
 import { sweepSessions } from '@/lib/processing/finalizer'
 import { processSession } from '@/lib/processing/process-session'
 import { backfillSignal } from '@/lib/signals/backfill'
@@ -38,9 +39,11 @@ export const jobsRun: CliCommand = {
     if (all || values.finalize) {
       const sent: SendEvent[] = []
       const jobs = collect(sent)
-      // The sweep hands every waiting outbox event (idle sessions, flush: final requests,
-      // signal backfills) to `collect`; they are handled here, in order.
+      // The finalizer asks for idle sessions, then the outbox sweep hands every waiting event
+      // (those requests, flush: final requests, signal backfills) to `collect`; they are
+      // handled here, in order.
       await sweepSessions(db, jobs, { idleSeconds: config.sessions.idleSeconds })
+      await sweepOutbox(db, jobs)
       const deps = { db, blobs: getBlobStore(), jobs, baseUrl: config.baseUrl, ingestUrl: config.ingestUrl }
       for (const event of sent) {
         if (event.name === EVENTS.sessionFinalize) {

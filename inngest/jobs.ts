@@ -1,0 +1,150 @@
+import { z } from 'zod'
+import type { Config } from '@/lib/config'
+import { generateInsightsForInterval, lastInterval } from '@/lib/insights/generate'
+import { defineJob, every, type JobDefinition } from '@/lib/jobs'
+import { EVENTS } from '@/lib/outbox/events'
+import { sweepOutbox } from '@/lib/outbox/sweep'
+import { sweepSessions } from '@/lib/processing/finalizer'
+import { type ProcessingDeps, processSession } from '@/lib/processing/process-session'
+import { RETENTION_CRON, sweepRetention } from '@/lib/retention/sweep'
+import { backfillSignal } from '@/lib/signals/backfill'
+import type { Deliverer } from '@/lib/webhooks/deliver'
+import { OUTBOX_TO_WEBHOOK } from '@/lib/webhooks/events'
+import { fanOutEvent } from '@/lib/webhooks/fan-out'
+import { deliverDue, sweepIntervalSeconds } from '@/lib/webhooks/sweep'
+
+/**
+ * What every handler is given, resolved when it runs (never at import), the one way a
+ * handler reaches the database, storage, the engine, the model or the webhook deliverer.
+ */
+export interface JobDeps extends ProcessingDeps {
+  deliverer: Deliverer
+}
+
+const SessionEvent = z.object({ organizationId: z.string(), sessionId: z.string() })
+const SignalEvent = z.object({ organizationId: z.string(), signalId: z.string() })
+const AnyPayload = z.record(z.string(), z.unknown())
+const Tick = z.object({}).loose()
+
+/**
+ * Every background job of the service, with its trigger, in one list; both engines serve
+ * exactly this list. Handlers only translate: each calls one domain function with `deps()`.
+ */
+export function defineJobs(config: Config, deps: () => Promise<JobDeps>): JobDefinition[] {
+  const { finalizerIntervalSeconds, idleSeconds } = config.sessions
+  const insightSeconds = config.insights.intervalHours * 3600
+  const delays = config.webhooks.retryDelaysSeconds
+  return [
+    defineJob({
+      id: 'process-session',
+      name: 'Process a replay session',
+      trigger: { event: EVENTS.sessionFinalize },
+      retries: 3,
+      payload: SessionEvent,
+      handler: async ({ event, step, runId }) =>
+        processSession(await deps(), { sessionId: event.data.sessionId, runId, step }),
+    }),
+    defineJob({
+      id: 'finalize-idle-sessions',
+      name: 'Finalize idle sessions',
+      trigger: every(finalizerIntervalSeconds),
+      retries: 1,
+      payload: Tick,
+      handler: async ({ step }) =>
+        step.run('sweep', async () => {
+          const { db, jobs } = await deps()
+          return { asked: await sweepSessions(db, jobs, { idleSeconds }) }
+        }),
+    }),
+    defineJob({
+      id: 'outbox-sweep',
+      name: 'Re-send outbox events a crash left behind',
+      // As often as the finalizer, which did this before it was a function of its own.
+      trigger: every(finalizerIntervalSeconds),
+      retries: 1,
+      payload: Tick,
+      handler: async ({ step }) =>
+        step.run('sweep', async () => {
+          const { db, jobs } = await deps()
+          return { sent: await sweepOutbox(db, jobs) }
+        }),
+    }),
+    defineJob({
+      id: 'generate-insights',
+      name: 'Write insights for the last interval',
+      trigger: every(insightSeconds),
+      retries: 3,
+      payload: Tick,
+      handler: async ({ event, step }) =>
+        step.run('generate', async () => {
+          const { db, model } = await deps()
+          const interval = lastInterval(event.ts, config.insights.intervalHours)
+          return { written: await generateInsightsForInterval(db, interval, model ?? null) }
+        }),
+    }),
+    defineJob({
+      id: 'backfill-signal',
+      name: 'Match a new signal against recent sessions',
+      trigger: { event: EVENTS.signalCreated },
+      retries: 3,
+      payload: SignalEvent,
+      handler: async ({ event, step }) =>
+        step.run('backfill', async () => {
+          return { matched: await backfillSignal((await deps()).db, event.data) }
+        }),
+    }),
+    // One fan-out job per webhook event: it writes the delivery rows and makes the first
+    // attempt at once; the deliveries sweep below makes every later one when it is due.
+    ...Object.entries(OUTBOX_TO_WEBHOOK).map(([outboxName, webhookEvent]) =>
+      defineJob({
+        id: `webhook-fan-out-${webhookEvent.replace('.', '-')}`,
+        name: `Deliver ${webhookEvent} webhooks`,
+        trigger: { event: outboxName },
+        retries: 3,
+        payload: AnyPayload,
+        handler: async ({ event, step }) => {
+          const ids = await step.run('fan-out', async () =>
+            fanOutEvent((await deps()).db, {
+              eventId: event.id,
+              name: outboxName,
+              fallback: {
+                organizationId: typeof event.data.orgId === 'string' ? event.data.orgId : undefined,
+                payload: event.data,
+                occurredAt: new Date(event.ts),
+              },
+            }),
+          )
+          const attempted = await step.run('first-attempt', async () => {
+            const { db, deliverer } = await deps()
+            return deliverDue(db, deliverer, { delays, ids })
+          })
+          return { deliveries: ids.length, attempted }
+        },
+      }),
+    ),
+    defineJob({
+      id: 'webhook-deliveries-sweep',
+      name: 'Retry due webhook deliveries',
+      trigger: every(sweepIntervalSeconds(delays)),
+      retries: 1,
+      payload: Tick,
+      handler: async ({ step }) =>
+        step.run('sweep', async () => {
+          const { db, deliverer } = await deps()
+          return { attempted: await deliverDue(db, deliverer, { delays }) }
+        }),
+    }),
+    defineJob({
+      id: 'retention-sweep',
+      name: 'Delete replay data past each organization’s retention',
+      trigger: { cron: RETENTION_CRON },
+      retries: 2,
+      payload: Tick,
+      handler: async ({ step }) =>
+        step.run('sweep', async () => {
+          const { db, blobs } = await deps()
+          return sweepRetention(db, blobs)
+        }),
+    }),
+  ]
+}
