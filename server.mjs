@@ -1,6 +1,6 @@
 // What `npm start` runs: Next's request handler behind a server of ours, so that the app
 // learns each request's socket address in a way no client can forge (server/front.mjs,
-// lib/http/client-address.ts). Same command line as `next start`: -p/--port (or PORT),
+// lib/ratelimit/client-address.ts). Same command line as `next start`: -p/--port (or PORT),
 // -H/--hostname, --keepAliveTimeout; `--dev` runs the development server instead.
 import { parseArgs } from 'node:util'
 import { createFrontServer, exitGracefully, markFrontServer, stopService } from './server/front.mjs'

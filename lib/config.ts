@@ -144,7 +144,7 @@ export interface Config {
   insights: { intervalHours: number }
   webhooks: { retryDelaysSeconds: number[]; allowPrivateTargets: boolean }
   logLevel: Env['LOG_LEVEL']
-  /** Where client addresses come from (lib/http/client-address.ts). */
+  /** Where client addresses come from (lib/ratelimit/client-address.ts). */
   clientAddress: { trustedProxyHops: number; vercel: boolean }
 }
 

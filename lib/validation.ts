@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { InvalidInputError } from './errors'
+import { InvalidInputError, MalformedBodyError } from './errors'
 
 /** Parses a value or throws an InvalidInputError carrying the first issue's message. */
 export function parseInput<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
@@ -7,6 +7,15 @@ export function parseInput<T extends z.ZodType>(schema: T, value: unknown): z.in
   if (result.success) return result.data
   const issue = result.error.issues[0]
   throw new InvalidInputError(issue?.message ?? 'Invalid input')
+}
+
+/** JSON.parse that answers a typed error instead of a SyntaxError. */
+export function parseJson(bytes: Buffer, message: string): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8'))
+  } catch {
+    throw new MalformedBodyError(message)
+  }
 }
 
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/

@@ -3,11 +3,11 @@
 // handler of their own.
 import { createServer } from 'node:http'
 
-/** Must equal SOCKET_ADDRESS_HEADER in lib/http/client-address.ts. */
+/** Must equal SOCKET_ADDRESS_HEADER in lib/ratelimit/client-address.ts. */
 export const SOCKET_ADDRESS_HEADER = 'x-replay-socket-address'
 
 /**
- * Tells lib/http/client-address.ts that this server is in front and SOCKET_ADDRESS_HEADER is
+ * Tells lib/ratelimit/client-address.ts that this server is in front and SOCKET_ADDRESS_HEADER is
  * ours. A global symbol rather than an environment variable: an operator's stray variable
  * under `next start` must not make a client-sent header believable.
  */

@@ -1,10 +1,10 @@
 import type { NextAuthOptions } from 'next-auth'
 import CredentialsProvider from 'next-auth/providers/credentials'
+import { safeCallbackPath } from '@/lib/auth/callback-url'
 import { getConfig } from '@/lib/config'
 import { getDb } from '@/lib/db'
-import { safeCallbackPath } from '@/lib/http/callback-url'
-import { clientAddress } from '@/lib/http/client-address'
 import { logger } from '@/lib/log'
+import { clientAddress } from '@/lib/ratelimit/client-address'
 import { authenticate } from '@/lib/users/authenticate'
 import { checkSignInRate, delayForAccount, recordFailedSignIn, SIGN_IN_RATE_LIMITED } from './sign-in-rate'
 

@@ -1,16 +1,10 @@
 import { createHash } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import { getRateLimiter } from '@/lib/ratelimit'
+import { RATE_LIMITS } from '@/lib/ratelimit/policies'
 
 /** The error code the login page turns into "too many attempts". */
 export const SIGN_IN_RATE_LIMITED = 'RateLimited'
-
-// One account from one address: slows guessing a password. One address: slows spraying many
-// accounts. Both are keyed on the caller's own address, so a stranger cannot spend them for
-// someone else; they refuse outright.
-const PER_ACCOUNT_AND_ADDRESS = { name: 'signin-account-ip', limit: 10, windowSeconds: 15 * 60 }
-const PER_ADDRESS = { name: 'signin-ip', limit: 50, windowSeconds: 15 * 60 }
-const SIGN_UP_PER_ADDRESS = { name: 'signup-ip', limit: 10, windowSeconds: 60 * 60 }
 
 /**
  * One account from anywhere: failed attempts only, and never a refusal (a refusal here would
@@ -18,9 +12,8 @@ const SIGN_UP_PER_ADDRESS = { name: 'signup-ip', limit: 10, windowSeconds: 60 * 
  * attempt at the account waits before its password is checked: 250 ms, doubling per failure,
  * at most MAX_DELAY_MS. A sequential guesser is slowed to one guess per 5 s per account; the
  * owner, however many failures strangers pile up, waits at most 5 s and then signs in.
- * The counter only ever counts (its limit is never reached).
+ * The counter only ever counts (its limit is never reached; lib/ratelimit/policies.ts).
  */
-const ACCOUNT_FAILURES = { name: 'signin-account-failures', limit: 1_000_000, windowSeconds: 15 * 60 }
 export const FREE_FAILURES = 10
 const BASE_DELAY_MS = 250
 export const MAX_DELAY_MS = 5_000
@@ -33,7 +26,7 @@ export const MAX_DELAY_MS = 5_000
  */
 const lastKnownFailures = new LRUCache<string, number>({
   max: 10_000,
-  ttl: ACCOUNT_FAILURES.windowSeconds * 1000,
+  ttl: RATE_LIMITS.signInAccountFailures.windowSeconds * 1000,
 })
 
 let sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
@@ -62,8 +55,8 @@ export async function checkSignInRate(email: string, ip: string): Promise<{ allo
   const limiter = getRateLimiter()
   const account = email.trim().toLowerCase()
   const results = await Promise.all([
-    limiter.limit(PER_ACCOUNT_AND_ADDRESS, key(account, ip)),
-    limiter.limit(PER_ADDRESS, key(ip)),
+    limiter.limit(RATE_LIMITS.signInPerAccountAndAddress, key(account, ip)),
+    limiter.limit(RATE_LIMITS.signInPerAddress, key(ip)),
   ])
   return { allowed: results.every((r) => r.success) }
 }
@@ -77,11 +70,11 @@ export async function delayForAccount(email: string): Promise<void> {
 /** Counts one failed attempt (wrong password or unknown account) against the account. */
 export async function recordFailedSignIn(email: string): Promise<void> {
   const account = accountKey(email)
-  const result = await getRateLimiter().limit(ACCOUNT_FAILURES, account)
+  const result = await getRateLimiter().limit(RATE_LIMITS.signInAccountFailures, account)
   lastKnownFailures.set(account, result.limit - result.remaining)
 }
 
 export async function checkSignUpRate(ip: string): Promise<{ allowed: boolean }> {
-  const result = await getRateLimiter().limit(SIGN_UP_PER_ADDRESS, key(ip))
+  const result = await getRateLimiter().limit(RATE_LIMITS.signUpPerAddress, key(ip))
   return { allowed: result.success }
 }

@@ -3,6 +3,7 @@ import type { Db } from '@/db/client'
 import { jobRuns, outbox } from '@/db/schema'
 import { logger } from '@/lib/log'
 import type { RateLimiter } from '@/lib/ratelimit'
+import { RATE_LIMITS } from '@/lib/ratelimit/policies'
 import type { BlobStore } from '@/lib/storage'
 
 export interface ComponentHealth {
@@ -103,7 +104,7 @@ export async function checkHealth(deps: HealthDeps): Promise<HealthReport> {
       kindOf(() => deps.rateLimiter().kind),
       timeoutMs,
       async () => {
-        await deps.rateLimiter().limit({ name: 'health', limit: 1_000_000, windowSeconds: 60 }, 'probe')
+        await deps.rateLimiter().limit(RATE_LIMITS.healthProbe, 'probe')
         return undefined
       },
     ),

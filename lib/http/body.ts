@@ -68,12 +68,3 @@ export async function readBody(req: Request, limits: BodyLimits): Promise<Buffer
   if (encoding === 'identity') return wire
   return decode(wire, encoding, limits.maxDecodedBytes, limits.tooLargeMessage)
 }
-
-/** JSON.parse that answers a typed error instead of a SyntaxError. */
-export function parseJson(bytes: Buffer, message: string): unknown {
-  try {
-    return JSON.parse(bytes.toString('utf8'))
-  } catch {
-    throw new MalformedBodyError(message)
-  }
-}

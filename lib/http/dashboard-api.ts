@@ -1,7 +1,9 @@
 import type { Db } from '@/db/client'
 import { getDb } from '@/lib/db'
-import { ForbiddenError, InvalidInputError, NotFoundError, UnauthorizedError } from '@/lib/errors'
-import { annotateLogContext, logger } from '@/lib/log'
+import { errorAnswer } from '@/lib/error-table'
+import { ForbiddenError, UnauthorizedError } from '@/lib/errors'
+import { annotateLogContext } from '@/lib/log'
+import { currentOrganization } from '@/lib/users/memberships'
 import { sessionUser } from './oauth'
 import { traced } from './traced'
 
@@ -16,16 +18,6 @@ export interface DashboardApiContext<P> {
   organizationId: string
   params: P
   requestId: string
-}
-
-function errorBody(error: unknown): { status: number; message: string } {
-  if (error instanceof UnauthorizedError) return { status: 401, message: error.message }
-  if (error instanceof ForbiddenError) return { status: 403, message: error.message }
-  if (error instanceof NotFoundError) return { status: 404, message: error.message }
-  if (error instanceof InvalidInputError) return { status: 400, message: error.message }
-  // Anything else, our own errors included, is a fault to look into: logged, never detailed.
-  logger.error({ err: error }, 'dashboard API request failed')
-  return { status: 500, message: 'Internal server error' }
 }
 
 /**
@@ -44,7 +36,7 @@ export function dashboardRoute<P = Record<string, never>>(
         const db = await getDb()
         const user = await sessionUser(req, db)
         if (!user) throw new UnauthorizedError(SIGNED_OUT)
-        const organization = user.organizations[0]
+        const organization = currentOrganization(user)
         if (!organization) throw new ForbiddenError(NO_ORGANIZATION)
         annotateLogContext({ organizationId: organization.id })
         const params = (await context?.params) ?? ({} as P)
@@ -58,8 +50,8 @@ export function dashboardRoute<P = Record<string, never>>(
         })
         response = result instanceof Response ? result : Response.json(result)
       } catch (error) {
-        const { status, message } = errorBody(error)
-        response = Response.json({ error: message }, { status })
+        const answer = errorAnswer(error, 'dashboard-api', { requestId })
+        response = Response.json(answer.body, { status: answer.status, headers: answer.headers })
       }
       response.headers.set('Cache-Control', 'private, no-store')
       response.headers.set('X-Request-Id', requestId)

@@ -1,59 +1,37 @@
-import type { Db } from '@/db/client'
-import { type Principal, resolveBearer } from '@/lib/credentials/resolve-bearer'
+import type { ApiRequest } from '@/lib/api/request'
+import { resolveBearer } from '@/lib/credentials/resolve-bearer'
 import { getDb } from '@/lib/db'
-import {
-  AppError,
-  ForbiddenError,
-  InvalidInputError,
-  MalformedBodyError,
-  NotFoundError,
-  PayloadTooLargeError,
-  RateLimitedError,
-  UnauthorizedError,
-  UnsupportedMediaTypeError,
-} from '@/lib/errors'
-import { annotateLogContext, logger } from '@/lib/log'
+import { ForbiddenError, RateLimitedError, UnauthorizedError } from '@/lib/errors'
+import { annotateLogContext } from '@/lib/log'
 import { getRateLimiter } from '@/lib/ratelimit'
-import { json, rateLimitHeaders } from './respond'
+import { DATA_API_BUDGETS, type DataApiBudget } from '@/lib/ratelimit/policies'
+import { parseJson } from '@/lib/validation'
+import { readBody } from './body'
+import { errorResponse, json, rateLimitHeaders } from './respond'
 import { traced } from './traced'
 
 export type DataApiScope = 'read:service' | 'write:issues'
 
-/** The spec's per-minute limits, per token (per OAuth client for OAuth tokens). */
-export const DATA_API_LIMITS = {
-  read: { name: 'data-read', limit: 300, windowSeconds: 60 },
-  write: { name: 'data-write', limit: 60, windowSeconds: 60 },
-} as const
-
 export const MISSING_TOKEN = 'Missing or invalid bearer token'
 
-export interface DataApiContext<P> {
+/** What a handler gets: the call as lib/api sees it, plus the request for handlers that need more. */
+export interface DataApiContext<P> extends ApiRequest<P> {
   req: Request
   url: URL
-  principal: Principal
-  db: Db
-  params: P
   requestId: string
 }
 
 interface Access {
   scope: DataApiScope
-  limit: keyof typeof DATA_API_LIMITS
+  limit: DataApiBudget
+  /** The handler takes a JSON body (read within WRITE_BODY_LIMITS, after every check). */
+  body?: 'json'
 }
 
-function render(error: unknown, scope: DataApiScope): Response {
-  if (error instanceof UnauthorizedError)
-    return json({ error: error.message }, 401, { 'WWW-Authenticate': `Bearer scope="${scope}"` })
-  if (error instanceof ForbiddenError) return json({ error: error.message }, 403)
-  if (error instanceof InvalidInputError || error instanceof MalformedBodyError)
-    return json({ error: error.message }, 400)
-  if (error instanceof NotFoundError) return json({ error: error.message }, 404)
-  if (error instanceof PayloadTooLargeError) return json({ error: error.message }, 413)
-  if (error instanceof UnsupportedMediaTypeError) return json({ error: error.message }, 415)
-  if (error instanceof RateLimitedError)
-    return json({ error: error.message }, 429, { 'Retry-After': String(error.retryAfterSeconds) })
-  if (!(error instanceof AppError)) logger.error({ err: error }, 'data API request failed')
-  return json({ error: 'Internal server error' }, 500)
+const WRITE_BODY_LIMITS = {
+  maxWireBytes: 64 * 1024,
+  maxDecodedBytes: 64 * 1024,
+  tooLargeMessage: 'Request body too large: at most 64 KiB',
 }
 
 /**
@@ -75,16 +53,30 @@ export function dataApiRoute<P = Record<string, never>>(
         const principal = await resolveBearer(db, req.headers.get('authorization'))
         if (!principal) throw new UnauthorizedError(MISSING_TOKEN)
         annotateLogContext({ organizationId: principal.organizationId })
-        const limit = await getRateLimiter().limit(DATA_API_LIMITS[access.limit], principal.rateLimitKey)
+        const limit = await getRateLimiter().limit(DATA_API_BUDGETS[access.limit], principal.rateLimitKey)
         Object.assign(headers, rateLimitHeaders(limit))
         if (!limit.success) throw new RateLimitedError('Rate limit exceeded', limit.retryAfterSeconds)
         if (!principal.scopes.includes(access.scope))
           throw new ForbiddenError(`Missing required scope: ${access.scope}`)
         const params = (context ? await context.params : {}) as P
-        const body = await handler({ req, url: new URL(req.url), principal, db, params, requestId })
-        response = json(body)
+        const body =
+          access.body === 'json'
+            ? parseJson(await readBody(req, WRITE_BODY_LIMITS), 'Request body must be valid JSON')
+            : undefined
+        const url = new URL(req.url)
+        const answer = await handler({
+          req,
+          url,
+          query: url.searchParams,
+          principal,
+          db,
+          params,
+          body,
+          requestId,
+        })
+        response = json(answer)
       } catch (error) {
-        response = render(error, access.scope)
+        response = errorResponse(error, 'data-api', { requestId, scope: access.scope })
       }
       for (const [name, value] of Object.entries(headers)) response.headers.set(name, value)
       return response

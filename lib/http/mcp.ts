@@ -1,12 +1,13 @@
-import type { Db } from '@/db/client'
 import { type Config, getConfig } from '@/lib/config'
 import { type Principal, resolveBearer } from '@/lib/credentials/resolve-bearer'
 import { SCOPES } from '@/lib/credentials/scopes'
 import { getDb } from '@/lib/db'
-import { annotateLogContext, logger } from '@/lib/log'
+import { annotateLogContext } from '@/lib/log'
+import type { McpRequest } from '@/lib/mcp/handle'
 import { canonicalResource, issuer } from '@/lib/oauth/metadata'
+import { corsHeaders, corsPreflight, MCP_CORS } from './cors'
 import { MISSING_TOKEN } from './data-api'
-import { json } from './respond'
+import { errorResponse, json } from './respond'
 import { traced } from './traced'
 
 /** Where 401 challenges point: the path-inserted protected-resource document (RFC 9728). */
@@ -15,27 +16,6 @@ export function mcpResourceMetadataUrl(config: Pick<Config, 'baseUrl'> = getConf
 }
 
 export const WRONG_RESOURCE = 'Access token was not issued for this resource'
-
-/**
- * Browser-based MCP clients (inspectors, hosted agents) call cross-origin without cookies,
- * and must read WWW-Authenticate to find the authorization server.
- */
-const CORS_HEADERS = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Methods': 'POST, GET, DELETE, OPTIONS',
-  'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version',
-  'Access-Control-Expose-Headers': 'WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version, X-Request-Id',
-  'Access-Control-Max-Age': '86400',
-} as const
-
-export interface McpContext {
-  req: Request
-  principal: Principal
-  /** The bearer string as presented: the SDK's AuthInfo carries it to tool handlers. */
-  token: string
-  db: Db
-  requestId: string
-}
 
 function withHeaders(response: Response, headers: Record<string, string>): Response {
   for (const [name, value] of Object.entries(headers)) response.headers.set(name, value)
@@ -82,12 +62,12 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
  * errors, rate limits) is the handler's business. Every answer carries CORS headers and a
  * request id.
  */
-export function mcpRoute(handler: (ctx: McpContext) => Promise<Response>) {
+export function mcpRoute(handler: (ctx: McpRequest) => Promise<Response>) {
   return (req: Request): Promise<Response> =>
     traced('mcp', req, async (requestId) => {
       // The SDK's transport writes its answers without Cache-Control; they are one organization's data.
       const headers: Record<string, string> = {
-        ...CORS_HEADERS,
+        ...corsHeaders(MCP_CORS),
         'X-Request-Id': requestId,
         'Cache-Control': 'no-store',
       }
@@ -105,20 +85,14 @@ export function mcpRoute(handler: (ctx: McpContext) => Promise<Response>) {
           response = await handler({ req, principal, token, db, requestId })
         }
       } catch (error) {
-        logger.error({ err: error }, 'MCP request failed')
-        response = json(
-          { jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null },
-          500,
-        )
+        response = errorResponse(error, 'mcp', { requestId })
       }
       return withHeaders(response, headers)
     })
 }
 
 /** CORS preflight; never requires a credential (docs/design/oauth-mcp.md decision 11). */
-export function mcpPreflight(): Response {
-  return new Response(null, { status: 204, headers: CORS_HEADERS })
-}
+export const mcpPreflight = corsPreflight(MCP_CORS)
 
 /**
  * Stateless mode has no server-initiated stream (GET) and no session to end (DELETE). The
@@ -126,7 +100,7 @@ export function mcpPreflight(): Response {
  */
 export function mcpMethodNotAllowed(): Response {
   return json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }, 405, {
-    ...CORS_HEADERS,
+    ...corsHeaders(MCP_CORS),
     Allow: 'POST, OPTIONS',
   })
 }

@@ -1,14 +1,13 @@
 import type { Db } from '@/db/client'
 import { requestCookies, sessionUserFromCookies } from '@/lib/auth/session-cookie'
 import { getDb } from '@/lib/db'
-import { AppError, MalformedBodyError, PayloadTooLargeError } from '@/lib/errors'
-import { logger } from '@/lib/log'
+import { MalformedBodyError, PayloadTooLargeError } from '@/lib/errors'
 import type { PresentedClient } from '@/lib/oauth/authenticate-client'
-import { InvalidClientError, InvalidRequestError, OAuthError, TooManyRequestsError } from '@/lib/oauth/errors'
+import { InvalidClientError, InvalidRequestError } from '@/lib/oauth/errors'
 import type { AuthorizeUser } from '@/lib/oauth/start-authorization'
 import { readBody } from './body'
-import { withCors } from './cors'
-import { json } from './respond'
+import { oauthCors, withCors } from './cors'
+import { errorResponse } from './respond'
 import { traced } from './traced'
 
 const FORM_LIMITS = {
@@ -23,19 +22,6 @@ export interface OAuthContext {
   requestId: string
 }
 
-/** RFC 6749 §5.2 bodies; `WWW-Authenticate: Basic` when the client tried Basic (§5.2). */
-function render(error: unknown): Response {
-  if (error instanceof OAuthError) {
-    const headers: Record<string, string> = {}
-    if (error instanceof InvalidClientError && error.usedBasic)
-      headers['WWW-Authenticate'] = 'Basic realm="oauth"'
-    if (error instanceof TooManyRequestsError) headers['Retry-After'] = String(error.retryAfterSeconds)
-    return json({ error: error.error, error_description: error.message }, error.status, headers)
-  }
-  if (!(error instanceof AppError)) logger.error({ err: error }, 'OAuth request failed')
-  return json({ error: 'server_error', error_description: 'Internal server error' }, 500)
-}
-
 /**
  * The OAuth API surface (register, token, revoke): handler → JSON, any throw rendered in
  * the RFC shape; every answer is CORS-open and uncacheable (RFC 6749 §5.1 asks for
@@ -48,12 +34,12 @@ export function oauthEndpoint(handler: (ctx: OAuthContext) => Promise<Response>)
       try {
         response = await handler({ req, db: await getDb(), requestId })
       } catch (error) {
-        response = render(error)
+        response = errorResponse(error, 'oauth', { requestId })
       }
       response.headers.set('Cache-Control', 'no-store')
       response.headers.set('Pragma', 'no-cache')
       response.headers.set('X-Request-Id', requestId)
-      return withCors(response, ['POST'])
+      return withCors(response, oauthCors(['POST']))
     })
 }
 

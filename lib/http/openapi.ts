@@ -1,5 +1,6 @@
 import { buildOpenApiDocument } from '@/lib/api/openapi'
 import { getConfig } from '@/lib/config'
+import { ANY_ORIGIN } from './cors'
 
 let cached: string | undefined
 
@@ -11,7 +12,7 @@ export function openApiResponse(): Response {
     headers: {
       'Content-Type': 'application/json; charset=utf-8',
       'Cache-Control': 'public, max-age=300',
-      'Access-Control-Allow-Origin': '*',
+      ...ANY_ORIGIN,
     },
   })
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { type ErrorContext, type ErrorSurface, errorAnswer } from '@/lib/error-table'
 
 /** Every answer of ours carries a request id: the handle between a client's report and our logs. */
 export function newRequestId(): string {
@@ -23,4 +24,10 @@ export function rateLimitHeaders(result: {
     'X-RateLimit-Remaining': String(Math.max(0, result.remaining)),
     'X-RateLimit-Reset': String(Math.ceil(result.reset / 1000)),
   }
+}
+
+/** A thrown error as `surface` answers it (lib/error-table.ts), as JSON that no cache keeps. */
+export function errorResponse(error: unknown, surface: ErrorSurface, ctx: ErrorContext): Response {
+  const answer = errorAnswer(error, surface, ctx)
+  return json(answer.body, answer.status, answer.headers)
 }

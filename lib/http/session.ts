@@ -1,11 +1,11 @@
 import { cookies, headers } from 'next/headers'
 import { redirect } from 'next/navigation'
 import { cache } from 'react'
+import { safeCallbackPath } from '@/lib/auth/callback-url'
 import { sessionUserFromCookies } from '@/lib/auth/session-cookie'
 import { getDb } from '@/lib/db'
-import { safeCallbackPath } from '@/lib/http/callback-url'
 import { REQUEST_PATH_HEADER } from '@/lib/http/request-path'
-import type { UserWithOrganizations } from '@/lib/users/memberships'
+import { currentOrganization, type Membership, type UserWithOrganizations } from '@/lib/users/memberships'
 
 /** The signed-in dashboard user with their organizations, or null (one lookup per request). */
 export const getSignedInUser = cache(async (): Promise<UserWithOrganizations | null> => {
@@ -18,7 +18,7 @@ export const getSignedInUser = cache(async (): Promise<UserWithOrganizations | n
 
 export interface MemberContext {
   user: UserWithOrganizations
-  organization: UserWithOrganizations['organizations'][number]
+  organization: Membership
 }
 
 /**
@@ -39,7 +39,7 @@ export async function requireMember(callbackPath?: string): Promise<MemberContex
     redirect(
       `/login?callbackUrl=${encodeURIComponent(safeCallbackPath(callbackPath ?? (await requestedPath())))}`,
     )
-  const organization = user.organizations[0]
+  const organization = currentOrganization(user)
   // A user whose last membership was removed has nothing to see; signing in again won't help.
   if (!organization) redirect('/login?error=NoOrganization')
   return { user, organization }

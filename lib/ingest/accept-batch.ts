@@ -1,5 +1,5 @@
 import { ValidationError } from '@/lib/errors'
-import { parseJson } from '@/lib/http/body'
+import { parseJson } from '@/lib/validation'
 import { INVALID_BATCH } from './limits'
 import { ReplayBatch } from './schema'
 import { type IngestDeps, type StoredBatch, storeBatch } from './store-batch'

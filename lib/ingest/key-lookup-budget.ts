@@ -5,7 +5,8 @@ import { INVALID_API_KEY, type IngestPrincipal, resolveIngestKey } from '@/lib/c
 import { RateLimitedError, UnauthorizedError } from '@/lib/errors'
 import { logger } from '@/lib/log'
 import { getRateLimiter, type RateLimiter } from '@/lib/ratelimit'
-import { INGEST_KEY_LOOKUPS_PER_ADDRESS, INGEST_KEY_MISSES, RATE_LIMITED } from './limits'
+import { RATE_LIMITS } from '@/lib/ratelimit/policies'
+import { RATE_LIMITED } from './limits'
 
 /**
  * Ingest keys are public and anyone may present made-up ones, so the database is asked about
@@ -63,7 +64,7 @@ export async function admitKeyLookup(lookup: KeyLookup): Promise<KnownAs> {
   const wait = (missesRefusedUntil.get(limiter) ?? 0) - Date.now()
   if (wait > 0) throw new RateLimitedError(RATE_LIMITED, Math.ceil(wait / 1000))
   const perAddress = await limiter.limit(
-    INGEST_KEY_LOOKUPS_PER_ADDRESS,
+    RATE_LIMITS.ingestKeyLookupsPerAddress,
     createHash('sha256').update(lookup.address).digest('base64url'),
   )
   if (!perAddress.success) throw new RateLimitedError(RATE_LIMITED, perAddress.retryAfterSeconds)
@@ -99,6 +100,6 @@ export async function resolveAdmittedKey(
  * budget, plus one each time it reopens, plus the lookups in flight when it ran out.
  */
 async function countMiss(limiter: RateLimiter): Promise<void> {
-  const result = await limiter.limit(INGEST_KEY_MISSES, 'all')
+  const result = await limiter.limit(RATE_LIMITS.ingestKeyMisses, 'all')
   if (!result.success) missesRefusedUntil.set(limiter, Date.now() + result.retryAfterSeconds * 1000)
 }

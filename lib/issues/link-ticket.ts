@@ -2,12 +2,13 @@ import { and, eq, sql } from 'drizzle-orm'
 import { z } from 'zod'
 import type { Db, Tx } from '@/db/client'
 import { type IssueStatus, issueActivities, issues } from '@/db/schema'
+import type { Actor } from '@/lib/actor'
 import { isUuid, NotFoundError } from '@/lib/errors'
 import { commitWithEvents } from '@/lib/outbox/commit'
 import { isStorableText, NOT_STORABLE, parseInput } from '@/lib/validation'
 import { ISSUE_NOT_FOUND } from './get-issue'
 import type { TicketSnapshot } from './issue-history'
-import { changeLockedIssueStatus, type IssueChangeActor } from './status-change'
+import { changeLockedIssueStatus } from './status-change'
 import { TICKET_LIMITS } from './ticket-limits'
 import { type Issue, toIssue } from './views'
 
@@ -68,7 +69,7 @@ function ticketOf(row: IssueRow): TicketSnapshot | null {
 /** Sets (or clears) the ticket columns and records the change in the issue's history. */
 async function writeTicket(
   tx: Tx,
-  actor: IssueChangeActor,
+  actor: Actor,
   current: IssueRow,
   ticket: TicketSnapshot | null,
 ): Promise<IssueRow> {
@@ -105,7 +106,7 @@ async function writeTicket(
  */
 export async function linkTicket(
   db: Db,
-  actor: IssueChangeActor,
+  actor: Actor,
   input: { issueId: string } & TicketInput,
 ): Promise<Issue> {
   // Input is checked before the issue is touched: bad input changes nothing.
@@ -130,11 +131,7 @@ export async function linkTicket(
  * An issue that was `ticket_created` is no longer tracked anywhere, so it returns to
  * `unresolved`; any other status stays. Without a linked ticket nothing changes.
  */
-export async function unlinkTicket(
-  db: Db,
-  actor: IssueChangeActor,
-  input: { issueId: string },
-): Promise<Issue> {
+export async function unlinkTicket(db: Db, actor: Actor, input: { issueId: string }): Promise<Issue> {
   if (!isUuid(input.issueId)) throw new NotFoundError(ISSUE_NOT_FOUND)
   return commitWithEvents(db, async (tx) => {
     const current = await lockIssue(tx, actor.organizationId, input.issueId)

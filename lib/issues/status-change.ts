@@ -1,16 +1,10 @@
 import { eq, sql } from 'drizzle-orm'
 import type { Tx } from '@/db/client'
-import { type IssueActor, type IssueStatus, issueActivities, issues } from '@/db/schema'
+import { type IssueStatus, issueActivities, issues } from '@/db/schema'
+import type { Actor } from '@/lib/actor'
 import { enqueueEvent } from '@/lib/outbox/enqueue'
 import { EVENTS } from '@/lib/outbox/events'
 import { issueEventData } from './event-data'
-
-export interface IssueChangeActor {
-  organizationId: string
-  actorType: IssueActor
-  /** Credential id, OAuth client id or user id: who to name in the issue's history. */
-  actorId: string
-}
 
 /**
  * Moves a locked issue to another status inside the caller's transaction: the row, its
@@ -19,7 +13,7 @@ export interface IssueChangeActor {
  */
 export async function changeLockedIssueStatus(
   tx: Tx,
-  actor: IssueChangeActor,
+  actor: Actor,
   issue: { id: string; status: IssueStatus },
   status: IssueStatus,
 ) {

@@ -1,13 +1,12 @@
 import { and, eq } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { type IssueStatus, issues } from '@/db/schema'
+import type { Actor } from '@/lib/actor'
 import { isUuid, NotFoundError } from '@/lib/errors'
 import { commitWithEvents } from '@/lib/outbox/commit'
 import { ISSUE_NOT_FOUND } from './get-issue'
-import { changeLockedIssueStatus, type IssueChangeActor } from './status-change'
+import { changeLockedIssueStatus } from './status-change'
 import { type Issue, toIssue } from './views'
-
-export type { IssueChangeActor } from './status-change'
 
 /**
  * Sets an issue's status. The same status answers the issue unchanged (updatedAt too); a
@@ -16,7 +15,7 @@ export type { IssueChangeActor } from './status-change'
  */
 export async function updateIssueStatus(
   db: Db,
-  actor: IssueChangeActor,
+  actor: Actor,
   input: { issueId: string; status: IssueStatus },
 ): Promise<Issue> {
   if (!isUuid(input.issueId)) throw new NotFoundError(ISSUE_NOT_FOUND)

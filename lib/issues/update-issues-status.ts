@@ -1,10 +1,11 @@
 import { and, asc, eq, inArray } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { type IssueStatus, issues } from '@/db/schema'
+import type { Actor } from '@/lib/actor'
 import { InvalidInputError, isUuid } from '@/lib/errors'
 import { commitWithEvents } from '@/lib/outbox/commit'
 import { BULK_STATUS_MAX } from './bulk-limit'
-import { changeLockedIssueStatus, type IssueChangeActor } from './status-change'
+import { changeLockedIssueStatus } from './status-change'
 
 export { BULK_STATUS_MAX }
 
@@ -24,7 +25,7 @@ export interface BulkStatusResult {
  */
 export async function updateIssuesStatus(
   db: Db,
-  actor: IssueChangeActor,
+  actor: Actor,
   input: { issueIds: string[]; status: IssueStatus },
 ): Promise<BulkStatusResult> {
   const ids = [...new Set(input.issueIds)]

@@ -1,5 +1,6 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
-import type { McpContext } from '@/lib/http/mcp'
+import type { Db } from '@/db/client'
+import type { Principal } from '@/lib/credentials/resolve-bearer'
 import { logger } from '@/lib/log'
 import { toAuthInfo } from './auth-info'
 import { createMcpServer } from './server'
@@ -28,6 +29,16 @@ function refuseNonObjectArguments(transport: Transport): void {
   }
 }
 
+/** One authenticated MCP request, as the route's wrapper (lib/http/mcp.ts) hands it over. */
+export interface McpRequest {
+  req: Request
+  principal: Principal
+  /** The bearer string as presented: the SDK's AuthInfo carries it to tool handlers. */
+  token: string
+  db: Db
+  requestId: string
+}
+
 /**
  * One MCP POST: a fresh server and a stateless Streamable HTTP transport (no session id, so
  * any instance can answer any request), answering with plain JSON rather than an SSE stream
@@ -40,7 +51,7 @@ export async function handleMcpRequest({
   token,
   db,
   requestId,
-}: McpContext): Promise<Response> {
+}: McpRequest): Promise<Response> {
   const server = createMcpServer({ db, requestId })
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,

@@ -1,10 +1,10 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { Db } from '@/db/client'
-import { AppError, ForbiddenError, RateLimitedError } from '@/lib/errors'
-import { DATA_API_LIMITS } from '@/lib/http/data-api'
-import { logger } from '@/lib/log'
+import { isPublicError, logUnexpected } from '@/lib/error-table'
+import { ForbiddenError, RateLimitedError } from '@/lib/errors'
 import { getRateLimiter } from '@/lib/ratelimit'
+import { DATA_API_BUDGETS } from '@/lib/ratelimit/policies'
 import { principalOf } from './auth-info'
 import type { McpTool } from './tool'
 
@@ -13,7 +13,7 @@ function textResult(text: string, isError = false): CallToolResult {
 }
 
 /**
- * Typed domain errors are the caller's to fix (not found, bad cursor, missing scope, rate
+ * The error table's classes are the caller's to fix (not found, bad cursor, missing scope, rate
  * limit): the model gets the same message the Data API would answer, as a tool error it can
  * act on. Anything else is our fault: logged with the request id, and the model gets only a
  * generic message naming that id.
@@ -21,8 +21,8 @@ function textResult(text: string, isError = false): CallToolResult {
 function toolError(error: unknown, tool: string, requestId: string): CallToolResult {
   if (error instanceof RateLimitedError)
     return textResult(`${error.message}: retry in ${error.retryAfterSeconds} seconds`, true)
-  if (error instanceof AppError) return textResult(error.message, true)
-  logger.error({ err: error, requestId, tool }, 'MCP tool call failed')
+  if (isPublicError(error)) return textResult(error.message, true)
+  logUnexpected(error, 'MCP tool call failed', { requestId, tool })
   return textResult(`Internal error while running ${tool} (request id ${requestId})`, true)
 }
 
@@ -38,7 +38,7 @@ export async function runTool(
 ): Promise<CallToolResult> {
   try {
     const principal = principalOf(request.authInfo)
-    const limit = await getRateLimiter().limit(DATA_API_LIMITS[tool.budget], principal.rateLimitKey)
+    const limit = await getRateLimiter().limit(DATA_API_BUDGETS[tool.budget], principal.rateLimitKey)
     if (!limit.success) throw new RateLimitedError('Rate limit exceeded', limit.retryAfterSeconds)
     const missing = tool.requiredScopes.find((scope) => !principal.scopes.includes(scope))
     if (missing) throw new ForbiddenError(`Missing required scope: ${missing}`)

@@ -3,7 +3,7 @@ import type { z } from 'zod'
 import type { Db } from '@/db/client'
 import type { Principal } from '@/lib/credentials/resolve-bearer'
 import type { Scope } from '@/lib/credentials/scopes'
-import type { DATA_API_LIMITS } from '@/lib/http/data-api'
+import type { DataApiBudget } from '@/lib/ratelimit/policies'
 
 /** What a tool handler sees: the caller as the Data API sees it, and the request's id for logs. */
 export interface ToolContext {
@@ -32,7 +32,7 @@ export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   outputSchema: O
   requiredScopes: Scope[]
   /** Which Data API rate-limit budget a call spends. */
-  budget: keyof typeof DATA_API_LIMITS
+  budget: DataApiBudget
   annotations: ToolAnnotations
   handler: (input: z.output<I>, ctx: ToolContext) => Promise<ToolOutput<z.output<O>>>
 }

@@ -8,7 +8,23 @@ export interface UserWithOrganizations {
   name: string | null
   /** May change organizations' plans (the instance operator role). */
   isOperator: boolean
-  organizations: { id: string; name: string; plan: Plan; role: Role }[]
+  /** Oldest membership first: the first is the current organization (currentOrganization). */
+  organizations: Membership[]
+}
+
+export interface Membership {
+  id: string
+  name: string
+  plan: Plan
+  role: Role
+}
+
+/**
+ * The organization the user acts in on the dashboard: their oldest membership, the one they
+ * founded or first joined. Undefined when their last membership was removed.
+ */
+export function currentOrganization<O>(user: { organizations: readonly O[] }): O | undefined {
+  return user.organizations[0]
 }
 
 /** The signed-in user and the organizations they belong to, or null when the user is gone. */

@@ -3,18 +3,13 @@ import { and, eq, isNull } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints } from '@/db/schema'
 import { isUuid, NotFoundError, RateLimitedError } from '@/lib/errors'
-import type { RateLimiter, RateLimitRule } from '@/lib/ratelimit/types'
+import { RATE_LIMITS } from '@/lib/ratelimit/policies'
+import type { RateLimiter } from '@/lib/ratelimit/types'
 import { recordOnEndpoint } from './attempt'
 import type { Deliverer, DeliveryOutcome } from './deliver'
 import { requirePaidPlan } from './endpoints'
 import { envelopeBody, syntheticData, type WebhookEvent } from './events'
 import { decryptSecret } from './secrets'
-
-// The spec leaves the figures open: enough to debug a receiver, too few to flood one.
-export const TEST_SEND_LIMITS = {
-  endpoint: { name: 'webhook-test-endpoint', limit: 5, windowSeconds: 60 },
-  organization: { name: 'webhook-test-org', limit: 20, windowSeconds: 3600 },
-} satisfies Record<string, RateLimitRule>
 
 /**
  * Send test: one synthetic event with `Service-Webhook-Test: 1`, one attempt, no retries.
@@ -40,8 +35,8 @@ export async function sendTestEvent(
     )
   if (!endpoint) throw new NotFoundError('Webhook endpoint not found')
   for (const [rule, key] of [
-    [TEST_SEND_LIMITS.organization, input.organizationId],
-    [TEST_SEND_LIMITS.endpoint, endpoint.id],
+    [RATE_LIMITS.webhookTestPerOrganization, input.organizationId],
+    [RATE_LIMITS.webhookTestPerEndpoint, endpoint.id],
   ] as const) {
     const verdict = await limiter.limit(rule, key)
     if (!verdict.success)

@@ -3,15 +3,15 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { resolveIngestKey } from '@/lib/credentials/resolve-ingest-key'
-import { parseJson } from '@/lib/http/body'
 import { batchBlobKey } from '@/lib/ingest/blob-key'
-import { INGEST_RATE_LIMIT } from '@/lib/ingest/limits'
 import { ReplayBatch } from '@/lib/ingest/schema'
 import { storeBatch } from '@/lib/ingest/store-batch'
 import type { JobsEngine } from '@/lib/jobs/types'
 import { createMemoryRateLimiter } from '@/lib/ratelimit/memory'
+import { RATE_LIMITS } from '@/lib/ratelimit/policies'
 import { LocalBlobStore } from '@/lib/storage/local'
 import type { BlobStore } from '@/lib/storage/types'
+import { parseJson } from '@/lib/validation'
 import { makeBodySet } from './bodies'
 import { createOrgAndKeys, prepareDatabase, withDatabase } from './database'
 import { round } from './load'
@@ -86,7 +86,7 @@ async function main(): Promise<void> {
           t = now
           cpu = process.cpuUsage()
         }
-        await limiter.limit(INGEST_RATE_LIMIT, createHash('sha256').update(key).digest('base64url'))
+        await limiter.limit(RATE_LIMITS.ingest, createHash('sha256').update(key).digest('base64url'))
         lap()
         const principal = await resolveIngestKey(db, key)
         lap()

@@ -18,7 +18,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 process.env.AUTH_SECRET ??= 'test-secret-test-secret-test-secret-0123456789'
 // Tests call route handlers with `new Request`: no socket, and no server of ours in front. They
 // play the one trusted reverse proxy instead, whose X-Forwarded-For entry is the client address
-// (lib/http/client-address.ts); tests of the other sources set their own.
+// (lib/ratelimit/client-address.ts); tests of the other sources set their own.
 process.env.TRUSTED_PROXY_HOPS ??= '1'
 
 // Vite puts its own BASE_URL ('/'), MODE, DEV, PROD and SSR into process.env; BASE_URL is

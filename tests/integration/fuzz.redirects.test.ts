@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { safeCallbackPath } from '@/lib/auth/callback-url'
 import { getAuthOptions } from '@/lib/auth/options'
-import { safeCallbackPath } from '@/lib/http/callback-url'
 import { fuzzRuns, hasControlCharacter, hostileString } from '../helpers/fuzz'
 
 /**

@@ -4,9 +4,9 @@ import { createKey } from '@/lib/credentials/create-key'
 import { resolveIngestKey } from '@/lib/credentials/resolve-ingest-key'
 import { revokeKey } from '@/lib/credentials/revoke-key'
 import { useDatabase } from '@/lib/db'
-import { INGEST_KEY_LOOKUPS_PER_ADDRESS, INGEST_KEY_MISSES } from '@/lib/ingest/limits'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { createMemoryRateLimiter, type MemoryRateLimiter, useRateLimiter } from '@/lib/ratelimit'
+import { RATE_LIMITS } from '@/lib/ratelimit/policies'
 import { makeBatch } from '../fixtures/replay-batch'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { sendBatch } from '../helpers/ingest'
@@ -21,7 +21,7 @@ import { sendBatch } from '../helpers/ingest'
  * deployment); here each request names its address in a test header. Lookups are counted by
  * wrapping the key resolver, which is the only code that asks the database about a key.
  */
-vi.mock('@/lib/http/client-address', () => ({
+vi.mock('@/lib/ratelimit/client-address', () => ({
   clientAddress: (headers: { get(name: string): string | null }) =>
     headers.get('x-test-client-address') ?? 'no-address',
 }))
@@ -31,8 +31,8 @@ vi.mock('@/lib/credentials/resolve-ingest-key', async (importOriginal) => {
 })
 
 const lookups = () => vi.mocked(resolveIngestKey).mock.calls.length
-const PER_ADDRESS = INGEST_KEY_LOOKUPS_PER_ADDRESS.limit
-const SHARED = INGEST_KEY_MISSES.limit
+const PER_ADDRESS = RATE_LIMITS.ingestKeyLookupsPerAddress.limit
+const SHARED = RATE_LIMITS.ingestKeyMisses.limit
 // Below what the floods would otherwise leave: the bound itself is met through the route.
 const MAX_ENTRIES = 200
 

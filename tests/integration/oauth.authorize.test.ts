@@ -1,9 +1,9 @@
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { oauthAuthorizationCodes, oauthClients, oauthConsents } from '@/db/schema'
+import { safeCallbackPath } from '@/lib/auth/callback-url'
 import { hashToken } from '@/lib/credentials/tokens'
 import { useDatabase } from '@/lib/db'
-import { safeCallbackPath } from '@/lib/http/callback-url'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import {
   authorizeQuery,

@@ -7,7 +7,7 @@ import {
   resolveClientAddress,
   SHARED_ADDRESS,
   SOCKET_ADDRESS_HEADER,
-} from '@/lib/http/client-address'
+} from '@/lib/ratelimit/client-address'
 import { FRONT_SERVER_MARKER, SOCKET_ADDRESS_HEADER as SERVER_HEADER } from '../../server/front.mjs'
 import { captureLogs } from '../helpers/logs'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { safeCallbackPath } from '@/lib/auth/callback-url'
 import { displayPrefix, generateToken, hashToken, TOKEN_PREFIXES } from '@/lib/credentials/tokens'
-import { safeCallbackPath } from '@/lib/http/callback-url'
 import { hashPassword, verifyPassword } from '@/lib/users/password'
 
 describe('tokens', () => {

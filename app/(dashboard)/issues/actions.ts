@@ -1,6 +1,7 @@
 'use server'
 
 import { revalidatePath } from 'next/cache'
+import { actorOfMember } from '@/lib/actor'
 import { getDb } from '@/lib/db'
 import { type ActionResult, actionFailure, actionMember } from '@/lib/http/actions'
 import { updateIssuesStatus } from '@/lib/issues/update-issues-status'
@@ -16,11 +17,10 @@ export async function resolveSelectedAction(
   if (!member.ok) return member
   const ids = form.getAll('issue').filter((v): v is string => typeof v === 'string')
   try {
-    const result = await updateIssuesStatus(
-      await getDb(),
-      { organizationId: member.organization.id, actorType: 'user', actorId: member.user.id },
-      { issueIds: ids, status: 'resolved' },
-    )
+    const result = await updateIssuesStatus(await getDb(), actorOfMember(member), {
+      issueIds: ids,
+      status: 'resolved',
+    })
     revalidatePath('/issues')
     const parts = [`Resolved ${plural(result.changed)}.`]
     if (result.unchanged > 0) parts.push(`${plural(result.unchanged)} already resolved.`)

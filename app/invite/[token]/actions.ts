@@ -4,10 +4,10 @@ import { headers } from 'next/headers'
 import { checkSignUpRate } from '@/lib/auth/sign-in-rate'
 import { getDb } from '@/lib/db'
 import { type ActionResult, actionFailure } from '@/lib/http/actions'
-import { clientAddress } from '@/lib/http/client-address'
 import { getSignedInUser } from '@/lib/http/session'
 import { acceptInvitation } from '@/lib/invitations/accept-invitation'
 import { acceptInvitationWithNewAccount } from '@/lib/invitations/accept-with-new-account'
+import { clientAddress } from '@/lib/ratelimit/client-address'
 import { recordArgument, textArgument } from '@/lib/validation'
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { actorOfPrincipal } from '@/lib/actor'
 import { SCOPES } from '@/lib/credentials/scopes'
 import { updateIssueStatus } from '@/lib/issues/update-issue-status'
 import { Issue } from '@/lib/issues/views'
@@ -34,15 +35,10 @@ export const updateIssueTool = defineTool({
   },
   async handler(input, { db, principal }) {
     // Named in the issue's history the same way as a Data API change by this credential.
-    const issue = await updateIssueStatus(
-      db,
-      {
-        organizationId: principal.organizationId,
-        actorType: principal.kind === 'oauth' ? 'oauth_client' : 'credential',
-        actorId: principal.clientId ?? principal.credentialId,
-      },
-      { issueId: input.issueId, status: input.status },
-    )
+    const issue = await updateIssueStatus(db, actorOfPrincipal(principal), {
+      issueId: input.issueId,
+      status: input.status,
+    })
     return {
       structured: { issue },
       text: `Status is now ${issue.status}.\n\n${issueDetails(issue, untrustedMarkers())}`,

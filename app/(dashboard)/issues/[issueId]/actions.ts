@@ -3,11 +3,11 @@
 import { revalidatePath } from 'next/cache'
 import { z } from 'zod'
 import { ISSUE_STATUSES } from '@/db/schema'
+import { type Actor, actorOfMember } from '@/lib/actor'
 import { getDb } from '@/lib/db'
 import { type ActionResult, actionFailure, actionMember } from '@/lib/http/actions'
 import { ISSUE_STATUS_LABELS } from '@/lib/issues/labels'
 import { linkTicket, unlinkTicket } from '@/lib/issues/link-ticket'
-import type { IssueChangeActor } from '@/lib/issues/status-change'
 import { updateIssueStatus } from '@/lib/issues/update-issue-status'
 import { formText, parseInput, textArgument } from '@/lib/validation'
 
@@ -16,13 +16,10 @@ const Status = z.enum(ISSUE_STATUSES, {
 })
 
 /** The signed-in member as the actor of an issue change, scoped to their organization. */
-async function memberActor(): Promise<{ ok: true; actor: IssueChangeActor } | { ok: false; error: string }> {
+async function memberActor(): Promise<{ ok: true; actor: Actor } | { ok: false; error: string }> {
   const member = await actionMember()
   if (!member.ok) return member
-  return {
-    ok: true,
-    actor: { organizationId: member.organization.id, actorType: 'user', actorId: member.user.id },
-  }
+  return { ok: true, actor: actorOfMember(member) }
 }
 
 function revalidate(issueId: string) {

@@ -13,6 +13,7 @@ import { issueHistory } from '@/lib/issues/issue-history'
 import { type IssueSession, issueSessionOf, issueSessionsOf } from '@/lib/issues/issue-sessions'
 import { ISSUE_STATUS_LABELS } from '@/lib/issues/labels'
 import { storedReplayLog } from '@/lib/sessions/replay-log'
+import { currentOrganization } from '@/lib/users/memberships'
 import { offset, PRIORITY_BADGE, STATUS_BADGE } from '../format'
 import styles from '../issues.module.css'
 import { IssueHistoryList } from './history-list'
@@ -38,7 +39,7 @@ const loadIssue = cache(async (organizationId: string, issueId: string) => {
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
   const user = await getSignedInUser()
-  const organization = user?.organizations[0]
+  const organization = user && currentOrganization(user)
   if (!organization) return { title: 'Issue' }
   const { issueId } = await params
   return { title: (await loadIssue(organization.id, issueId)).title }

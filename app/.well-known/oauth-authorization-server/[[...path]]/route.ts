@@ -1,5 +1,5 @@
 import { getConfig } from '@/lib/config'
-import { corsPreflight, withCors } from '@/lib/http/cors'
+import { corsPreflight, oauthCors, withCors } from '@/lib/http/cors'
 import { json } from '@/lib/http/respond'
 import { authorizationServerMetadata, isMetadataSuffix } from '@/lib/oauth/metadata'
 
@@ -8,8 +8,8 @@ export async function GET(_req: Request, { params }: { params: Promise<{ path?: 
   const found = isMetadataSuffix((await params).path)
   return withCors(
     found ? json(authorizationServerMetadata(getConfig())) : json({ error: 'Not found' }, 404),
-    ['GET'],
+    oauthCors(['GET']),
   )
 }
 
-export const OPTIONS = corsPreflight(['GET'])
+export const OPTIONS = corsPreflight(oauthCors(['GET']))

@@ -1,10 +1,10 @@
 import { getConfig } from '@/lib/config'
-import { clientAddress } from '@/lib/http/client-address'
-import { corsPreflight } from '@/lib/http/cors'
+import { corsPreflight, oauthCors } from '@/lib/http/cors'
 import { oauthEndpoint, readJson } from '@/lib/http/oauth'
 import { json } from '@/lib/http/respond'
 import { registerClient } from '@/lib/oauth/register-client'
 import { checkRegistrationRate } from '@/lib/oauth/registration-rate'
+import { clientAddress } from '@/lib/ratelimit/client-address'
 
 /** RFC 7591 dynamic client registration. */
 export const POST = oauthEndpoint(async ({ req, db }) => {
@@ -12,4 +12,4 @@ export const POST = oauthEndpoint(async ({ req, db }) => {
   return json(await registerClient(db, await readJson(req), getConfig()), 201)
 })
 
-export const OPTIONS = corsPreflight(['POST'])
+export const OPTIONS = corsPreflight(oauthCors(['POST']))

@@ -1,4 +1,4 @@
-import { corsPreflight } from '@/lib/http/cors'
+import { corsPreflight, oauthCors } from '@/lib/http/cors'
 import { oauthEndpoint, presentedClient, readForm } from '@/lib/http/oauth'
 import { revokeTokenRequest } from '@/lib/oauth/revoke-token'
 
@@ -9,4 +9,4 @@ export const POST = oauthEndpoint(async ({ req, db }) => {
   return new Response(null, { status: 200 })
 })
 
-export const OPTIONS = corsPreflight(['POST'])
+export const OPTIONS = corsPreflight(oauthCors(['POST']))

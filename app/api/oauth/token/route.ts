@@ -1,5 +1,5 @@
 import { getConfig } from '@/lib/config'
-import { corsPreflight } from '@/lib/http/cors'
+import { corsPreflight, oauthCors } from '@/lib/http/cors'
 import { oauthEndpoint, presentedClient, readForm } from '@/lib/http/oauth'
 import { json } from '@/lib/http/respond'
 import { tokenRequest } from '@/lib/oauth/token-request'
@@ -10,4 +10,4 @@ export const POST = oauthEndpoint(async ({ req, db }) => {
   return json(await tokenRequest(db, form, presentedClient(req, form), getConfig()))
 })
 
-export const OPTIONS = corsPreflight(['POST'])
+export const OPTIONS = corsPreflight(oauthCors(['POST']))
