@@ -11,7 +11,7 @@ import { envelopeBody, syntheticData, type WebhookEvent } from './events'
 import { decryptSecret } from './secrets'
 
 // The spec leaves the figures open: enough to debug a receiver, too few to flood one.
-export const TEST_SEND_LIMITS = {
+const TEST_SEND_LIMITS = {
   endpoint: { name: 'webhook-test-endpoint', limit: 5, windowSeconds: 60 },
   organization: { name: 'webhook-test-org', limit: 20, windowSeconds: 3600 },
 } satisfies Record<string, RateLimitRule>
