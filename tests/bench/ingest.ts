@@ -5,13 +5,16 @@ import path from 'node:path'
 import { count, eq } from 'drizzle-orm'
 import { replayBatches, replaySessions } from '@/db/schema'
 import { type BodySet, makeBodySet } from './bodies'
-import { type CpuUsage, cpuBetween, cpuSnapshot, machineLoad } from './cpu'
-import { createOrgAndKeys, prepareDatabase, withDatabase } from './database'
-import { type PhaseResult, type RequestSource, round, runClosedLoop, runFixedRate, runPaced } from './load'
-import { type RunningProcess, startBaselineServer, startNextServer } from './servers'
+import { createOrgAndKeys, prepareDatabase, withDatabase } from './harness/database'
+import { type CpuUsage, cpuBetween, cpuSnapshot, machineLoad } from './harness/machine'
+import { phaseSeconds } from './harness/options'
+import { hasProductionBuild, type RunningProcess, startBaselineServer, startServer } from './harness/server'
+import { round } from './harness/stats'
+import { type PhaseResult, type RequestSource, runClosedLoop, runFixedRate, runPaced } from './load'
 
 /**
  * `npm run bench:ingest [-- --json] [-- --only=embedded,postgres,baseline] [-- --cpu-prof=DIR]`
+ * (BENCH_SECONDS=2 for a short run that only proves it works)
  *
  * Benchmarks POST /api/sdk/replay on the production build, once on the embedded defaults
  * (PGlite, local blobs) and once on Postgres, against a bare Node server that only parses and
@@ -19,7 +22,7 @@ import { type RunningProcess, startBaselineServer, startNextServer } from './ser
  */
 
 const CONNECTIONS = 16
-const PHASE_SECONDS = 10
+const PHASE_SECONDS = phaseSeconds(10)
 const FIXED_RATE = 200
 // The limit is 100 requests/min per key; 400 keys in rotation allow 40,000/min, several times
 // what one run sends, so no request of the benchmark is ever refused for its rate.
@@ -185,7 +188,7 @@ async function benchService(config: ServiceConfig, bodies: BodySet): Promise<Tar
     const { organizationId, keys } = await withDatabase(database.choice, (db) => createOrgAndKeys(db, KEYS))
 
     progress(`${config}: starting the production server`)
-    server = await startNextServer({
+    server = await startServer({
       env: { TRUSTED_PROXY_HOPS: '1' },
       dataDir,
       databaseUrl: database.choice.kind === 'postgres' ? database.choice.url : undefined,
@@ -294,8 +297,7 @@ const pct = (value: number | null) => (value === null ? '?' : `${value}%`)
 
 async function main(): Promise<void> {
   const started = Date.now()
-  if (!existsSync(path.join(process.cwd(), '.next', 'BUILD_ID')))
-    fail('No production build (.next/BUILD_ID is missing): run npm run build first')
+  if (!hasProductionBuild()) fail('No production build (.next/BUILD_ID is missing): run npm run build first')
   // The baseline always runs (the ratios need it); `--only=baseline` runs nothing else.
   const configs = (only ?? ['embedded', 'postgres']).filter((c) => c !== 'baseline') as ServiceConfig[]
   for (const c of configs)
