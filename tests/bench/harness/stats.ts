@@ -14,7 +14,7 @@ export function round(value: number, digits: number): number {
 }
 
 /** The nearest-rank percentile of an ascending list (0 for none). */
-export function percentile(sorted: ArrayLike<number>, p: number): number {
+function percentile(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) return 0
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!
 }
