@@ -5,6 +5,7 @@ import path from 'node:path'
 import { count, eq } from 'drizzle-orm'
 import { replayBatches, replaySessions } from '@/db/schema'
 import { type BodySet, makeBodySet } from './bodies'
+import { createCleanup } from './harness/cleanup'
 import { createOrgAndKeys, prepareDatabase, withDatabase } from './harness/database'
 import { type CpuUsage, cpuBetween, cpuSnapshot, machineLoad } from './harness/machine'
 import { phaseSeconds } from './harness/options'
@@ -73,11 +74,8 @@ const out = (line = '') => (asJson ? process.stderr : process.stdout).write(`${l
 const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`)
 
 // Ctrl-C must not leave a database behind on the Postgres server, nor data in the temp dir.
-const cleanups = new Set<() => Promise<void>>()
-process.once('SIGINT', () => {
-  progress('interrupted: cleaning up')
-  void Promise.allSettled([...cleanups].map((cleanup) => cleanup())).then(() => process.exit(130))
-})
+// Targets run one after the other, and each runs (and so clears) its own steps at its end.
+const cleanup = createCleanup(progress)
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`)
@@ -177,12 +175,11 @@ async function benchService(config: ServiceConfig, bodies: BodySet): Promise<Tar
   const dataDir = await mkdtemp(path.join(os.tmpdir(), `bench-ingest-${config}-`))
   const database = await prepareDatabase(config === 'postgres' ? 'postgres' : 'pglite', dataDir)
   let server: RunningProcess | undefined
-  const cleanup = async () => {
+  cleanup.add(async () => {
     await server?.stop()
     await database.drop().catch((error: unknown) => progress(`${config}: could not drop database: ${error}`))
     await rm(dataDir, { recursive: true, force: true })
-  }
-  cleanups.add(cleanup)
+  })
   try {
     progress(`${config}: migrating, creating an organization and ${KEYS} ingest keys`)
     const { organizationId, keys } = await withDatabase(database.choice, (db) => createOrgAndKeys(db, KEYS))
@@ -234,8 +231,7 @@ async function benchService(config: ServiceConfig, bodies: BodySet): Promise<Tar
       },
     }
   } finally {
-    cleanups.delete(cleanup)
-    await cleanup()
+    await cleanup.run()
   }
 }
 
@@ -252,11 +248,10 @@ async function benchBaseline(bodies: BodySet): Promise<TargetResult> {
   const file = path.join(dir, 'batches.ndjson')
   progress('baseline: starting the bare Node server')
   const server = await startBaselineServer(file)
-  const cleanup = async () => {
+  cleanup.add(async () => {
     await server.stop()
     await rm(dir, { recursive: true, force: true })
-  }
-  cleanups.add(cleanup)
+  })
   try {
     // Keys are irrelevant to the baseline but sent anyway, so both get the same bytes.
     const keys = Array.from({ length: KEYS }, (_, i) => `svc_pk_baseline${i}`)
@@ -277,8 +272,7 @@ async function benchBaseline(bodies: BodySet): Promise<TargetResult> {
       verification: { expectedRows, rows: lines, sessions: 0, blobs: 0, ok: lines === expectedRows },
     }
   } finally {
-    cleanups.delete(cleanup)
-    await cleanup()
+    await cleanup.run()
   }
 }
 
