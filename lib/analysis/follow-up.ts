@@ -14,7 +14,7 @@
 import { formatOffset } from './timeline'
 
 export const FOLLOW_UP_MS = 30_000
-export const MIN_REACTION_MS = 1_000
+const MIN_REACTION_MS = 1_000
 const MAX_RECENT_ACTIONS = 64
 const MAX_ENDED_PAGES = 16
 const MAX_LABEL_CHARS = 80

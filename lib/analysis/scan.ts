@@ -31,7 +31,7 @@ export function isLineTerminatorCode(code: number): boolean {
 }
 
 /** ASCII letters to lower case, as the `i` flag folds them without `u`; nothing else changes. */
-export function asciiLowerCode(code: number): number {
+function asciiLowerCode(code: number): number {
   return code >= 65 && code <= 90 ? code + 32 : code
 }
 

@@ -43,7 +43,7 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`
 }
 
-export function actionText(action: Action): string {
+function actionText(action: Action): string {
   switch (action.kind) {
     case 'page':
       return action.change === 'load'

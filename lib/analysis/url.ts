@@ -104,13 +104,6 @@ export function isHttpUrl(url: string): boolean {
   return /^https?:\/\//i.test(url)
 }
 
-/** `host + path pattern`, no query: what identifies a request endpoint across sessions. */
-export function requestEndpoint(url: string, pageUrl?: string): { host: string; pattern: string } {
-  const parsed = parseUrl(url, pageUrl)
-  if (!parsed) return { host: '', pattern: pathPattern(url) }
-  return { host: parsed.host.toLowerCase(), pattern: pathPattern(parsed.pathname) }
-}
-
 const TWO_LEVEL_SUFFIX = /^(?:co|com|org|net|gov|ac|edu)\.[a-z]{2}$/
 
 /** The registrable part of a host, close enough to tell first-party from third-party. */

@@ -8,7 +8,7 @@ import { isStorableText } from '@/lib/validation'
 // The range of a JavaScript Date: anything outside cannot be stored or shown as a time.
 const MAX_EPOCH_MS = 8.64e15
 
-export const RrwebEvent = z
+const RrwebEvent = z
   .object({
     timestamp: z
       .number({ error: 'timestamp must be a number (epoch milliseconds)' })

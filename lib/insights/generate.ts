@@ -181,7 +181,7 @@ export async function generateInsight(
 }
 
 /** Every organization with sessions in the interval. */
-export async function organizationsWithSessions(db: Db, interval: Interval): Promise<string[]> {
+async function organizationsWithSessions(db: Db, interval: Interval): Promise<string[]> {
   const rows = await db
     .selectDistinct({ id: replaySessions.organizationId })
     .from(replaySessions)

@@ -4,7 +4,7 @@ import { insights } from '@/db/schema'
 import { isUuid, NotFoundError } from '@/lib/errors'
 import { type Insight, toInsight } from './views'
 
-export const INSIGHT_NOT_FOUND = 'Insight not found'
+const INSIGHT_NOT_FOUND = 'Insight not found'
 
 /** An insight with its full Markdown text. */
 export interface InsightDetail extends Insight {

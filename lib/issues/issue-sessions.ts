@@ -4,7 +4,7 @@ import { issueSessions, replaySessions } from '@/db/schema'
 import { isUuid } from '@/lib/errors'
 import { getIssueRow } from './get-issue'
 
-export const ISSUE_SESSIONS_SHOWN = 50
+const ISSUE_SESSIONS_SHOWN = 50
 
 export interface IssueSession {
   sessionId: string

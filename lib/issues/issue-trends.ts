@@ -6,7 +6,7 @@ export const TREND_DAYS = 14
 const DAY_MS = 86_400_000
 
 /** Midnight UTC of the first of the `TREND_DAYS` days that end with today. */
-export function trendStart(now: Date): Date {
+function trendStart(now: Date): Date {
   const today = Math.floor(now.getTime() / DAY_MS) * DAY_MS
   return new Date(today - (TREND_DAYS - 1) * DAY_MS)
 }

@@ -1,4 +1,4 @@
-import type { IssueActivityKind, IssueStatus } from '@/db/schema'
+import type { IssueStatus } from '@/db/schema'
 
 /** How statuses read to people (the Data API keeps the enum values). */
 // Type-only schema imports: client components use these without bundling the database schema.
@@ -15,13 +15,6 @@ export const ISSUE_STATUS_HINTS: Record<IssueStatus, string> = {
   ticket_created: 'Tracked in a ticket.',
   transient: 'A passing problem (an outage, a deploy) that needs no fix.',
   resolved: 'Fixed. It reopens if a later session shows it again.',
-}
-
-export const ISSUE_ACTIVITY_LABELS: Record<IssueActivityKind, string> = {
-  created: 'Created',
-  status_changed: 'Status changed',
-  regressed: 'Seen again after it was resolved',
-  ticket_linked: 'Ticket',
 }
 
 /** The statuses in the order the dashboard offers them (the schema's order). */

@@ -35,7 +35,7 @@ export function withBreadth(reason: string | null): string {
 }
 
 /** The dashboard's issue page, with the replay of this session opened at the issue's moment. */
-export function previewUrl(
+function previewUrl(
   baseUrl: string,
   issueId: string,
   sessionId: string,

@@ -10,13 +10,13 @@ import { ISSUE_KINDS } from './kinds'
 export const ISSUE_TABS = ['all', ...ISSUE_STATUSES] as const
 export type IssueTab = (typeof ISSUE_TABS)[number]
 
-export const ISSUE_SORTS = ['last_seen', 'first_seen', 'sessions', 'users', 'priority'] as const
+const ISSUE_SORTS = ['last_seen', 'first_seen', 'sessions', 'users', 'priority'] as const
 export type IssueSort = (typeof ISSUE_SORTS)[number]
 
 export const SEARCH_MAX = 200
 export const DASHBOARD_ISSUES_PAGE = 25
 /** Offset paging reads every skipped row; past this page, filters are the better tool. */
-export const MAX_PAGE = 400
+const MAX_PAGE = 400
 
 export const IssueSearchQuery = z.object({
   tab: z.enum(ISSUE_TABS, {

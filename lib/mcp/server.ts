@@ -4,10 +4,10 @@ import packageJson from '@/package.json'
 import { runTool } from './run-tool'
 import { TOOLS } from './tools'
 
-export const MCP_SERVER_NAME = 'session-replay-issues'
+const MCP_SERVER_NAME = 'session-replay-issues'
 
 /** Sent at initialize: what the tools are for, so an agent picks the right one first time. */
-export const INSTRUCTIONS = [
+const INSTRUCTIONS = [
   "This server gives access to your organization's session-replay issue tracker. Recorded",
   'browser sessions are analysed into issues (JavaScript errors, failed network requests, rage',
   'and dead clicks, problems found by AI review), signals (saved prompts with the number of',

@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto'
  * original strings; only the readable text is changed.
  */
 
-export const MARKER_NAME = 'untrusted-data'
+const MARKER_NAME = 'untrusted-data'
 
 /** What a forged marker name becomes: visibly altered, and no longer any spelling of it. */
 export const NEUTRALISED = '[marker removed]'

@@ -19,7 +19,7 @@ import {
  * (`approve` or `deny`), `organization_id` (optional with one organization) and
  * `write_issues` (`1` to grant write:issues when it was asked; an unticked box sends nothing).
  */
-export const CONSENT_FIELDS = {
+const CONSENT_FIELDS = {
   csrf: 'csrf_token',
   decision: 'decision',
   organization: 'organization_id',

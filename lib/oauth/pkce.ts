@@ -10,7 +10,7 @@ export function isValidCodeChallenge(value: string | null | undefined): value is
   return typeof value === 'string' && CODE_CHALLENGE.test(value)
 }
 
-export function isValidCodeVerifier(value: string | null | undefined): value is string {
+function isValidCodeVerifier(value: string | null | undefined): value is string {
   return typeof value === 'string' && CODE_VERIFIER.test(value)
 }
 

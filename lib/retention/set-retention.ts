@@ -5,7 +5,7 @@ import { organizations } from '@/db/schema'
 import { getOrganization } from '@/lib/orgs/get-organization'
 import { parseInput } from '@/lib/validation'
 
-export const RetentionDays = z.coerce
+const RetentionDays = z.coerce
   .number({ error: 'Retention must be a whole number of days' })
   .int('Retention must be a whole number of days')
   .min(1, 'Retention must be at least 1 day')

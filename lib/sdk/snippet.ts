@@ -9,11 +9,3 @@ export function recorderSnippet(input: { baseUrl: string; ingestUrl: string; api
   const attribute = (value: string) => value.replaceAll('&', '&amp;').replaceAll('"', '&quot;')
   return `<script src="${attribute(`${input.baseUrl}/sdk.js`)}" crossorigin="anonymous" data-api-key="${attribute(input.apiKey)}" data-ingest-url="${attribute(input.ingestUrl)}"></script>`
 }
-
-/** For pages that call the recorder themselves (to pass options or identify users). */
-export function recorderInitExample(input: { ingestUrl: string; apiKey: string }): string {
-  return [
-    `SessionReplay.init({ apiKey: ${JSON.stringify(input.apiKey)}, ingestUrl: ${JSON.stringify(input.ingestUrl)} })`,
-    `SessionReplay.identify('user-123', { email: 'ada@example.com', name: 'Ada' })`,
-  ].join('\n')
-}

@@ -87,7 +87,7 @@ function requestEntry(request: Obj, at: number): NetworkEntry | null {
 }
 
 /** Builds the log one event at a time; memory is bounded by the caps, not the session. */
-export class ReplayLogBuilder {
+class ReplayLogBuilder {
   private readonly log: ReplayLog = {
     console: [],
     network: [],

@@ -73,7 +73,7 @@ function clickEntries(clicks: TimelineDigest['clicks']): TimelineEntry[] {
 }
 
 /** The timeline from an analysis digest and the session's issues, in time order. */
-export function timelineFromDigest(digest: TimelineDigest, issues: SessionIssue[] = []): TimelineEntry[] {
+function timelineFromDigest(digest: TimelineDigest, issues: SessionIssue[] = []): TimelineEntry[] {
   const entries: TimelineEntry[] = [
     ...digest.pages.map(
       (page): TimelineEntry => ({ at: page.at, kind: 'page', label: `Opened ${shortUrl(page.url)}` }),

@@ -42,7 +42,7 @@ export interface SessionDetail extends SessionListItem {
 
 type SessionRow = typeof replaySessions.$inferSelect
 
-export function toSessionUser(
+function toSessionUser(
   row: Pick<SessionRow, 'userId' | 'userEmail' | 'userName' | 'anonymousId'>,
 ): SessionUser {
   return { userId: row.userId, email: row.userEmail, name: row.userName, anonymousId: row.anonymousId }

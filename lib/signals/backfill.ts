@@ -4,7 +4,7 @@ import { replaySessions, signals } from '@/db/schema'
 import type { SessionDigest } from '@/lib/analysis/types'
 import { matchSessionDeterministically } from './record-matches'
 
-export const BACKFILL_DAYS = 30
+const BACKFILL_DAYS = 30
 const PAGE = 200
 
 /**

@@ -7,8 +7,8 @@ import { SignalPrompt } from './create-signal'
 import { describePrompt, type PromptReading } from './describe-prompt'
 import { matchDigest, parsePrompt } from './deterministic-match'
 
-export const PREVIEW_SESSIONS = 200
-export const PREVIEW_DAYS = 7
+const PREVIEW_SESSIONS = 200
+const PREVIEW_DAYS = 7
 
 export interface SignalPreview extends PromptReading {
   /** Analysed sessions looked at: the latest PREVIEW_SESSIONS of the last PREVIEW_DAYS days. */

@@ -18,9 +18,9 @@ const PAGE_SIZE = 1000
  * without a deadline an outage holds every ingest request that long instead of answering 500.
  * This leaves room for the first few retries of a passing blip.
  */
-export const API_DEADLINE_MS = 15_000
+const API_DEADLINE_MS = 15_000
 
-export class BlobDeadlineError extends Error {
+class BlobDeadlineError extends Error {
   override name = 'BlobDeadlineError'
 }
 

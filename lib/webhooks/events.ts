@@ -24,7 +24,7 @@ export const OUTBOX_TO_WEBHOOK: Record<string, WebhookEvent> = {
   [EVENTS.insightGenerated]: 'insight.generated',
 }
 
-export const DESCRIPTION_LIMIT = 1000
+const DESCRIPTION_LIMIT = 1000
 
 /** Spec: truncated to 1000 characters with `...` appended when longer. */
 export function truncateDescription(value: unknown): unknown {

@@ -27,7 +27,7 @@ export const systemResolver: Resolver = async (hostname) => {
  * The spec's list plus other well-known internal services (mail, DNS, SMB, RDP, databases,
  * brokers, orchestrators, caches): a webhook receiver never legitimately listens there.
  */
-export const BLOCKED_PORTS: ReadonlySet<number> = new Set([
+const BLOCKED_PORTS: ReadonlySet<number> = new Set([
   0, 21, 22, 23, 25, 53, 110, 111, 135, 139, 143, 445, 465, 587, 993, 995, 1433, 1521, 2049, 2375, 2376, 2379,
   2380, 3306, 3389, 4369, 5432, 5672, 5984, 6379, 6443, 8500, 9042, 9092, 9200, 9300, 10250, 11211, 15672,
   27017, 27018, 28017,

@@ -7,9 +7,9 @@ import { hmacHex } from './signature'
  * 5 minutes of the receiver's clock in both directions. Any of several `v1` values may
  * match, so a secret rotation can sign with both secrets for a while.
  */
-export const DEFAULT_TOLERANCE_SECONDS = 300
+const DEFAULT_TOLERANCE_SECONDS = 300
 
-export class WebhookVerificationError extends Error {
+class WebhookVerificationError extends Error {
   override name = 'WebhookVerificationError'
 }
 

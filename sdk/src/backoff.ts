@@ -1,6 +1,6 @@
 /** Retry timing of the transport; pure. */
 
-export const BACKOFF = { baseMs: 1000, maxMs: 60_000 }
+const BACKOFF = { baseMs: 1000, maxMs: 60_000 }
 
 /** `Retry-After` as integer seconds or an HTTP date; null when absent or unreadable. */
 export function parseRetryAfter(header: string | null, now: number): number | null {

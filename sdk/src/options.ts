@@ -46,7 +46,7 @@ export interface ResolvedOptions {
   debug: boolean
 }
 
-export const DEFAULTS = {
+const DEFAULTS = {
   flushIntervalMs: 5000,
   maxBatchEvents: 50,
   maxBatchBytes: 512 * 1024,

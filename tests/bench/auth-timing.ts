@@ -5,7 +5,6 @@ import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { sql } from 'drizzle-orm'
-import postgres from 'postgres'
 import type { Db } from '@/db/client'
 import { openMigratedDatabase } from '@/db/migrate'
 import { memberships, oauthAccessTokens, oauthClients, oauthTokenChains, users } from '@/db/schema'
@@ -14,8 +13,10 @@ import { revokeKey } from '@/lib/credentials/revoke-key'
 import { SCOPES } from '@/lib/credentials/scopes'
 import { generateToken, hashToken, TOKEN_PREFIXES } from '@/lib/credentials/tokens'
 import { createOrganization } from '@/lib/orgs/create-organization'
-import { postgresCpuMs, treeCpuMs } from './data-api-load'
-import { hasProductionBuild, otherNextProcesses, startDataApiServer } from './data-api-server'
+import { createCleanup } from './harness/cleanup'
+import { createScratchDatabase } from './harness/database'
+import { otherNextProcesses, postgresCpuMs, treeCpuMs } from './harness/machine'
+import { hasProductionBuild, startServer } from './harness/server'
 
 /**
  * `npm run bench:auth-timing [-- --per-class=2000] [-- --rate=150] [-- --margin-ms=0.1] [-- --json]`
@@ -40,7 +41,6 @@ import { hasProductionBuild, otherNextProcesses, startDataApiServer } from './da
  * valid-key control must come out different, or the run could not have seen a difference.
  */
 
-const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test'
 const argv = process.argv.slice(2)
 const option = (name: string, fallback: number) => {
   const raw = argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3)
@@ -518,16 +518,7 @@ function fail(message: string): never {
 const out = (line = '') => (asJson ? process.stderr : process.stdout).write(`${line}\n`)
 const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`)
 
-const cleanups: (() => Promise<void>)[] = []
-async function cleanup(): Promise<void> {
-  for (const step of cleanups.splice(0).reverse()) {
-    try {
-      await step()
-    } catch (error) {
-      progress(`cleanup step failed: ${error instanceof Error ? error.message : String(error)}`)
-    }
-  }
-}
+const cleanup = createCleanup((line) => progress(line))
 
 async function main(): Promise<void> {
   if (!hasProductionBuild()) fail('No production build found (.next/BUILD_ID): run npm run build first')
@@ -538,23 +529,27 @@ async function main(): Promise<void> {
       `WARNING: other builds, servers or test runs share the machine:\n  ${othersAtStart.join('\n  ')}`,
     )
 
-  const adminUrl = process.env.DATABASE_URL?.trim() || DEFAULT_DATABASE_URL
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {}, connect_timeout: 10 })
-  cleanups.push(() => admin.end({ timeout: 5 }))
-  const dbName = `bench_auth_timing_${Date.now()}`
-  await admin.unsafe(`create database ${dbName}`)
-  cleanups.push(async () => {
+  const scratch = await createScratchDatabase('bench_auth_timing')
+  const dbName = scratch.name
+  cleanup.add(async () => {
     progress(`dropping database ${dbName}`)
-    await admin.unsafe(`drop database if exists ${dbName} with (force)`)
+    await scratch.drop()
   })
-  const databaseUrl = new URL(adminUrl)
-  databaseUrl.pathname = `/${dbName}`
+  const databaseUrl = new URL(scratch.url)
 
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bench-auth-timing-'))
-  cleanups.push(() => rm(dataDir, { recursive: true, force: true }))
+  cleanup.add(() => rm(dataDir, { recursive: true, force: true }))
   progress(`starting next start on ${dbName}`)
-  const server = await startDataApiServer({ databaseUrl: databaseUrl.toString(), dataDir })
-  cleanups.push(() => server.stop())
+  const server = await startServer({
+    databaseUrl: databaseUrl.toString(),
+    dataDir,
+    // A warning per request would cost the server time the benchmark would then measure.
+    env: { LOG_LEVEL: 'warn' },
+    // The first 401 for a request without a token means the Data API is ready to serve.
+    ready: { path: '/api/v1/issues', status: 401 },
+    killAfterMs: 10_000,
+  })
+  cleanup.add(() => server.stop())
 
   progress('seeding valid, revoked and expired credentials of every kind')
   const classes = await seed(databaseUrl.toString(), server.baseUrl)
@@ -572,7 +567,7 @@ async function main(): Promise<void> {
     )
 
   const agent = new Agent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT })
-  cleanups.push(async () => agent.destroy())
+  cleanup.add(async () => agent.destroy())
   progress(`warming up with ${WARMUP} requests`)
   await run(agent, server.baseUrl, planFor(Math.ceil(WARMUP / classes.length)), () => {})
 
@@ -795,14 +790,10 @@ async function main(): Promise<void> {
 
 // Run only as a script: the unit test imports the statistics above.
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  process.once('SIGINT', () => {
-    progress('interrupted: cleaning up')
-    cleanup().finally(() => process.exit(130))
-  })
   main()
     .catch((error: unknown) => {
       process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
       process.exitCode = 1
     })
-    .finally(cleanup)
+    .finally(() => cleanup.run())
 }

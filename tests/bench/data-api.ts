@@ -5,26 +5,23 @@ import path from 'node:path'
 import postgres from 'postgres'
 import { openMigratedDatabase } from '@/db/migrate'
 import { hashToken } from '@/lib/credentials/tokens'
+import { runAutocannonGet } from './data-api-load'
+import { type Seeded, seedDataApi } from './data-api-seed'
+import { createCleanup } from './harness/cleanup'
+import { createScratchDatabase, type ScratchDatabase } from './harness/database'
+import { otherNextProcesses, postgresCpuMs, treeCpuMs } from './harness/machine'
+import { phaseSeconds } from './harness/options'
 import {
   type GetRequest,
   type GetSource,
   httpGet,
   keepAliveAgent,
   type PhaseResult,
-  postgresCpuMs,
-  round,
-  runAutocannonGet,
   runPaced,
   type Task,
-  treeCpuMs,
-} from './data-api-load'
-import { type Seeded, seedDataApi } from './data-api-seed'
-import {
-  type DataApiServer,
-  hasProductionBuild,
-  otherNextProcesses,
-  startDataApiServer,
-} from './data-api-server'
+} from './harness/pace'
+import { hasProductionBuild, type RunningProcess, startServer } from './harness/server'
+import { round } from './harness/stats'
 
 /**
  * `npm run bench:data-api [-- --json] [-- --rate=200] [-- --nulls-first-index]` (`npm run -s`
@@ -43,7 +40,6 @@ import {
  * for that ORDER BY even on NOT NULL columns.
  */
 
-const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test'
 const MAIN_ISSUES = 100_000
 const OTHER_ISSUES = 100_000
 const argv = process.argv.slice(2)
@@ -55,7 +51,7 @@ const RATE = Number.isInteger(rateOption) && rateOption > 0 ? rateOption : 200
 // most 100 a minute (40 at the default 200 req/s over 300 keys), and even the sliding window's
 // weighted count of two minutes stays below 300, so no request is refused for its rate.
 const KEYS = Math.max(300, Math.ceil((60 * RATE) / 100))
-const PHASE_SECONDS = 10
+const PHASE_SECONDS = phaseSeconds(10)
 const REQUESTS = RATE * PHASE_SECONDS
 const CONNECTIONS = 10
 const PROBE_REQUESTS = RATE * 5
@@ -137,27 +133,7 @@ function fail(message: string): never {
   process.exit(1)
 }
 
-function withDatabase(url: string, name: string): string {
-  const parsed = new URL(url)
-  parsed.pathname = `/${name}`
-  return parsed.toString()
-}
-
-const cleanups: (() => Promise<void>)[] = []
-let cleaning: Promise<void> | undefined
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    // Last registered first: the server before the database it reads, the database last.
-    for (const step of cleanups.reverse()) {
-      try {
-        await step()
-      } catch (error) {
-        progress(`cleanup step failed: ${error instanceof Error ? error.message : String(error)}`)
-      }
-    }
-  })()
-  return cleaning
-}
+const cleanup = createCleanup((line) => progress(line))
 
 async function fetchJson<T>(baseUrl: string, next: GetRequest): Promise<T> {
   const response = await fetch(`${baseUrl}${next.path}`, {
@@ -282,28 +258,26 @@ async function main(): Promise<void> {
       `other Next builds/servers or benchmarks are running and will distort the figures:\n${others.join('\n')}`,
     )
 
-  const adminUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {}, connect_timeout: 10 })
-  cleanups.push(() => admin.end({ timeout: 5 }))
-  const dbName = `bench_data_api_${Date.now()}`
+  let scratch: ScratchDatabase
   try {
-    await admin.unsafe(`create database ${dbName}`)
+    scratch = await createScratchDatabase('bench_data_api')
   } catch (error) {
-    await cleanup()
-    fail(`Cannot create database ${dbName} on ${adminUrl}: ${error instanceof Error ? error.message : error}`)
+    await cleanup.run()
+    fail(`Cannot create a database next to DATABASE_URL's: ${error instanceof Error ? error.message : error}`)
   }
-  cleanups.push(async () => {
+  const dbName = scratch.name
+  cleanup.add(async () => {
     progress(`dropping database ${dbName}`)
-    await admin.unsafe(`drop database if exists ${dbName} with (force)`)
+    await scratch.drop()
   })
-  const benchUrl = withDatabase(adminUrl, dbName)
+  const benchUrl = scratch.url
   progress(`database ${dbName}`)
 
   // --- 1. seed ---------------------------------------------------------------------------
   const handle = await openMigratedDatabase({ kind: 'postgres', url: benchUrl }, { maxConnections: 2 })
   // The raw-SQL side: postgres.js with the server's pool size, prepared statements as it uses.
   const raw = postgres(benchUrl, { max: 10, onnotice: () => {}, connect_timeout: 10 })
-  cleanups.push(() => raw.end({ timeout: 5 }))
+  cleanup.add(() => raw.end({ timeout: 5 }))
   progress(`seeding ${MAIN_ISSUES} + ${OTHER_ISSUES} issues and ${KEYS} api keys`)
   let seeded: Seeded
   try {
@@ -336,16 +310,25 @@ async function main(): Promise<void> {
 
   // --- 2. server -------------------------------------------------------------------------
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bench-data-api-'))
-  cleanups.push(() => rm(dataDir, { recursive: true, force: true }))
+  cleanup.add(() => rm(dataDir, { recursive: true, force: true }))
   progress('starting next start on the bench database')
-  const server: DataApiServer = await startDataApiServer({ databaseUrl: benchUrl, dataDir })
+  const server: RunningProcess = await startServer({
+    databaseUrl: benchUrl,
+    dataDir,
+    // Info lines are only start-up messages on this path, but a warning per request would
+    // cost the server time the benchmark would then attribute to the route.
+    env: { LOG_LEVEL: 'warn' },
+    // The first 401 for a request without a token means the Data API is ready to serve.
+    ready: { path: '/api/v1/issues', status: 401 },
+    killAfterMs: 10_000,
+  })
   let serverStopped = false
   const stopServer = async () => {
     if (serverStopped) return
     serverStopped = true
     await server.stop()
   }
-  cleanups.push(stopServer)
+  cleanup.add(stopServer)
   const { baseUrl } = server
 
   // --- 3. cursors and ids ----------------------------------------------------------------
@@ -800,16 +783,11 @@ async function main(): Promise<void> {
   }
 }
 
-process.once('SIGINT', () => {
-  progress('interrupted: cleaning up')
-  cleanup().finally(() => process.exit(130))
-})
-
 main()
   .catch((error: unknown) => {
     process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
     process.exitCode = 1
   })
   .finally(async () => {
-    await cleanup()
+    await cleanup.run()
   })

@@ -13,8 +13,8 @@ import { LocalBlobStore } from '@/lib/storage/local'
 import type { BlobStore } from '@/lib/storage/types'
 import { parseJson } from '@/lib/validation'
 import { makeBodySet } from './bodies'
-import { createOrgAndKeys, prepareDatabase, withDatabase } from './database'
-import { round } from './load'
+import { createOrgAndKeys, prepareDatabase, withDatabase } from './harness/database'
+import { round } from './harness/stats'
 
 /**
  * Where one ingest request's time goes, stage by stage, without HTTP or Next: the functions

@@ -5,13 +5,17 @@ import path from 'node:path'
 import { count, eq } from 'drizzle-orm'
 import { replayBatches, replaySessions } from '@/db/schema'
 import { type BodySet, makeBodySet } from './bodies'
-import { type CpuUsage, cpuBetween, cpuSnapshot, machineLoad } from './cpu'
-import { createOrgAndKeys, prepareDatabase, withDatabase } from './database'
-import { type PhaseResult, type RequestSource, round, runClosedLoop, runFixedRate, runPaced } from './load'
-import { type RunningProcess, startBaselineServer, startNextServer } from './servers'
+import { createCleanup } from './harness/cleanup'
+import { createOrgAndKeys, prepareDatabase, withDatabase } from './harness/database'
+import { type CpuUsage, cpuBetween, cpuSnapshot, machineLoad } from './harness/machine'
+import { phaseSeconds } from './harness/options'
+import { hasProductionBuild, type RunningProcess, startBaselineServer, startServer } from './harness/server'
+import { round } from './harness/stats'
+import { type PhaseResult, type RequestSource, runClosedLoop, runFixedRate, runPaced } from './load'
 
 /**
  * `npm run bench:ingest [-- --json] [-- --only=embedded,postgres,baseline] [-- --cpu-prof=DIR]`
+ * (BENCH_SECONDS=2 for a short run that only proves it works)
  *
  * Benchmarks POST /api/sdk/replay on the production build, once on the embedded defaults
  * (PGlite, local blobs) and once on Postgres, against a bare Node server that only parses and
@@ -19,7 +23,7 @@ import { type RunningProcess, startBaselineServer, startNextServer } from './ser
  */
 
 const CONNECTIONS = 16
-const PHASE_SECONDS = 10
+const PHASE_SECONDS = phaseSeconds(10)
 const FIXED_RATE = 200
 // The limit is 100 requests/min per key; 400 keys in rotation allow 40,000/min, several times
 // what one run sends, so no request of the benchmark is ever refused for its rate.
@@ -70,11 +74,8 @@ const out = (line = '') => (asJson ? process.stderr : process.stdout).write(`${l
 const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`)
 
 // Ctrl-C must not leave a database behind on the Postgres server, nor data in the temp dir.
-const cleanups = new Set<() => Promise<void>>()
-process.once('SIGINT', () => {
-  progress('interrupted: cleaning up')
-  void Promise.allSettled([...cleanups].map((cleanup) => cleanup())).then(() => process.exit(130))
-})
+// Targets run one after the other, and each runs (and so clears) its own steps at its end.
+const cleanup = createCleanup(progress)
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`)
@@ -174,18 +175,17 @@ async function benchService(config: ServiceConfig, bodies: BodySet): Promise<Tar
   const dataDir = await mkdtemp(path.join(os.tmpdir(), `bench-ingest-${config}-`))
   const database = await prepareDatabase(config === 'postgres' ? 'postgres' : 'pglite', dataDir)
   let server: RunningProcess | undefined
-  const cleanup = async () => {
+  cleanup.add(async () => {
     await server?.stop()
     await database.drop().catch((error: unknown) => progress(`${config}: could not drop database: ${error}`))
     await rm(dataDir, { recursive: true, force: true })
-  }
-  cleanups.add(cleanup)
+  })
   try {
     progress(`${config}: migrating, creating an organization and ${KEYS} ingest keys`)
     const { organizationId, keys } = await withDatabase(database.choice, (db) => createOrgAndKeys(db, KEYS))
 
     progress(`${config}: starting the production server`)
-    server = await startNextServer({
+    server = await startServer({
       env: { TRUSTED_PROXY_HOPS: '1' },
       dataDir,
       databaseUrl: database.choice.kind === 'postgres' ? database.choice.url : undefined,
@@ -231,8 +231,7 @@ async function benchService(config: ServiceConfig, bodies: BodySet): Promise<Tar
       },
     }
   } finally {
-    cleanups.delete(cleanup)
-    await cleanup()
+    await cleanup.run()
   }
 }
 
@@ -249,11 +248,10 @@ async function benchBaseline(bodies: BodySet): Promise<TargetResult> {
   const file = path.join(dir, 'batches.ndjson')
   progress('baseline: starting the bare Node server')
   const server = await startBaselineServer(file)
-  const cleanup = async () => {
+  cleanup.add(async () => {
     await server.stop()
     await rm(dir, { recursive: true, force: true })
-  }
-  cleanups.add(cleanup)
+  })
   try {
     // Keys are irrelevant to the baseline but sent anyway, so both get the same bytes.
     const keys = Array.from({ length: KEYS }, (_, i) => `svc_pk_baseline${i}`)
@@ -274,8 +272,7 @@ async function benchBaseline(bodies: BodySet): Promise<TargetResult> {
       verification: { expectedRows, rows: lines, sessions: 0, blobs: 0, ok: lines === expectedRows },
     }
   } finally {
-    cleanups.delete(cleanup)
-    await cleanup()
+    await cleanup.run()
   }
 }
 
@@ -294,8 +291,7 @@ const pct = (value: number | null) => (value === null ? '?' : `${value}%`)
 
 async function main(): Promise<void> {
   const started = Date.now()
-  if (!existsSync(path.join(process.cwd(), '.next', 'BUILD_ID')))
-    fail('No production build (.next/BUILD_ID is missing): run npm run build first')
+  if (!hasProductionBuild()) fail('No production build (.next/BUILD_ID is missing): run npm run build first')
   // The baseline always runs (the ratios need it); `--only=baseline` runs nothing else.
   const configs = (only ?? ['embedded', 'postgres']).filter((c) => c !== 'baseline') as ServiceConfig[]
   for (const c of configs)

@@ -3,20 +3,24 @@ import os from 'node:os'
 import path from 'node:path'
 import postgres from 'postgres'
 import { createTestPki, startReceiver } from '../helpers/webhooks'
-import { type CpuSnapshot, type CpuUsage, cpuBetween, cpuSnapshot, machineLoad } from './cpu'
-import { keepAliveAgent, type PhaseResult, round, runPaced } from './data-api-load'
-import { otherNextProcesses } from './data-api-server'
-import { prepareDatabase, withDatabase } from './database'
-import { seedSoak } from './load-seed'
+import { createCleanup } from './harness/cleanup'
+import { prepareDatabase, withDatabase } from './harness/database'
 import {
-  freePort,
-  type HeapSample,
+  type CpuSnapshot,
+  type CpuUsage,
+  cpuBetween,
+  cpuSnapshot,
   type MemorySample,
+  machineLoad,
   memoryOf,
-  SOAK_AUTH_SECRET,
-  type SoakServer,
-  startSoakServer,
-} from './load-server'
+  otherNextProcesses,
+} from './harness/machine'
+import { phaseSeconds } from './harness/options'
+import { keepAliveAgent, type PhaseResult, runPaced } from './harness/pace'
+import { freePort, hasProductionBuild } from './harness/server'
+import { round } from './harness/stats'
+import { seedSoak } from './load-seed'
+import { type HeapSample, SOAK_AUTH_SECRET, type SoakServer, startSoakServer } from './load-server'
 import {
   accessTokenFor,
   dataApiTask,
@@ -33,7 +37,8 @@ import {
 /**
  * Load and soak: `npx tsx tests/bench/load-soak.ts [--minutes 10] [--ingest-rps 20]
  * [--read-rps 10] [--mcp-rps 6] [--throttle-rps 6] [--sessions 8] [--events-per-batch 10]
- * [--hostile-every 100]`.
+ * [--hostile-every 100]`
+ * (BENCH_SECONDS sets the default of --minutes in seconds, for a short run).
  *
  * Against the production build (`next start`) on a fresh Postgres database (created on
  * DATABASE_URL's server, default postgres://postgres@127.0.0.1:5432/test, dropped at the
@@ -46,7 +51,7 @@ import {
  * acceptable non-2xx), and the issue.created webhook deliveries that processing causes, to
  * an HTTPS receiver on 127.0.0.1. Every 10 s it prints per-route throughput, p50/p99 and
  * errors, the server's memory (RSS and anonymous RSS from /proc; the V8 heap from a probe
- * preloaded into the server, heap-probe.mjs, since nothing is added to the app), Postgres connections
+ * preloaded into the server, harness/heap-probe.mjs, since nothing is added to the app), Postgres connections
  * of the database and CPU. Then it sends the open sessions' remaining batches, waits for
  * processing and deliveries, verifies that every accepted batch is stored exactly once,
  * every session is processed, every delivery arrived exactly once and nothing grows, and
@@ -68,7 +73,7 @@ function fail(message: string): never {
   process.exit(2)
 }
 
-const MINUTES = option('minutes', 10)
+const MINUTES = option('minutes', phaseSeconds(600) / 60)
 const INGEST_RPS = option('ingest-rps', 20)
 const READ_RPS = option('read-rps', 10)
 const MCP_RPS = option('mcp-rps', 6)
@@ -97,16 +102,8 @@ const SECONDS = Math.round(MINUTES * 60)
 const progress = (line: string): void => {
   process.stderr.write(`[soak] ${line}\n`)
 }
-const cleanups: (() => Promise<void>)[] = []
-async function cleanUp(): Promise<void> {
-  for (const cleanup of cleanups.splice(0).reverse())
-    await cleanup().catch((error: unknown) => progress(`cleanup failed: ${error}`))
-}
 // Ctrl-C must not leave the server running or a database behind on the Postgres server.
-process.once('SIGINT', () => {
-  progress('interrupted: cleaning up')
-  void cleanUp().then(() => process.exit(130))
-})
+const cleanup = createCleanup((line) => progress(line))
 
 interface Sample {
   atSeconds: number
@@ -156,8 +153,7 @@ function trend(values: number[]) {
 
 async function main(): Promise<number> {
   const started = Date.now()
-  if (!existsSync(path.join(process.cwd(), '.next', 'BUILD_ID')))
-    fail('No production build (.next/BUILD_ID is missing): run npm run build first')
+  if (!hasProductionBuild()) fail('No production build (.next/BUILD_ID is missing): run npm run build first')
   const others = otherNextProcesses()
   const warnings: string[] = []
   if (others.length > 0) warnings.push(`other builds/servers/tests were running: ${others.join(' | ')}`)
@@ -170,17 +166,17 @@ async function main(): Promise<number> {
   process.env.AUTH_SECRET = SOAK_AUTH_SECRET
   process.env.DATA_DIR = dataDir
   process.env.LOG_LEVEL = 'warn'
-  cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }))
+  cleanup.add(async () => rmSync(dataDir, { recursive: true, force: true }))
   const database = await prepareDatabase('postgres', dataDir)
-  cleanups.push(() => database.drop())
+  cleanup.add(() => database.drop())
   if (database.choice.kind !== 'postgres') throw new Error('the soak run needs Postgres')
   const databaseUrl = database.choice.url
   const databaseName = new URL(databaseUrl).pathname.slice(1)
 
   const pki = createTestPki()
-  cleanups.push(async () => pki.dispose())
+  cleanup.add(async () => pki.dispose())
   const receiver = await startReceiver(pki.issue(['localhost']), (res) => res.writeHead(204).end())
-  cleanups.push(() => receiver.close())
+  cleanup.add(() => receiver.close())
   const caFile = path.join(dataDir, 'webhook-ca.pem')
   writeFileSync(caFile, pki.caCert)
 
@@ -215,7 +211,7 @@ async function main(): Promise<number> {
       LOG_LEVEL: 'info',
     },
   })
-  cleanups.push(() => server.stop())
+  cleanup.add(() => server.stop())
   progress(`server ${baseUrl} pid ${server.pid}`)
 
   // One agent per stream, so that a stream queueing for sockets cannot delay the others.
@@ -231,7 +227,7 @@ async function main(): Promise<number> {
   ])
 
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} })
-  cleanups.push(() => sql.end())
+  cleanup.add(() => sql.end())
   const recorder = new Recorder()
   const pool = new IssuePool()
   const recordings = loadRecordings()
@@ -633,6 +629,6 @@ try {
 } catch (error) {
   progress(`FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
 } finally {
-  await cleanUp()
+  await cleanup.run()
 }
 process.exit(code)

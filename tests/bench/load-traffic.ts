@@ -3,7 +3,7 @@ import { type Agent, request } from 'node:http'
 import path from 'node:path'
 import type { RrwebEvent } from '@/lib/analysis/types'
 import { hostileEvents } from '../helpers/hostile-events'
-import { type Latency, round, summarize } from './data-api-load'
+import { type Latency, round, summarize } from './harness/stats'
 
 /**
  * The traffic of the soak run (tests/bench/load-soak.ts): real recordings replayed as
@@ -117,7 +117,7 @@ export const keepAliveRaces = { resent: 0 }
  * that a reset of a reused connection before any answer is resent once (Node's documented
  * `request.reusedSocket` pattern).
  */
-export async function send(
+async function send(
   agent: Agent,
   baseUrl: string,
   options: { method: string; path: string; headers?: Record<string, string>; body?: string },
@@ -182,7 +182,7 @@ const describe = (answer: Answer) => `${answer.status} ${answer.body.slice(0, 30
 const describeError = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 /** Round-robin over a list (keys, tokens). */
-export function rotation<T>(items: readonly T[]): () => T {
+function rotation<T>(items: readonly T[]): () => T {
   if (items.length === 0) throw new Error('rotation over an empty list')
   let n = 0
   return () => items[n++ % items.length]!
@@ -258,7 +258,7 @@ function hrefOf(event: RrwebEvent): string | undefined {
   return typeof href === 'string' ? href : undefined
 }
 
-export class SoakSession {
+class SoakSession {
   next = 0
   inFlight = false
   constructor(
@@ -276,7 +276,7 @@ export class SoakSession {
  * attacker with the public ingest key can send (tests/helpers/hostile-events.ts), one event a
  * batch so that each stays under the 5 MiB wire limit.
  */
-export function makeSession(
+function makeSession(
   recordings: RecordingSource[],
   n: number,
   runId: string,

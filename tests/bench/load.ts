@@ -1,5 +1,6 @@
 import { Agent, request } from 'node:http'
 import autocannon from 'autocannon'
+import { type Latency, round, summarize } from './harness/stats'
 
 /**
  * The load of one benchmark phase, and what came back. Two generators:
@@ -27,14 +28,6 @@ const forwardedFor = (next: NextRequest): Record<string, string> =>
   next.address ? { 'x-forwarded-for': next.address } : {}
 
 export type RequestSource = () => NextRequest
-
-export interface Latency {
-  p50: number
-  p90: number
-  p99: number
-  max: number
-  mean: number
-}
 
 export interface PhaseResult {
   phase: string
@@ -194,8 +187,7 @@ export async function runFixedRate(options: FixedRatePhase): Promise<PhaseResult
 }
 
 function summarise(phase: string, connections: number, tally: Tally): PhaseResult {
-  const sorted = tally.latencies.slice().sort((a, b) => a - b)
-  const answered = sorted.length
+  const answered = tally.latencies.length
   return {
     phase,
     connections,
@@ -207,13 +199,7 @@ function summarise(phase: string, connections: number, tally: Tally): PhaseResul
     statusCodes: tally.statusCodes,
     errors: tally.errors,
     timeouts: tally.timeouts,
-    latencyMs: {
-      p50: round(percentile(sorted, 50), 2),
-      p90: round(percentile(sorted, 90), 2),
-      p99: round(percentile(sorted, 99), 2),
-      max: round(sorted[answered - 1] ?? 0, 2),
-      mean: round(sorted.reduce((a, b) => a + b, 0) / Math.max(1, answered), 2),
-    },
+    latencyMs: summarize(tally.latencies),
   }
 }
 
@@ -315,14 +301,4 @@ export async function runPaced(options: PacedPhase): Promise<PhaseResult> {
     timeouts,
     seconds: (performance.now() - start) / 1000,
   })
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
-}
-
-export function round(value: number, digits: number): number {
-  const f = 10 ** digits
-  return Math.round(value * f) / f
 }

@@ -1,4 +1,5 @@
 import { Pool } from 'undici'
+import { type Latency, round, summarize } from './harness/stats'
 
 /**
  * The load of the OAuth token benchmark: a closed loop of `connections` workers over as many
@@ -10,14 +11,6 @@ import { Pool } from 'undici'
  * The same generator drives both servers; it reads each answer's body, because a 200 that
  * lacks a new refresh token would be a failed rotation and must not count as served.
  */
-
-export interface Latency {
-  p50: number
-  p90: number
-  p99: number
-  max: number
-  mean: number
-}
 
 export interface PhaseResult {
   phase: string
@@ -37,27 +30,6 @@ export interface PhaseResult {
   /** The first few failure bodies, to say why (invalid_grant, server_error, ...). */
   failures: string[]
   latencyMs: Latency
-}
-
-export function round(value: number, digits: number): number {
-  const f = 10 ** digits
-  return Math.round(value * f) / f
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!
-}
-
-function summarize(latencies: number[]): Latency {
-  const sorted = [...latencies].sort((a, b) => a - b)
-  return {
-    p50: round(percentile(sorted, 50), 2),
-    p90: round(percentile(sorted, 90), 2),
-    p99: round(percentile(sorted, 99), 2),
-    max: round(sorted[sorted.length - 1] ?? 0, 2),
-    mean: round(sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length), 2),
-  }
 }
 
 export interface TokenTarget {

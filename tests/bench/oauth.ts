@@ -1,6 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -10,10 +8,20 @@ import { openMigratedDatabase } from '@/db/migrate'
 import { oauthRefreshTokens, oauthTokenChains } from '@/db/schema'
 import type { DatabaseChoice } from '@/lib/config'
 import { generateToken, TOKEN_PREFIXES } from '@/lib/credentials/tokens'
-import { machineLoad } from './cpu'
-import { type PhaseResult, round, runProbePhase, runRefreshPhase, type TokenTarget } from './oauth-load'
+import { createCleanup } from './harness/cleanup'
+import { createScratchDatabase, postgresServerUrl, type ScratchDatabase } from './harness/database'
+import {
+  busyOtherWork,
+  machineLoad,
+  machinePercentBetween,
+  machineTicks,
+  postgresCpuMs,
+  treeCpuMs,
+} from './harness/machine'
+import { hasProductionBuild, type RunningProcess, startScript, startServer } from './harness/server'
+import { round } from './harness/stats'
+import { type PhaseResult, runProbePhase, runRefreshPhase, type TokenTarget } from './oauth-load'
 import { type RefreshCredential, seedOAuth } from './oauth-seed'
-import { type RunningProcess, startNextServer } from './servers'
 
 /**
  * `npm run bench:oauth [-- --json] [-- --no-pglite] [-- --quick] [-- --targets=a,b]
@@ -54,7 +62,6 @@ const only = argv
 // --profile=DIR: V8 CPU profiles of our servers (one file per server process) land in DIR.
 const profileDir = argv.find((arg) => arg.startsWith('--profile='))?.slice('--profile='.length)
 
-const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test'
 const CONNECTIONS = 8
 const WARMUP = quick ? 40 : 300
 const SERIAL = quick ? 40 : 300
@@ -77,87 +84,9 @@ const out = (line = '') => (asJson ? process.stderr : process.stdout).write(`${l
 const progress = (line: string) => process.stderr.write(`[bench:oauth] ${line}\n`)
 const loud = (line: string) => process.stderr.write(`\n!!! ${line}\n\n`)
 
-const cleanups: (() => Promise<void>)[] = []
-let cleaning: Promise<void> | undefined
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    // Last registered first: servers before the databases they use.
-    for (const step of cleanups.reverse()) {
-      try {
-        await step()
-      } catch (error) {
-        progress(`cleanup step failed: ${error instanceof Error ? error.message : String(error)}`)
-      }
-    }
-  })()
-  return cleaning
-}
+const cleanup = createCleanup((line) => progress(line))
 
 // --- other work on the machine ----------------------------------------------------------
-
-function parentOf(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    // Fields after the command name, which may itself hold spaces and parentheses.
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-  } catch {
-    return null
-  }
-}
-
-/**
- * Builds, servers, test runs and benchmarks that are not this run: our ancestors (npm, the
- * tsx wrapper) and descendants (the servers we start) are excluded.
- */
-function otherWork(): string[] {
-  const ancestors = new Set<number>()
-  for (let pid: number | null = process.pid; pid && !ancestors.has(pid); pid = parentOf(pid))
-    ancestors.add(pid)
-  const found: string[] = []
-  let entries: string[]
-  try {
-    entries = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))
-  } catch {
-    return found
-  }
-  for (const entry of entries) {
-    const pid = Number(entry)
-    if (ancestors.has(pid)) continue
-    let mine = false
-    for (let p: number | null = parentOf(pid); p && p > 1; p = parentOf(p))
-      if (p === process.pid) {
-        mine = true
-        break
-      }
-    if (mine) continue
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim()
-      if (/next (build|start)|next-server|tests\/bench\/|vitest/.test(cmdline))
-        found.push(`${pid} ${cmdline}`)
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return found
-}
-
-/**
- * The other work that is using CPU: a process that only waits (a script polling for a quiet
- * machine before it starts a benchmark of its own) matches by name but loads nothing.
- */
-async function busyOtherWork(): Promise<string[]> {
-  const candidates = otherWork()
-  if (candidates.length === 0) return []
-  const pidOf = (line: string) => Number(line.split(' ')[0])
-  const before = candidates.map((line) => treeCpuMs(pidOf(line)))
-  await new Promise((resolve) => setTimeout(resolve, 2_000))
-  return candidates.filter((line, i) => {
-    const start = before[i]
-    const end = treeCpuMs(pidOf(line))
-    // More than 5% of a core over the 2 s: this process or its children are working.
-    return start === null || start === undefined || end === null || end - start > 100
-  })
-}
 
 async function waitForQuiet(): Promise<{ waitedSeconds: number; stillBusy: string[] }> {
   const started = Date.now()
@@ -192,84 +121,6 @@ interface CpuShare {
   postgresMsPerRequest: number | null
 }
 
-// USER_HZ: 100 on every mainstream Linux build; /proc reports CPU time in these ticks.
-const MS_PER_TICK = 10
-
-function statFields(pid: number): string[] | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    // Fields after the command name, which may itself hold spaces and parentheses.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  } catch {
-    return null
-  }
-}
-
-/** utime + stime + cutime + cstime: children already reaped keep counting. */
-const ticksOf = (fields: string[]) =>
-  Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])
-
-function pids(): number[] {
-  try {
-    return readdirSync('/proc')
-      .filter((entry) => /^\d+$/.test(entry))
-      .map(Number)
-  } catch {
-    return []
-  }
-}
-
-/** CPU milliseconds used so far by a process and its descendants (null off Linux). */
-function treeCpuMs(root: number): number | null {
-  const parents = new Map<number, number>()
-  const ticks = new Map<number, number>()
-  for (const pid of pids()) {
-    const fields = statFields(pid)
-    if (!fields) continue
-    parents.set(pid, Number(fields[1]))
-    ticks.set(pid, ticksOf(fields))
-  }
-  if (!ticks.has(root)) return null
-  let total = 0
-  for (const [pid, used] of ticks)
-    for (let p: number | undefined = pid; p && p > 1; p = parents.get(p))
-      if (p === root) {
-        total += used
-        break
-      }
-  return total * MS_PER_TICK
-}
-
-/** CPU milliseconds used so far by every Postgres process of the machine (null if none). */
-function postgresCpuMs(): number | null {
-  let total = 0
-  let seen = false
-  for (const pid of pids()) {
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue
-    } catch {
-      continue
-    }
-    const fields = statFields(pid)
-    if (!fields) continue
-    seen = true
-    total += ticksOf(fields)
-  }
-  return seen ? total * MS_PER_TICK : null
-}
-
-function machineTicks(): { busy: number; total: number } | null {
-  try {
-    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? ''
-    const values = line.trim().split(/\s+/).slice(1).map(Number)
-    const total = values.reduce((a, b) => a + b, 0)
-    // idle and iowait are the time no process used.
-    return { busy: total - (values[3] ?? 0) - (values[4] ?? 0), total }
-  } catch {
-    return null
-  }
-}
-
 function cpuMark(serverPid: number): CpuMark {
   return {
     at: performance.now(),
@@ -292,12 +143,7 @@ function cpuSince(before: CpuMark, serverPid: number, requests: number): CpuShar
     serverPercent: percent(server),
     postgresPercent: percent(pg),
     loadGeneratorPercent: Math.round(((self.user + self.system) / 1000 / wallMs) * 100),
-    machinePercent:
-      before.machine && after.machine
-        ? Math.round(
-            ((after.machine.busy - before.machine.busy) / (after.machine.total - before.machine.total)) * 100,
-          )
-        : null,
+    machinePercent: machinePercentBetween(before.machine, after.machine),
     serverMsPerRequest: server === null ? null : round(server / requests, 2),
     postgresMsPerRequest: pg === null ? null : round(pg / requests, 2),
   }
@@ -460,7 +306,7 @@ interface Served {
 
 async function startOurs(database: DatabaseChoice, databaseUrl: string | undefined): Promise<Served> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bench-oauth-'))
-  cleanups.push(() => rm(dataDir, { recursive: true, force: true }))
+  cleanup.add(() => rm(dataDir, { recursive: true, force: true }))
   const choice: DatabaseChoice =
     database.kind === 'pglite' ? { kind: 'pglite', dataDir: path.join(dataDir, 'pglite') } : database
   // The chains' resource is the MCP endpoint's; its port is not known before the server
@@ -477,7 +323,7 @@ async function startOurs(database: DatabaseChoice, databaseUrl: string | undefin
     // PGlite's files belong to one process at a time: the server can only open them after this.
     await handle.close()
   }
-  const server: RunningProcess = await startNextServer({
+  const server: RunningProcess = await startServer({
     dataDir,
     databaseUrl,
     ...(profileDir ? { cpuProfileDir: path.resolve(profileDir) } : {}),
@@ -488,7 +334,7 @@ async function startOurs(database: DatabaseChoice, databaseUrl: string | undefin
     stopped = true
     await server.stop()
   }
-  cleanups.push(stop)
+  cleanup.add(stop)
   return {
     target: { baseUrl: server.baseUrl, path: OUR_TOKEN_PATH, clientId: seeded.clientId },
     unknownToken: () => generateToken(TOKEN_PREFIXES.oauthRefresh),
@@ -503,61 +349,16 @@ async function startOurs(database: DatabaseChoice, databaseUrl: string | undefin
 
 async function startReference(databaseUrl: string | undefined): Promise<Served> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-oauth-reference-'))
-  cleanups.push(() => rm(dir, { recursive: true, force: true }))
+  cleanup.add(() => rm(dir, { recursive: true, force: true }))
   const file = path.join(dir, 'tokens.json')
   const script = path.join(import.meta.dirname, 'oauth-oidc-provider.ts')
   const started = performance.now()
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      script,
-      '--count',
-      String(TOKENS),
-      '--out',
-      file,
-      ...(databaseUrl ? ['--database-url', databaseUrl] : []),
-    ],
-    {
-      cwd: process.cwd(),
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+  const { process: child, ready } = await startScript<{ port: number; clientId: string; path: string }>(
+    script,
+    ['--count', String(TOKENS), '--out', file, ...(databaseUrl ? ['--database-url', databaseUrl] : [])],
+    { timeoutMs: 180_000, killAfterMs: 10_000 },
   )
-  let output = ''
-  const append = (chunk: Buffer) => {
-    output += chunk.toString('utf8')
-    if (output.length > 200_000) output = output.slice(-100_000)
-  }
-  child.stderr?.on('data', append)
-  let stopped = false
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (stopped || child.exitCode !== null || child.signalCode !== null) return resolve()
-      stopped = true
-      child.once('exit', () => resolve())
-      child.kill('SIGTERM')
-      setTimeout(() => child.kill('SIGKILL'), 10_000).unref()
-    })
-  cleanups.push(stop)
-  const ready = await new Promise<{ port: number; clientId: string; path: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`oidc-provider did not start:\n${output}`)), 180_000)
-    child.once('exit', (code) => {
-      clearTimeout(timer)
-      reject(new Error(`oidc-provider exited with ${code}:\n${output}`))
-    })
-    let buffered = ''
-    child.stdout?.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8')
-      append(chunk)
-      const line = buffered.split('\n').find((l) => l.startsWith('{"port"'))
-      if (line) {
-        clearTimeout(timer)
-        resolve(JSON.parse(line) as { port: number; clientId: string; path: string })
-      }
-    })
-  })
+  cleanup.add(child.stop)
   const tokens = (JSON.parse(await readFile(file, 'utf8')) as string[]).map((token) => ({
     token,
     clientId: ready.clientId,
@@ -566,11 +367,11 @@ async function startReference(databaseUrl: string | undefined): Promise<Served> 
     target: { baseUrl: `http://127.0.0.1:${ready.port}`, path: ready.path, clientId: ready.clientId },
     // The library's opaque tokens are 43 base64url characters.
     unknownToken: () => randomBytes(32).toString('base64url'),
-    pid: child.pid ?? 0,
+    pid: child.pid,
     tokens,
     seedSeconds: round((performance.now() - started) / 1000, 1),
-    stop,
-    logs: () => output,
+    stop: child.stop,
+    logs: child.logs,
   }
 }
 
@@ -739,19 +540,15 @@ const maybe = (value: number | null | undefined, digits = 0) =>
   value === null || value === undefined ? 'n/a' : value.toFixed(digits)
 
 async function main(): Promise<void> {
-  if (!existsSync(path.join(process.cwd(), '.next', 'BUILD_ID'))) {
+  if (!hasProductionBuild()) {
     process.stderr.write('No production build found (.next/BUILD_ID): run npm run build first\n')
     process.exit(1)
   }
   const watchdog = setTimeout(() => {
     loud(`the run exceeded ${RUN_LIMIT_MS / 60_000} minutes; stopping`)
-    void cleanup().finally(() => process.exit(1))
+    void cleanup.run().finally(() => process.exit(1))
   }, RUN_LIMIT_MS)
   watchdog.unref()
-  for (const signal of ['SIGINT', 'SIGTERM'] as const)
-    process.once(signal, () => {
-      void cleanup().finally(() => process.exit(130))
-    })
 
   const quiet = await waitForQuiet()
   if (quiet.waitedSeconds > 0) progress(`waited ${quiet.waitedSeconds} s for other work to finish`)
@@ -761,26 +558,25 @@ async function main(): Promise<void> {
   progress(`machine load before the run: ${busyBefore ?? '?'}% of one core`)
 
   const cpus = os.cpus()
-  const adminUrl = process.env.DATABASE_URL?.trim() || DEFAULT_DATABASE_URL
+  const adminUrl = postgresServerUrl()
   const admin = postgres(adminUrl, { max: 2, onnotice: () => {}, connect_timeout: 10 })
-  cleanups.push(() => admin.end({ timeout: 5 }))
-  const dbName = `bench_oauth_${Date.now()}`
+  cleanup.add(() => admin.end({ timeout: 5 }))
+  let scratch: ScratchDatabase
   try {
-    await admin.unsafe(`create database ${dbName}`)
+    scratch = await createScratchDatabase('bench_oauth')
   } catch (error) {
-    await cleanup()
+    await cleanup.run()
     process.stderr.write(
-      `Cannot create database ${dbName} on ${adminUrl}: ${error instanceof Error ? error.message : error}\n`,
+      `Cannot create a database on ${adminUrl}: ${error instanceof Error ? error.message : error}\n`,
     )
     process.exit(1)
   }
-  cleanups.push(async () => {
+  const dbName = scratch.name
+  cleanup.add(async () => {
     progress(`dropping database ${dbName}`)
-    await admin.unsafe(`drop database if exists ${dbName} with (force)`)
+    await scratch.drop()
   })
-  const benchUrlParsed = new URL(adminUrl)
-  benchUrlParsed.pathname = `/${dbName}`
-  const benchUrl = benchUrlParsed.toString()
+  const benchUrl = scratch.url
   const [pgVersion] = await admin<{ version: string }[]>`select version()`
   const machine = {
     cpuModel: cpus[0]?.model.trim() ?? 'unknown',
@@ -839,7 +635,7 @@ async function main(): Promise<void> {
   try {
     for (const spec of specs) results.push(await runTarget(spec, spec.postgres ? admin : undefined))
   } finally {
-    await cleanup()
+    await cleanup.run()
   }
 
   // --- print ---
@@ -983,6 +779,6 @@ async function main(): Promise<void> {
 
 main().catch(async (error: unknown) => {
   process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
-  await cleanup()
+  await cleanup.run()
   process.exit(1)
 })

@@ -18,11 +18,13 @@ const { createDeliverer } = await import('@/lib/webhooks/deliver')
 const { fanOutEvent } = await import('@/lib/webhooks/fan-out')
 const { deliverDue } = await import('@/lib/webhooks/sweep')
 const { createTestPki, loopbackResolver, startReceiver } = await import('../helpers/webhooks')
+const { createScratchDatabase } = await import('./harness/database')
 const { count, eq } = await import('drizzle-orm')
 
-const url = process.env.DATABASE_URL
-const handle = url
-  ? await openMigratedDatabase({ kind: 'postgres', url }, { maxConnections: 10 })
+// With DATABASE_URL, a scratch database beside it (dropped at the end), not the one it names.
+const scratch = process.env.DATABASE_URL ? await createScratchDatabase('bench_webhooks') : null
+const handle = scratch
+  ? await openMigratedDatabase({ kind: 'postgres', url: scratch.url }, { maxConnections: 10 })
   : await openMigratedDatabase({ kind: 'pglite', dataDir: '' }, { memory: true })
 const db = handle.db
 const pki = createTestPki()
@@ -104,3 +106,4 @@ console.log(
 await receiver.close()
 pki.dispose()
 await handle.close()
+await scratch?.drop()

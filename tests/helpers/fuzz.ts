@@ -27,7 +27,7 @@ export function fuzzRuns(numRuns: number): { seed: number; numRuns: number } {
  * Far above what any of these requests needs (a few ms on PGlite), so it only ever fires on a
  * request that never settles: it is a hang detector, not a timing assertion.
  */
-export const REQUEST_DEADLINE_MS = 10_000
+const REQUEST_DEADLINE_MS = 10_000
 
 /** Resolves with the promise, or rejects naming `label` when it has not settled in time. */
 export async function withDeadline<T>(label: string, work: Promise<T>, ms = REQUEST_DEADLINE_MS): Promise<T> {
@@ -117,10 +117,10 @@ export function forbidErrorLogs(): void {
 // Hostile strings and keys
 
 /** Keys that pollute prototypes when code merges parsed JSON into plain objects. */
-export const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'prototype'] as const
+const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'prototype'] as const
 
 /** Property names a pollution attempt would plant on Object.prototype. */
-export const POLLUTION_MARKERS = ['polluted', 'isAdmin', 'organizationId', 'scopes'] as const
+const POLLUTION_MARKERS = ['polluted', 'isAdmin', 'organizationId', 'scopes'] as const
 
 const PROTOTYPE_NAMES = Object.getOwnPropertyNames(Object.prototype).sort()
 
@@ -187,7 +187,7 @@ export const NASTY_STRINGS = [
 ] as const
 
 /** Unpaired UTF-16 halves: JSON can carry them (`"\ud800"`), UTF-8 cannot. */
-export const LONE_SURROGATES = ['\ud800', '\udfff', 'a\ud800b', '\udc00\ud800'] as const
+const LONE_SURROGATES = ['\ud800', '\udfff', 'a\ud800b', '\udc00\ud800'] as const
 
 /** A string from anywhere in Unicode, biased towards the nasty ones. */
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
@@ -269,9 +269,6 @@ export const hostileJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>(
   ),
 })).value
 
-/** What the value at one path can be replaced with: every JSON type and the absent value. */
-export const wrongValue: fc.Arbitrary<unknown> = fc.oneof(hostileJson, fc.constant(undefined))
-
 /**
  * Deep nesting as JSON text: `[[[...]]]` or `{"a":{"a":...}}`. Built as a string, because
  * JSON.stringify of such a value would itself overflow the stack.
@@ -283,7 +280,7 @@ export function deeplyNested(depth: number, kind: 'array' | 'object' = 'array', 
 }
 
 /** Byte sequences that are not UTF-8: stray continuation bytes, overlongs, surrogates, cut-offs. */
-export const INVALID_UTF8_SNIPPETS: readonly number[][] = [
+const INVALID_UTF8_SNIPPETS: readonly number[][] = [
   [0xff],
   [0xfe, 0xff],
   [0x80],
@@ -480,7 +477,7 @@ export const largeString: fc.Arbitrary<string> = fc
   .map(([unit, length]) => unit.repeat(Math.ceil(length / unit.length)))
 
 /** Objects that break `String(value)` and template literals: their toString/valueOf are no functions. */
-export const primitiveTrap: fc.Arbitrary<Record<string, unknown>> = fc
+const primitiveTrap: fc.Arbitrary<Record<string, unknown>> = fc
   .subarray(['toString', 'valueOf', 'toJSON'], { minLength: 1 })
   .chain((keys) =>
     fc
@@ -492,7 +489,7 @@ export const primitiveTrap: fc.Arbitrary<Record<string, unknown>> = fc
   )
 
 /** A file where text belongs: what a multipart form or an encoded FormData argument can carry. */
-export const hostileFile: fc.Arbitrary<File> = fc
+const hostileFile: fc.Arbitrary<File> = fc
   .tuple(fc.uint8Array({ maxLength: 64 }), fc.constantFrom('a.txt', '', '../../x', '\u0000.png', 'name'))
   .map(([bytes, name]) => new File([bytes], name, { type: 'application/octet-stream' }))
 
@@ -740,7 +737,7 @@ export function storableText(value: string): boolean {
 // Redirect targets
 
 /** Pieces open-redirect attempts combine: schemes, slashes, backslashes, dot segments, encodings, CR/LF. */
-export const REDIRECT_PIECES = [
+const REDIRECT_PIECES = [
   '/',
   '//',
   '\\',
@@ -811,7 +808,7 @@ export function preview(value: unknown, max = 300): string {
  * Repeated units that made backtracking patterns quadratic: letters with no `@`, `a.` pairs,
  * `@` signs, spaces, braces, `at (` and `:1:1` of stack lines, slashes, query marks, newlines.
  */
-export const PATHOLOGICAL_UNITS = [
+const PATHOLOGICAL_UNITS = [
   'a',
   'a.',
   '@',
@@ -836,7 +833,7 @@ export const PATHOLOGICAL_UNITS = [
 ] as const
 
 /** Up to about 1 MB: one unit repeated, two shapes glued, or a short hostile string. */
-export const longString: fc.Arbitrary<string> = fc.oneof(
+const longString: fc.Arbitrary<string> = fc.oneof(
   {
     weight: 4,
     arbitrary: fc

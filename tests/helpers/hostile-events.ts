@@ -8,7 +8,7 @@ import type { RrwebEvent } from '@/lib/analysis/types'
  * with no closing brace, both as a stylesheet rule and inside a snapshot's `<style>`.
  * The sizes keep one batch under the 5 MiB wire limit.
  */
-export const HOSTILE_SIZES = { message: 1_000_000, stackLine: 300_000, css: 1_000_000 } as const
+const HOSTILE_SIZES = { message: 1_000_000, stackLine: 300_000, css: 1_000_000 } as const
 
 export function hostileEvents(start: number, href = 'https://shop.example/checkout'): RrwebEvent[] {
   const letters = 'a'.repeat(HOSTILE_SIZES.message)

@@ -56,13 +56,6 @@ function anchorsOf(file: string): Set<string> {
   return anchors
 }
 
-/**
- * Pages written on the branches merged together with this one (issue 16: jobs, errors, bench).
- * Until they land a link to them cannot resolve; once they exist they are checked like any
- * other page, so this list can be emptied after the merge.
- */
-const PAGES_ARRIVING_WITH_THE_MERGE = new Set(['docs/jobs.md', 'docs/errors.md', 'docs/benchmarks.md'])
-
 const manualFiles = [
   path.join(root, 'README.md'),
   path.join(root, 'CONTRIBUTING.md'),
@@ -92,7 +85,7 @@ describe('links in the manual', () => {
           const [pathPart = '', anchor] = target.split('#', 2)
           const resolved =
             pathPart === '' ? file : path.resolve(path.dirname(file), decodeURIComponent(pathPart))
-          if (!existsSync(resolved) && !PAGES_ARRIVING_WITH_THE_MERGE.has(path.relative(root, resolved))) {
+          if (!existsSync(resolved)) {
             broken.push(`${target}: no such file`)
             continue
           }

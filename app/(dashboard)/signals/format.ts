@@ -1,7 +1,7 @@
 import type { BackfillStatus, SignalStatus } from '@/db/schema'
 
 /** Dates are shown in UTC to the minute, the same for every viewer and in every test. */
-export function formatTime(iso: string | null): string {
+function formatTime(iso: string | null): string {
   return iso ? `${iso.slice(0, 16).replace('T', ' ')} UTC` : 'never'
 }
 

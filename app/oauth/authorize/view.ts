@@ -12,7 +12,7 @@ const ENTITIES: Record<string, string> = {
   '"': '&quot;',
   "'": '&#39;',
 }
-export const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (ch) => ENTITIES[ch]!)
+const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (ch) => ENTITIES[ch]!)
 
 const SCOPE_TEXT: Record<string, string> = {
   'read:service': 'Read your organization’s issues, signals and insights',

@@ -10,7 +10,7 @@ import { clickParts } from '../fingerprint'
 import { deadTitle, elementPhrase } from '../text'
 import { formatOffset } from '../timeline'
 
-export const DEAD_TIMEOUT_MS = 7000
+const DEAD_TIMEOUT_MS = 7000
 const END_SILENCE_MS = 3000
 const REPEAT_MS = 1000
 const MAX_PENDING = 100

@@ -26,7 +26,7 @@ export function isScriptError(message: string): boolean {
 }
 
 /** A console argument as readable text, cut to MAX_MESSAGE_CHARS before anything parses it. */
-export function consoleArgMessage(raw: unknown): string {
+function consoleArgMessage(raw: unknown): string {
   return truncate(consoleArgText(raw), MAX_MESSAGE_CHARS)
 }
 

@@ -9,7 +9,7 @@ import { rageExclusion } from '../dom/target'
 import { clickParts } from '../fingerprint'
 import { elementPhrase, rageTitle } from '../text'
 
-export const RAGE_MIN_CLICKS = 4
+const RAGE_MIN_CLICKS = 4
 const GAP_MS = 1000
 const DISTANCE_PX = 30
 const MAX_POSITIONS = 20

@@ -20,7 +20,7 @@ function attr(node: DomNode, name: string): string | null {
   return value === undefined || value === '' ? null : value
 }
 
-export function testIdOf(node: DomNode): string | null {
+function testIdOf(node: DomNode): string | null {
   return attr(node, 'data-testid') ?? attr(node, 'data-test-id') ?? attr(node, 'data-test')
 }
 

@@ -27,7 +27,7 @@ function typeOf(node: DomNode): string {
   return (node.attrs.type ?? '').toLowerCase()
 }
 
-export function isExplicitlyInteractive(node: DomNode): boolean {
+function isExplicitlyInteractive(node: DomNode): boolean {
   if (node.tag === 'a') return 'href' in node.attrs
   if (node.tag === 'button' || node.tag === 'summary') return true
   if (node.tag === 'input' && BUTTON_INPUTS.has(typeOf(node))) return true

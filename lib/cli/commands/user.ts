@@ -12,7 +12,7 @@ import {
 const USAGE =
   'user:create --email E (--password-stdin | --password P) --org ID [--role owner|member] [--name N]'
 
-export const PASSWORD_ARGUMENT_WARNING =
+const PASSWORD_ARGUMENT_WARNING =
   'Warning: --password is visible in the process list and shell history; prefer --password-stdin.'
 
 /** One trailing newline (`echo`, a here-string) is the shell's, not the password's; nothing else is trimmed. */

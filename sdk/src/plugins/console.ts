@@ -2,7 +2,7 @@
 import type { IWindow, listenerHandler, RecordPlugin } from '@rrweb/types'
 
 /** The stock console plugin's name and payload shape (docs/design/analysis.md §1.7), so the analyser reads both. */
-export const CONSOLE_PLUGIN_NAME = 'rrweb/console@1'
+const CONSOLE_PLUGIN_NAME = 'rrweb/console@1'
 
 export interface ConsolePayload {
   level: string

@@ -2,7 +2,7 @@
 import type { RecordPlugin } from '@rrweb/types'
 import { type AddCustomEvent, createCustomEventQueue } from './custom-event-queue'
 
-export const ERROR_EVENT_TAG = 'error'
+const ERROR_EVENT_TAG = 'error'
 
 /**
  * Payload of the Custom event `{tag: 'error'}` (docs/design/analysis.md §4.1). The stock console plugin

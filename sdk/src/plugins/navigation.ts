@@ -2,7 +2,7 @@
 import type { RecordPlugin } from '@rrweb/types'
 import { type AddCustomEvent, createCustomEventQueue } from './custom-event-queue'
 
-export const NAVIGATION_EVENT_TAG = 'navigation'
+const NAVIGATION_EVENT_TAG = 'navigation'
 
 /**
  * Payload of the Custom event `{tag: 'navigation'}` (docs/design/analysis.md §4.1). rrweb writes a Meta

@@ -2,7 +2,7 @@
 import type { IWindow, listenerHandler, NetworkData, NetworkRequest, RecordPlugin } from '@rrweb/types'
 
 /** PostHog's plugin name: recordings stay readable by tools that know that format (§1.8). */
-export const NETWORK_PLUGIN_NAME = 'rrweb/network@1'
+const NETWORK_PLUGIN_NAME = 'rrweb/network@1'
 
 /** One request as emitted (docs/design/analysis.md §1.9); a `NetworkRequest` from @rrweb/types with more fields. */
 export type CapturedRequest = NetworkRequest & {
@@ -95,7 +95,7 @@ function redactParams(params: string, secretWords: RegExp): string {
  * Absolute URL with credentials removed and secret-looking query/fragment values replaced.
  * Other parameters stay byte-for-byte as written, so grouping by URL is not disturbed.
  */
-export function redactUrl(url: string, base?: string, secretWords: RegExp = DEFAULT_SECRET_WORDS): string {
+function redactUrl(url: string, base?: string, secretWords: RegExp = DEFAULT_SECRET_WORDS): string {
   let parsed: URL
   try {
     parsed = new URL(url, base)
