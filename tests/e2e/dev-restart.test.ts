@@ -4,8 +4,9 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '../helpers/free-port'
 import { OWNER, signUpOwner } from './dashboard'
-import { createDataDir, freePort, launchChromium, type RunningServer, startBuiltServer } from './server'
+import { createDataDir, launchChromium, type RunningServer, startBuiltServer } from './server'
 
 /**
  * `npm run dev` restarted over its own .next (the README's path) must load a page once, not

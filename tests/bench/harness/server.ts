@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { createServer } from 'node:net'
 import path from 'node:path'
+import { freePort } from '../../helpers/free-port'
 
 /**
  * The processes a benchmark run talks to, all on 127.0.0.1: the production server (what
@@ -27,18 +27,6 @@ export const BENCH_AUTH_SECRET = 'bench-secret-bench-secret-bench-secret-0123456
 
 export function hasProductionBuild(): boolean {
   return existsSync(path.join(process.cwd(), '.next', 'BUILD_ID'))
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      )
-    })
-  })
 }
 
 /** The output of a child so far; `onText` sees every chunk, before the tail is cut. */
