@@ -1,4 +1,5 @@
 import type { InputHTMLAttributes, ReactNode } from 'react'
+import type { ActionResult } from '@/lib/http/actions'
 
 /** A labelled input of the design system; `name` doubles as the id the label points at. */
 export function Field({
@@ -26,6 +27,16 @@ export function FormError({ message }: { message: string | null }) {
   return (
     <p className="alert alert-error" role="alert">
       {message}
+    </p>
+  )
+}
+
+/** What a server action answered: its message as a status, or its error as an alert. */
+export function ActionOutcome({ state }: { state: ActionResult | null }) {
+  if (!state) return null
+  return (
+    <p className={`alert ${state.ok ? 'alert-ok' : 'alert-error'}`} role={state.ok ? 'status' : 'alert'}>
+      {state.ok ? state.message : state.error}
     </p>
   )
 }

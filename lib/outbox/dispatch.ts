@@ -75,12 +75,3 @@ export async function dispatchOutbox(
     )
   return rows.length
 }
-
-/** Events of one organization that are still waiting, oldest first (dashboard, tests). */
-export async function pendingOutbox(db: Db, organizationId: string) {
-  return db
-    .select()
-    .from(outbox)
-    .where(and(eq(outbox.organizationId, organizationId), isNull(outbox.dispatchedAt)))
-    .orderBy(asc(outbox.createdAt))
-}

@@ -106,6 +106,33 @@ export default async function IssuesPage({ searchParams }: { searchParams: Searc
   )
 }
 
+/** A filter that is off ("Any") or one of `options` (value, label). */
+function AnyOfFilter({
+  name,
+  label,
+  value,
+  options,
+}: {
+  name: string
+  label: string
+  value: string
+  options: readonly (readonly [string, string])[]
+}) {
+  return (
+    <div className="field">
+      <label htmlFor={`issue-${name}`}>{label}</label>
+      <select className="select" id={`issue-${name}`} name={name} defaultValue={value}>
+        <option value="">Any</option>
+        {options.map(([optionValue, optionLabel]) => (
+          <option key={optionValue} value={optionValue}>
+            {optionLabel}
+          </option>
+        ))}
+      </select>
+    </div>
+  )
+}
+
 function FilterForm({ state, tab, filtered }: { state: IssueListState; tab: IssueTab; filtered: boolean }) {
   return (
     <search>
@@ -123,28 +150,18 @@ function FilterForm({ state, tab, filtered }: { state: IssueListState; tab: Issu
             placeholder="e.g. TypeError or /api/checkout"
           />
         </div>
-        <div className="field">
-          <label htmlFor="issue-priority">Priority</label>
-          <select className="select" id="issue-priority" name="priority" defaultValue={state.priority}>
-            <option value="">Any</option>
-            {ISSUE_PRIORITIES.map((p) => (
-              <option key={p} value={p}>
-                {p}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="issue-kind">Kind</label>
-          <select className="select" id="issue-kind" name="kind" defaultValue={state.kind}>
-            <option value="">Any</option>
-            {ISSUE_KINDS.map((k) => (
-              <option key={k} value={k}>
-                {ISSUE_KIND_LABELS[k]}
-              </option>
-            ))}
-          </select>
-        </div>
+        <AnyOfFilter
+          name="priority"
+          label="Priority"
+          value={state.priority}
+          options={ISSUE_PRIORITIES.map((p) => [p, p])}
+        />
+        <AnyOfFilter
+          name="kind"
+          label="Kind"
+          value={state.kind}
+          options={ISSUE_KINDS.map((k) => [k, ISSUE_KIND_LABELS[k]])}
+        />
         <div className={`field ${styles.grow}`}>
           <label htmlFor="issue-url">Page or URL contains</label>
           <input

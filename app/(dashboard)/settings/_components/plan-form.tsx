@@ -1,6 +1,7 @@
 'use client'
 
 import { useActionState } from 'react'
+import { ActionOutcome } from '@/app/_components/form'
 import type { Plan } from '@/db/schema'
 import type { ActionResult } from '@/lib/http/actions'
 import { changePlanAction } from '../actions'
@@ -24,11 +25,7 @@ export function PlanForm({ plan, plans }: { plan: Plan; plans: readonly Plan[] }
       <button className="btn" type="submit" disabled={pending}>
         {pending ? 'Saving…' : 'Change plan'}
       </button>
-      {state ? (
-        <p className={`alert ${state.ok ? 'alert-ok' : 'alert-error'}`} role={state.ok ? 'status' : 'alert'}>
-          {state.ok ? state.message : state.error}
-        </p>
-      ) : null}
+      <ActionOutcome state={state} />
     </form>
   )
 }

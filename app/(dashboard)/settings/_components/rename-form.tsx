@@ -1,6 +1,7 @@
 'use client'
 
 import { useActionState } from 'react'
+import { ActionOutcome } from '@/app/_components/form'
 import type { ActionResult } from '@/lib/http/actions'
 import { renameOrganizationAction } from '../actions'
 import styles from './settings.module.css'
@@ -27,11 +28,7 @@ export function RenameForm({ name, disabled }: { name: string; disabled: boolean
       <button className="btn" type="submit" disabled={disabled || pending}>
         {pending ? 'Saving…' : 'Rename'}
       </button>
-      {state ? (
-        <p className={`alert ${state.ok ? 'alert-ok' : 'alert-error'}`} role={state.ok ? 'status' : 'alert'}>
-          {state.ok ? state.message : state.error}
-        </p>
-      ) : null}
+      <ActionOutcome state={state} />
     </form>
   )
 }
