@@ -2,6 +2,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { credentials } from '@/db/schema'
 import { isUuid, NotFoundError } from '@/lib/errors'
+import { forgetCredentials } from './credential-cache'
 
 /**
  * Revokes a key. Revoking twice is not an error: the answer keeps the first revocation time.
@@ -20,6 +21,8 @@ export async function revokeKey(
     .set({ revokedAt: sql`now()` })
     .where(and(scope, isNull(credentials.revokedAt)))
     .returning({ id: credentials.id, revokedAt: credentials.revokedAt })
+  // Callers pass the pool, not a transaction, so the revocation has committed here.
+  forgetCredentials()
   if (updated?.revokedAt) return { id: updated.id, revokedAt: updated.revokedAt }
   const [existing] = await db
     .select({ id: credentials.id, revokedAt: credentials.revokedAt })
