@@ -1,0 +1,156 @@
+import { type SQL, sql } from 'drizzle-orm'
+import type { Db } from '@/db/client'
+import type { DeliveryStatus } from '@/db/schema'
+import { logger } from '@/lib/log'
+import type { DeliveryOutcome } from './deliver'
+
+/** One finished attempt, as it is written: its log row, its delivery's new state, its endpoint's last delivery. */
+export interface AttemptRecord {
+  deliveryId: string
+  endpointId: string
+  /** The delivery's attempt count when it was claimed: the write is guarded by it. */
+  expectedAttempts: number
+  outcome: DeliveryOutcome
+  /** `pending` again when it will be retried. */
+  status: Extract<DeliveryStatus, 'pending' | 'succeeded' | 'failed'>
+  /** Seconds until the retry, when status is `pending`. */
+  retryDelaySeconds: number | null
+}
+
+/** Rows per statement: 10 parameters a row, far below Postgres' 65,535. */
+export const MAX_RECORDS_PER_STATEMENT = 200
+
+function valuesRow(r: AttemptRecord): SQL {
+  const o = r.outcome
+  return sql`(${r.deliveryId}::uuid, ${r.endpointId}::uuid, ${r.expectedAttempts}::int, ${r.expectedAttempts + 1}::int,
+    ${o.startedAt.toISOString()}::timestamptz, ${o.durationMs}::int, ${o.status}::int, ${o.label}::text,
+    ${r.status}::text, ${r.retryDelaySeconds}::int)`
+}
+
+/**
+ * Records many attempts in one statement, so bookkeeping costs one round trip per batch,
+ * not five per delivery. One statement is atomic: either every row of the batch is written or
+ * none. The same guards as one delivery at a time:
+ * - the attempt row is written even when the delivery moved on meanwhile (a revocation
+ *   cancelled it): the request was sent, so the log shows it; (delivery, attempt) is unique,
+ *   so writing a record twice adds nothing;
+ * - the delivery only moves from the state it was claimed in (pending, same attempt count),
+ *   so a cancellation stays and a slower worker can never undo a newer outcome;
+ * - an endpoint's "last delivery" takes the batch's latest attempt for it and never moves
+ *   back in time (two batches can finish out of order).
+ */
+export async function recordAttempts(db: Db, records: readonly AttemptRecord[]): Promise<void> {
+  if (records.length === 0) return
+  await db.execute(sql`
+    with input (delivery_id, endpoint_id, expected, attempt, started_at, duration_ms, http_status,
+                error_label, status, retry_seconds) as (
+      values ${sql.join(records.map(valuesRow), sql`, `)}
+    ),
+    logged as (
+      insert into webhook_delivery_attempts (delivery_id, attempt, started_at, duration_ms, http_status, error_label)
+      select i.delivery_id, i.attempt, i.started_at, i.duration_ms, i.http_status, i.error_label
+      from input i
+      -- A delivery deleted with its endpoint meanwhile has nothing left to log against.
+      join webhook_deliveries d on d.id = i.delivery_id
+      on conflict do nothing
+    ),
+    moved as (
+      update webhook_deliveries d
+      set attempts = i.attempt,
+          status = i.status,
+          last_attempt_at = i.started_at,
+          last_status = i.http_status,
+          last_error = i.error_label,
+          next_attempt_at = case when i.status = 'pending'
+                                 then now() + make_interval(secs => i.retry_seconds)
+                                 else d.next_attempt_at end
+      from input i
+      where d.id = i.delivery_id and d.status = 'pending' and d.attempts = i.expected
+    ),
+    latest as (
+      select distinct on (endpoint_id) endpoint_id, started_at, http_status, error_label
+      from input
+      order by endpoint_id, started_at desc
+    )
+    update webhook_endpoints e
+    set last_delivery_at = l.started_at, last_status = l.http_status, last_error = l.error_label
+    from latest l
+    where e.id = l.endpoint_id and (e.last_delivery_at is null or e.last_delivery_at <= l.started_at)
+  `)
+}
+
+interface Pending {
+  record: AttemptRecord
+  resolve: () => void
+  reject: (error: unknown) => void
+}
+
+/**
+ * Group commit for attempt bookkeeping: attempts that finish while a write is on its way are
+ * written together by the next one, so under load a batch of outcomes costs one round trip
+ * and at low load an outcome waits for no timer. `record()` resolves once the outcome is
+ * stored: a caller reports an attempt as done only then.
+ *
+ * If a batch statement fails (one row the database refuses fails the whole statement), each
+ * of its records is written alone, so the others still reach the database; a record whose
+ * own write fails is rejected and its delivery stays claimed until the lease runs out, then
+ * is sent again with the same id and body (the at-least-once the design documents for a
+ * crash between sending and recording). A delivery whose success was written is never
+ * claimed again.
+ */
+export class AttemptRecorder {
+  private buffer: Pending[] = []
+  private draining: Promise<void> | null = null
+
+  constructor(
+    private readonly db: Db,
+    private readonly write: (db: Db, records: readonly AttemptRecord[]) => Promise<void> = recordAttempts,
+  ) {}
+
+  record(record: AttemptRecord): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.buffer.push({ record, resolve, reject })
+      this.draining ??= this.drain()
+    })
+  }
+
+  /** Resolves once every record handed over so far was written (or refused). */
+  async settled(): Promise<void> {
+    while (this.draining) await this.draining
+  }
+
+  private async drain(): Promise<void> {
+    // Outcomes that arrive in the same turn of the event loop join this batch.
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    while (this.buffer.length > 0) await this.writeBatch(this.buffer.splice(0, MAX_RECORDS_PER_STATEMENT))
+    this.draining = null
+  }
+
+  private async writeBatch(batch: Pending[]): Promise<void> {
+    try {
+      await this.write(
+        this.db,
+        batch.map((p) => p.record),
+      )
+      for (const p of batch) p.resolve()
+      return
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0]!.reject(error)
+        return
+      }
+      logger.warn(
+        { err: error, records: batch.length },
+        'webhook attempt batch not written; writing each alone',
+      )
+    }
+    for (const p of batch) {
+      try {
+        await this.write(this.db, [p.record])
+        p.resolve()
+      } catch (error) {
+        p.reject(error)
+      }
+    }
+  }
+}
