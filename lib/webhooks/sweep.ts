@@ -19,6 +19,20 @@ import { KeyedQueue } from './keyed-queue'
 import { AttemptRecorder } from './record-attempts'
 
 /**
+ * One recorder per database handle, shared by every deliverDue running in the process (the
+ * sweep and the fan-out jobs' first attempts), so outcomes of concurrent jobs share a write.
+ */
+const recorders = new WeakMap<Db, AttemptRecorder>()
+function recorderFor(db: Db): AttemptRecorder {
+  let recorder = recorders.get(db)
+  if (!recorder) {
+    recorder = new AttemptRecorder(db)
+    recorders.set(db, recorder)
+  }
+  return recorder
+}
+
+/**
  * How often the due-deliveries sweep runs: a quarter of the shortest retry delay, between
  * 5 and 30 s (15 s with the defaults), so a retry goes out close to its time.
  */
@@ -48,7 +62,7 @@ export const DEFAULT_PER_ENDPOINT = 8
  * and the next claim is made while the last round is still sending (once fewer than half a
  * round waits to start), so sends never wait for a claim's round trip. Sends run in parallel
  * under an overall bound and a per-endpoint bound; their outcomes are written in batches
- * (AttemptRecorder). An attempt counts as made once its outcome is stored.
+ * (AttemptRecorder), shared with the other deliverDue calls of the process. An attempt counts as made once its outcome is stored.
  */
 export async function deliverDue(db: Db, deliver: Deliverer, options: SweepOptions): Promise<number> {
   const batch = options.batch ?? 50
@@ -57,7 +71,7 @@ export async function deliverDue(db: Db, deliver: Deliverer, options: SweepOptio
     options.concurrency ?? DEFAULT_CONCURRENCY,
     options.perEndpoint ?? DEFAULT_PER_ENDPOINT,
   )
-  const recorder = new AttemptRecorder(db)
+  const recorder = recorderFor(db)
   let attempted = 0
   // Endpoint checks made after the load, at most one per endpoint per REVOCATION_RECHECK_MS.
   const rechecked = new Map<string, { at: number; active: Promise<boolean> }>()
@@ -99,7 +113,7 @@ export async function deliverDue(db: Db, deliver: Deliverer, options: SweepOptio
     if (options.ids) break
     await queue.whenBacklogBelow(Math.ceil(batch / 2))
   }
+  // Each attempt awaited its own record, so once the queue is idle every outcome is stored.
   await queue.idle()
-  await recorder.settled()
   return attempted
 }
