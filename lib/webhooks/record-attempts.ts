@@ -1,4 +1,4 @@
-import { type SQL, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import type { DeliveryStatus } from '@/db/schema'
 import { logger } from '@/lib/log'
@@ -17,14 +17,24 @@ export interface AttemptRecord {
   retryDelaySeconds: number | null
 }
 
-/** Rows per statement: 10 parameters a row, far below Postgres' 65,535. */
-export const MAX_RECORDS_PER_STATEMENT = 200
+/** Records per statement: they travel as one JSON parameter, so this only bounds its size. */
+export const MAX_RECORDS_PER_STATEMENT = 500
 
-function valuesRow(r: AttemptRecord): SQL {
+/** One record as a row of the statement's JSON input (jsonb_to_recordset reads these names). */
+function inputRow(r: AttemptRecord) {
   const o = r.outcome
-  return sql`(${r.deliveryId}::uuid, ${r.endpointId}::uuid, ${r.expectedAttempts}::int, ${r.expectedAttempts + 1}::int,
-    ${o.startedAt.toISOString()}::timestamptz, ${o.durationMs}::int, ${o.status}::int, ${o.label}::text,
-    ${r.status}::text, ${r.retryDelaySeconds}::int)`
+  return {
+    delivery_id: r.deliveryId,
+    endpoint_id: r.endpointId,
+    expected: r.expectedAttempts,
+    attempt: r.expectedAttempts + 1,
+    started_at: o.startedAt.toISOString(),
+    duration_ms: o.durationMs,
+    http_status: o.status,
+    error_label: o.label,
+    status: r.status,
+    retry_seconds: r.retryDelaySeconds,
+  }
 }
 
 /**
@@ -41,10 +51,13 @@ function valuesRow(r: AttemptRecord): SQL {
  */
 export async function recordAttempts(db: Db, records: readonly AttemptRecord[]): Promise<void> {
   if (records.length === 0) return
+  // One JSON parameter for the whole batch: the statement's text is the same for any batch
+  // size, and building it costs nothing per row.
   await db.execute(sql`
-    with input (delivery_id, endpoint_id, expected, attempt, started_at, duration_ms, http_status,
-                error_label, status, retry_seconds) as (
-      values ${sql.join(records.map(valuesRow), sql`, `)}
+    with input as (
+      select * from jsonb_to_recordset(${JSON.stringify(records.map(inputRow))}::jsonb) as r (
+        delivery_id uuid, endpoint_id uuid, expected int, attempt int, started_at timestamptz,
+        duration_ms int, http_status int, error_label text, status text, retry_seconds int)
     ),
     logged as (
       insert into webhook_delivery_attempts (delivery_id, attempt, started_at, duration_ms, http_status, error_label)
