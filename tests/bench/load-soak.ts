@@ -597,7 +597,7 @@ async function main(): Promise<number> {
       .join(' | '),
   )
   out(
-    `memory (first third -> last third, mean): RSS ${rss.firstMean} -> ${rss.lastMean} MiB, anon ${anon.firstMean} -> ${anon.lastMean} MiB, V8 heap live after full GC ${heap.firstMean} -> ${heap.lastMean} MiB; Postgres connections mean ${conns.firstMean} -> ${conns.lastMean}, max ${conns.firstMax} -> ${conns.lastMax}`,
+    `memory (first third -> last third, mean): RSS ${rss.firstMean} -> ${rss.lastMean} MiB, anon ${anon.firstMean} -> ${anon.lastMean} MiB, V8 heap live after full GC ${fresh.length >= 2 ? `${heap.firstMean} -> ${heap.lastMean} MiB` : `not measured (${collectedInWindow} full collections after the warm-up)`}; Postgres connections mean ${conns.firstMean} -> ${conns.lastMean}, max ${conns.firstMax} -> ${conns.lastMax}`,
   )
   out(
     `batches: ${ingest.accepted.size} accepted, ${storedKeys.length} stored, ${duplicates} duplicates, ${missing.length} missing, ${blobs} blobs`,
