@@ -38,7 +38,9 @@ const { fanOutEvent } = await import('@/lib/webhooks/fan-out')
 const { deliverDue } = await import('@/lib/webhooks/sweep')
 const { createTestPki, loopbackResolver } = await import('../helpers/webhooks')
 const { createScratchDatabase } = await import('./harness/database')
-const { machineTicks, machinePercentBetween, postgresCpuMs } = await import('./harness/machine')
+const { busyOtherWork, machineTicks, machinePercentBetween, postgresCpuMs, postgresMemory } = await import(
+  './harness/machine'
+)
 const { count, eq } = await import('drizzle-orm')
 // Loaded before the clock starts, so module loading is not counted as delivery work.
 const { useDatabase: installDatabase } = await import('@/lib/db')
@@ -133,6 +135,12 @@ const cpu = () => {
     machine: machineTicks(),
   }
 }
+// Figures are only valid on a machine nothing else loads; say so when something does.
+const otherWork = await busyOtherWork()
+if (otherWork.length > 0)
+  console.error(
+    `bench:webhooks: other work is using the machine; figures are not valid:\n${otherWork.join('\n')}`,
+  )
 const c0 = cpu()
 const t0 = performance.now()
 let attempted = 0
@@ -189,6 +197,7 @@ if (THROUGH_ENGINE) {
 const c2 = cpu()
 const t2 = performance.now()
 clearInterval(sampler)
+const postgresResident = scratch ? postgresMemory() : null
 
 const { report } = await ask<{ report: ReceiverReport }>(receiver, { type: 'report' }, 'report')
 const [deliveryRows] = await db.select({ n: count() }).from(webhookDeliveries)
@@ -233,7 +242,10 @@ const result = {
     deliveringAtStart: Math.round(rssAtStart / 2 ** 20),
     deliveringPeak: Math.round(peakRss / 2 ** 20),
     receiver: Math.round(report.rssBytes / 2 ** 20),
+    // Every Postgres process of the server (PSS: shared buffers counted once), after the run.
+    postgresPss: postgresResident?.pssMiB ?? null,
   },
+  otherWork: otherWork.length,
   machineBusyPercent: machinePercentBetween(c0.machine, c2.machine),
   note: 'Outbound work only: no request enters Next, so no floor route applies. Postgres CPU counts every Postgres process on the machine.',
 }
