@@ -20,14 +20,18 @@ export interface ConnectionPoolsOptions {
   ca?: string | string[]
   /** Pools kept at once; the least recently used is closed beyond this. */
   maxPools?: number
-  /** Connections per pool: the most requests one receiver address has in flight from us. */
+  /**
+   * Connections per pool: the most requests one receiver address has in flight from us. It
+   * matches the sweep's overall bound, so endpoints sharing a host (one pool) are held back by
+   * their per-endpoint bound, not by this.
+   */
   connectionsPerPool?: number
   /** How long an idle connection stays open (lower if the receiver says so). */
   keepAliveMs?: number
 }
 
 const DEFAULT_MAX_POOLS = 256
-const DEFAULT_CONNECTIONS_PER_POOL = 16
+const DEFAULT_CONNECTIONS_PER_POOL = 32
 // Below Node's own 5 s server keep-alive, so we close an idle socket before a typical
 // receiver does and rarely write into one it is closing.
 const DEFAULT_KEEP_ALIVE_MS = 4_000

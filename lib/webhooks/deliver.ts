@@ -20,7 +20,7 @@ export interface DelivererOptions extends AddressPolicy {
   now?: () => number
   /** Keep-alive pools kept at once (one per vetted address, host and port); 256 by default. */
   maxPools?: number
-  /** Connections per pool; 16 by default. */
+  /** Connections per pool; 32 by default. */
   connectionsPerPool?: number
 }
 

@@ -22,6 +22,8 @@ export interface ReceiverReport {
   rssBytes: number
 }
 
+// BENCH_RECEIVER_DELAY_MS: answer this much later, like a receiver across the internet would.
+const DELAY_MS = Number(process.env.BENCH_RECEIVER_DELAY_MS ?? 0)
 const seen = new Map<string, number>()
 let received = 0
 let badSignatures = 0
@@ -64,7 +66,8 @@ process.on('message', (message: Message) => {
       }
       const key = `${path} ${id}`
       seen.set(key, (seen.get(key) ?? 0) + 1)
-      res.writeHead(204).end()
+      if (DELAY_MS > 0) setTimeout(() => res.writeHead(204).end(), DELAY_MS)
+      else res.writeHead(204).end()
     })
   })
   server.on('connection', () => tcpConnections++)
