@@ -104,12 +104,12 @@ interface Pending {
  * and at low load an outcome waits for no timer. `record()` resolves once the outcome is
  * stored: a caller reports an attempt as done only then.
  *
- * If a batch statement fails (one row the database refuses fails the whole statement), each
- * of its records is written alone, so the others still reach the database; a record whose
- * own write fails is rejected and its delivery stays claimed until the lease runs out, then
- * is sent again with the same id and body (the at-least-once the design documents for a
- * crash between sending and recording). A delivery whose success was written is never
- * claimed again.
+ * If a batch statement fails (one row the database refuses fails the whole statement; so does
+ * a deadlock with another process's batch over a shared endpoint row), each of its records is
+ * written alone, so the others still reach the database; a record whose own write fails is
+ * rejected and its delivery stays claimed until the lease runs out, then is sent again with
+ * the same id and body (the at-least-once the design documents for a crash between sending
+ * and recording). A delivery whose success was written is never claimed again.
  */
 export class AttemptRecorder {
   private buffer: Pending[] = []
@@ -125,11 +125,6 @@ export class AttemptRecorder {
       this.buffer.push({ record, resolve, reject })
       this.draining ??= this.drain()
     })
-  }
-
-  /** Resolves once every record handed over so far was written (or refused). */
-  async settled(): Promise<void> {
-    while (this.draining) await this.draining
   }
 
   private async drain(): Promise<void> {

@@ -109,7 +109,13 @@ export async function deliverDue(db: Db, deliver: Deliverer, options: SweepOptio
     await cancelDeliveries(db, revoked)
     const secrets = secretsOf(due)
     for (const row of due)
-      queue.add(row.endpoint.id, () => attempt(row, secrets.get(row.endpoint.id), claimedAt))
+      queue.add(row.endpoint.id, () =>
+        attempt(row, secrets.get(row.endpoint.id), claimedAt).catch((error: unknown) => {
+          // A database error around the send (the revocation check, a cancellation): the
+          // claim's lease runs out and a later sweep takes the delivery again.
+          logger.error({ err: error, deliveryId: row.delivery.id }, 'webhook attempt failed')
+        }),
+      )
     if (options.ids) break
     await queue.whenBacklogBelow(Math.ceil(batch / 2))
   }
