@@ -6,6 +6,7 @@ import postgres from 'postgres'
 import { openMigratedDatabase } from '@/db/migrate'
 import { hashToken } from '@/lib/credentials/tokens'
 import { runAutocannonGet } from './data-api-load'
+import { summarizeProfiles } from './data-api-profile'
 import { type Seeded, seedDataApi } from './data-api-seed'
 import { createCleanup } from './harness/cleanup'
 import { createScratchDatabase, type ScratchDatabase } from './harness/database'
@@ -45,6 +46,10 @@ const OTHER_ISSUES = 100_000
 const argv = process.argv.slice(2)
 const asJson = argv.includes('--json')
 const nullsFirstIndex = argv.includes('--nulls-first-index')
+// --cpu-prof: the server writes a V8 CPU profile (kept, path printed) summarised at the end.
+const cpuProf = argv.includes('--cpu-prof')
+// --no-floor: skip the floor routes (the minimal Next app and bare Node).
+const withFloor = !argv.includes('--no-floor')
 const rateOption = Number(argv.find((a) => a.startsWith('--rate='))?.slice('--rate='.length) ?? 200)
 const RATE = Number.isInteger(rateOption) && rateOption > 0 ? rateOption : 200
 // 300 reads/min per token: with at least 60 * RATE / 100 keys in rotation each key sees at
@@ -54,6 +59,9 @@ const KEYS = Math.max(300, Math.ceil((60 * RATE) / 100))
 const PHASE_SECONDS = phaseSeconds(10)
 const REQUESTS = RATE * PHASE_SECONDS
 const CONNECTIONS = 10
+/** The maximum-rate phases: autocannon without a rate, enough connections to keep 2 cores busy. */
+const MAX_CONNECTIONS = 16
+const MAX_CASES = ['page1', 'issue']
 const PROBE_REQUESTS = RATE * 5
 const WARMUP_REQUESTS = 400
 const PAGE = 25
@@ -62,6 +70,8 @@ const DEPTHS = [1_000, 50_000, 99_000]
 const SAMPLE_IDS = 1_000
 const STATUS = 'unresolved'
 const GOAL = { p99Ms: 20, ratio: 3 }
+/** Issue 17: server CPU per Data API read at most this many times the floor GET route's. */
+const FLOOR_CPU_GOAL = 1.5
 
 // With --json, stdout carries the JSON object alone; progress and the table go to stderr.
 const out = (line = '') => (asJson ? process.stderr : process.stdout).write(`${line}\n`)
@@ -102,6 +112,25 @@ interface CaseResult {
   paced: PhaseResult & { cpu: CpuPerRequest }
   raw: PhaseResult
   p99Ratio: { autocannon: number; paced: number }
+  /** page1 and issue only: autocannon as fast as the server answers. */
+  max: (PhaseResult & { cpu: CpuPerRequest }) | null
+}
+
+/** The floor routes: GET /floor/json?bytes=N answered by a minimal Next app and by bare Node. */
+interface FloorApi {
+  startFloor(options?: { cpuProfileDir?: string }): Promise<{
+    next: RunningProcess
+    bare: RunningProcess
+    stop(): Promise<void>
+  }>
+  floorRatios(ours: number, floorNext: number, bare: number): { vsFloor: number; vsBare: number }
+}
+
+interface FloorPoint {
+  server: 'next' | 'bare'
+  bytes: number
+  paced: PhaseResult & { cpu: CpuPerRequest }
+  max: PhaseResult & { cpu: CpuPerRequest }
 }
 
 interface Walk {
@@ -310,6 +339,8 @@ async function main(): Promise<void> {
 
   // --- 2. server -------------------------------------------------------------------------
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bench-data-api-'))
+  // Kept after the run (it is the point of --cpu-prof); its path is printed.
+  const profileDir = cpuProf ? await mkdtemp(path.join(os.tmpdir(), 'bench-data-api-prof-')) : undefined
   cleanup.add(() => rm(dataDir, { recursive: true, force: true }))
   progress('starting next start on the bench database')
   const server: RunningProcess = await startServer({
@@ -320,6 +351,7 @@ async function main(): Promise<void> {
     env: { LOG_LEVEL: 'warn' },
     // The first 401 for a request without a token means the Data API is ready to serve.
     ready: { path: '/api/v1/issues', status: 401 },
+    cpuProfileDir: profileDir,
     killAfterMs: 10_000,
   })
   let serverStopped = false
@@ -425,7 +457,10 @@ async function main(): Promise<void> {
       problems.push(`warm-up of ${c.name}: ${JSON.stringify(warm.statusCodes)}, ${warm.errors} errors`)
   }
 
-  const apiResults = new Map<string, { autocannon: CaseResult['autocannon']; paced: CaseResult['paced'] }>()
+  const apiResults = new Map<
+    string,
+    { autocannon: CaseResult['autocannon']; paced: CaseResult['paced']; max: CaseResult['max'] }
+  >()
   for (const c of cases) {
     progress(`${c.name}: autocannon ${RATE} req/s, ${CONNECTIONS} connections, ${PHASE_SECONDS} s`)
     let mark = cpuMark(server.pid)
@@ -454,7 +489,24 @@ async function main(): Promise<void> {
         problems.push(
           `${c.name} (${r.generator}): ${r.non2xx} non-2xx ${JSON.stringify(r.statusCodes)}, ${r.errors} errors`,
         )
-    apiResults.set(c.name, { autocannon: { ...ac, cpu: acCpu }, paced: { ...paced, cpu: pacedCpu } })
+    let max: CaseResult['max'] = null
+    if (MAX_CASES.includes(c.name)) {
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      progress(`${c.name}: autocannon at maximum rate, ${MAX_CONNECTIONS} connections, ${PHASE_SECONDS} s`)
+      mark = cpuMark(server.pid)
+      const fastest = await runAutocannonGet({
+        phase: `${c.name} max`,
+        baseUrl,
+        source: c.source,
+        connections: MAX_CONNECTIONS,
+        seconds: PHASE_SECONDS,
+      })
+      max = { ...fastest, cpu: cpuSince(mark, server.pid, fastest.count) }
+      if (fastest.non2xx > 0 || fastest.errors > 0)
+        problems.push(`${c.name} (max): ${JSON.stringify(fastest.statusCodes)}, ${fastest.errors} errors`)
+      await new Promise((resolve) => setTimeout(resolve, 1000))
+    }
+    apiResults.set(c.name, { autocannon: { ...ac, cpu: acCpu }, paced: { ...paced, cpu: pacedCpu }, max })
   }
 
   // What a request costs before any issue is read: the route with no token (no database),
@@ -479,9 +531,85 @@ async function main(): Promise<void> {
     probes.push({ ...result, cpu: cpuSince(mark, server.pid, result.count), expected: 401 })
   }
   agent.destroy()
+  // The sizes the floor routes answer with: a typical 25-item page and a single issue.
+  const bodyBytes = {
+    list: Buffer.byteLength(
+      JSON.stringify(
+        await fetchJson<ListBody>(baseUrl, { path: `/api/v1/issues?limit=${PAGE}`, token: token() }),
+      ),
+    ),
+    issue: Buffer.byteLength(
+      JSON.stringify(
+        await fetchJson<unknown>(baseUrl, { path: `/api/v1/issues/${sampleIds[0]}`, token: token() }),
+      ),
+    ),
+  }
   const serverLogs = server.logs()
   // The raw queries get the machine to themselves, as the API phases had it apart from Postgres.
   await stopServer()
+  const profiles = profileDir ? await summarizeProfiles(profileDir) : []
+
+  // --- 4b. the floor: the same GETs' unavoidable part, in the same run ---------------------
+  const floorPoints: FloorPoint[] = []
+  let floorApi: FloorApi | null = null
+  if (withFloor) {
+    try {
+      // Loaded by path so this benchmark runs (without the floor) where the harness is absent.
+      const floorModule = './harness/floor.ts'
+      floorApi = (await import(floorModule)) as FloorApi
+    } catch (error) {
+      problems.push(`floor harness unavailable: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+  if (floorApi) {
+    const floor = await floorApi.startFloor()
+    cleanup.add(() => floor.stop())
+    const floorAgent = keepAliveAgent()
+    try {
+      for (const [name, running] of [
+        ['next', floor.next],
+        ['bare', floor.bare],
+      ] as const) {
+        for (const bytes of [bodyBytes.list, bodyBytes.issue]) {
+          const source: GetSource = () => ({ path: `/floor/json?bytes=${bytes}` })
+          progress(`floor ${name} GET /floor/json?bytes=${bytes}: warm-up, paced ${RATE}/s, maximum`)
+          await runPaced({
+            phase: `floor warmup`,
+            rate: RATE,
+            count: WARMUP_REQUESTS,
+            task: () => httpGet(floorAgent, running.baseUrl, source()),
+          })
+          let mark = cpuMark(running.pid)
+          const paced = await runPaced({
+            phase: `floor ${name} ${bytes}`,
+            rate: RATE,
+            count: REQUESTS,
+            task: () => httpGet(floorAgent, running.baseUrl, source()),
+          })
+          const pacedCpu = cpuSince(mark, running.pid, paced.count)
+          mark = cpuMark(running.pid)
+          const fastest = await runAutocannonGet({
+            phase: `floor ${name} ${bytes} max`,
+            baseUrl: running.baseUrl,
+            source,
+            connections: MAX_CONNECTIONS,
+            seconds: PHASE_SECONDS,
+          })
+          const maxCpu = cpuSince(mark, running.pid, fastest.count)
+          await new Promise((resolve) => setTimeout(resolve, 500))
+          floorPoints.push({
+            server: name,
+            bytes,
+            paced: { ...paced, cpu: pacedCpu },
+            max: { ...fastest, cpu: maxCpu },
+          })
+        }
+      }
+    } finally {
+      floorAgent.destroy()
+      await floor.stop()
+    }
+  }
 
   // --- 5. the same queries as raw SQL ----------------------------------------------------
   const rawResults = new Map<string, PhaseResult>()
@@ -600,6 +728,7 @@ async function main(): Promise<void> {
       paced: api.paced,
       raw: rawResult,
       p99Ratio: { autocannon: ratio(api.autocannon.latencyMs.p99), paced: ratio(api.paced.latencyMs.p99) },
+      max: api.max,
     }
   })
   const listPages = results.filter((r) => r.listPage)
@@ -736,6 +865,105 @@ async function main(): Promise<void> {
     `Breakdown of a first-page request (paced p50): route floor ${ms(breakdown.routeFloorMs)} ms, auth lookup +${ms(breakdown.authLookupMs)} ms (raw ${ms(breakdown.rawAuthLookupMs)}), rate limit + list query + JSON +${ms(breakdown.rateLimitQueryAndJsonMs)} ms (raw query ${ms(breakdown.rawListQueryMs)}); server CPU ${maybe(breakdown.serverCpuMsPerListRequest)} ms/request (${maybe(breakdown.serverCpuMsPer401NoToken)} for a 401 without token)`,
   )
 
+  // --- maximum rate, the floor and the ratios ---------------------------------------------
+  const maxRows = results.filter((r) => r.max)
+  out()
+  out(`Maximum rate (autocannon, ${MAX_CONNECTIONS} connections, ${PHASE_SECONDS} s):`)
+  for (const line of table(
+    ['case', 'req/s', 'p50', 'p99', 'server CPU ms/req', 'postgres CPU ms/req', 'non-2xx'],
+    maxRows.map((r) => [
+      r.label,
+      r.max!.requestsPerSecond.toFixed(1),
+      ms(r.max!.latencyMs.p50),
+      ms(r.max!.latencyMs.p99),
+      maybe(r.max!.cpu.serverMs, 3),
+      maybe(r.max!.cpu.postgresMs, 3),
+      String(r.max!.non2xx + r.max!.errors),
+    ]),
+  ))
+    out(line)
+  const floorComparisons = floorApi
+    ? (['list', 'issue'] as const).map((which) => {
+        const ours = results.find((r) => r.name === (which === 'list' ? 'page1' : 'issue'))!
+        const at = (server: 'next' | 'bare') =>
+          floorPoints.find((f) => f.server === server && f.bytes === bodyBytes[which])!
+        const next = at('next')
+        const bare = at('bare')
+        const cpu = (r: { cpu: CpuPerRequest }) => r.cpu.serverMs ?? Number.NaN
+        return {
+          read: which,
+          bytes: bodyBytes[which],
+          serverCpuMsPerRequest: { ours: cpu(ours.paced), floorNext: cpu(next.paced), bare: cpu(bare.paced) },
+          // Ours over the floor's: the goal is at most 1.5 for CPU.
+          cpuRatio: floorApi!.floorRatios(cpu(ours.paced), cpu(next.paced), cpu(bare.paced)),
+          maxRequestsPerSecond: {
+            ours: ours.max?.requestsPerSecond ?? Number.NaN,
+            floorNext: next.max.requestsPerSecond,
+            bare: bare.max.requestsPerSecond,
+          },
+          throughputRatio: floorApi!.floorRatios(
+            ours.max?.requestsPerSecond ?? Number.NaN,
+            next.max.requestsPerSecond,
+            bare.max.requestsPerSecond,
+          ),
+          pacedP99Ms: {
+            ours: ours.paced.latencyMs.p99,
+            floorNext: next.paced.latencyMs.p99,
+            bare: bare.paced.latencyMs.p99,
+          },
+        }
+      })
+    : []
+  if (floorComparisons.length > 0) {
+    out()
+    out(
+      `Against the floor in this run: GET /floor/json?bytes=N (the same body size) on a minimal Next app and on bare node:http, paced ${RATE}/s for CPU, autocannon ${MAX_CONNECTIONS} connections for req/s:`,
+    )
+    for (const line of table(
+      [
+        'read',
+        'bytes',
+        'CPU ms/req ours',
+        'floor',
+        'bare',
+        'ours/floor',
+        'ours/bare',
+        'max req/s ours',
+        'floor',
+        'bare',
+        'ours/floor',
+        'ours/bare',
+      ],
+      floorComparisons.map((f) => [
+        f.read,
+        String(f.bytes),
+        maybe(f.serverCpuMsPerRequest.ours, 3),
+        maybe(f.serverCpuMsPerRequest.floorNext, 3),
+        maybe(f.serverCpuMsPerRequest.bare, 3),
+        f.cpuRatio.vsFloor.toFixed(2),
+        f.cpuRatio.vsBare.toFixed(2),
+        f.maxRequestsPerSecond.ours.toFixed(0),
+        f.maxRequestsPerSecond.floorNext.toFixed(0),
+        f.maxRequestsPerSecond.bare.toFixed(0),
+        f.throughputRatio.vsFloor.toFixed(2),
+        f.throughputRatio.vsBare.toFixed(2),
+      ]),
+    ))
+      out(line)
+    const worstCpuRatio = Math.max(...floorComparisons.map((f) => f.cpuRatio.vsFloor))
+    out(
+      `Goal: server CPU per read at most ${FLOOR_CPU_GOAL}x the floor route's: ${worstCpuRatio <= FLOOR_CPU_GOAL ? 'MET' : 'NOT MET'} (worst ${worstCpuRatio.toFixed(2)}x)`,
+    )
+  } else if (withFloor) out('Floor routes not measured (see problems).')
+  for (const profile of profiles) {
+    out()
+    out(`CPU profile of the server (${profile.totalMs} ms busy): ${profile.file}`)
+    out('  by package (self time):')
+    for (const p of profile.byPackage) out(`    ${p.percent.toFixed(1).padStart(5)}%  ${p.name}`)
+    out('  top functions (self time):')
+    for (const f of profile.topFunctions) out(`    ${f.percent.toFixed(1).padStart(5)}%  ${f.name}`)
+  }
+
   if (asJson)
     process.stdout.write(
       `${JSON.stringify(
@@ -766,6 +994,9 @@ async function main(): Promise<void> {
           probes,
           rawAuthLookup: rawAuth,
           breakdown,
+          bodyBytes,
+          floor: { points: floorPoints, comparisons: floorComparisons },
+          profiles,
           explain: { ...plans, genericDeep },
           goal,
           problems,
