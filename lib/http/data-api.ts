@@ -1,3 +1,4 @@
+import { JsonText } from '@/lib/api/json-text'
 import type { ApiRequest } from '@/lib/api/request'
 import { resolveBearer } from '@/lib/credentials/resolve-bearer'
 import { getDb } from '@/lib/db'
@@ -79,7 +80,8 @@ export function dataApiRoute<P = Record<string, never>>(
           body,
           requestId,
         })
-        return new Response(JSON.stringify(answer), { status: 200, headers })
+        const text = answer instanceof JsonText ? answer.text : JSON.stringify(answer)
+        return new Response(text, { status: 200, headers })
       } catch (error) {
         const response = errorResponse(error, 'data-api', { requestId, scope: access.scope })
         // The request id and, once a credential was found, the rate-limit headers; the error

@@ -4,6 +4,7 @@ import { issues } from '@/db/schema'
 import type { Principal } from '@/lib/credentials/resolve-bearer'
 import { prepared } from '@/lib/db/prepared'
 import { isUuid, NotFoundError } from '@/lib/errors'
+import { issueJson } from './issue-json'
 import { type Issue, toIssue } from './views'
 
 export const ISSUE_NOT_FOUND = 'Issue not found'
@@ -34,4 +35,27 @@ export async function getIssue(
   issueId: string,
 ): Promise<Issue> {
   return toIssue(await getIssueRow(db, principal.organizationId, issueId))
+}
+
+/** getIssue as the JSON text JSON.stringify would make of it (issue-json.ts), in one query. */
+export async function getIssueJson(
+  db: DbOrTx,
+  principal: Pick<Principal, 'organizationId'>,
+  issueId: string,
+): Promise<string> {
+  if (!isUuid(issueId)) throw new NotFoundError(ISSUE_NOT_FOUND)
+  const [row] = await prepared(db, 'issues.jsonById', () =>
+    db
+      .select({ json: issueJson })
+      .from(issues)
+      .where(
+        and(
+          eq(issues.id, sql.placeholder('issueId')),
+          eq(issues.organizationId, sql.placeholder('organizationId')),
+        ),
+      )
+      .prepare('issues_json_by_id'),
+  ).execute({ issueId, organizationId: principal.organizationId })
+  if (!row) throw new NotFoundError(ISSUE_NOT_FOUND)
+  return row.json
 }
