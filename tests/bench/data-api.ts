@@ -10,6 +10,16 @@ import { summarizeProfiles } from './data-api-profile'
 import { type Seeded, seedDataApi } from './data-api-seed'
 import { createCleanup } from './harness/cleanup'
 import { createScratchDatabase, type ScratchDatabase } from './harness/database'
+import {
+  type ComparedFigures,
+  type FloorPair,
+  floorComparison,
+  floorProblems,
+  floorRatios,
+  floorTable,
+  measureFloorPhase,
+  startFloor,
+} from './harness/floor'
 import { otherNextProcesses, postgresCpuMs, treeCpuMs } from './harness/machine'
 import { phaseSeconds } from './harness/options'
 import {
@@ -116,21 +126,12 @@ interface CaseResult {
   max: (PhaseResult & { cpu: CpuPerRequest }) | null
 }
 
-/** The floor routes: GET /floor/json?bytes=N answered by a minimal Next app and by bare Node. */
-interface FloorApi {
-  startFloor(options?: { cpuProfileDir?: string }): Promise<{
-    next: RunningProcess
-    bare: RunningProcess
-    stop(): Promise<void>
-  }>
-  floorRatios(ours: number, floorNext: number, bare: number): { vsFloor: number; vsBare: number }
-}
-
-interface FloorPoint {
+/** A floor route (GET /floor/json?bytes=N) at our paced rate, on the minimal Next app or bare Node. */
+interface FloorPaced {
   server: 'next' | 'bare'
+  read: 'list' | 'issue'
   bytes: number
   paced: PhaseResult & { cpu: CpuPerRequest }
-  max: PhaseResult & { cpu: CpuPerRequest }
 }
 
 interface Walk {
@@ -550,60 +551,52 @@ async function main(): Promise<void> {
   const profiles = profileDir ? await summarizeProfiles(profileDir) : []
 
   // --- 4b. the floor: the same GETs' unavoidable part, in the same run ---------------------
-  const floorPoints: FloorPoint[] = []
-  let floorApi: FloorApi | null = null
+  // GET /floor/json?bytes=N with N our answers' sizes, on the minimal Next app and bare Node:
+  // at our paced rate (CPU per request under the same load) and at the maximum rate.
+  const floorPaced: FloorPaced[] = []
+  const floorMax = new Map<'list' | 'issue', FloorPair>()
   if (withFloor) {
-    try {
-      // Loaded by path so this benchmark runs (without the floor) where the harness is absent.
-      const floorModule = './harness/floor.ts'
-      floorApi = (await import(floorModule)) as FloorApi
-    } catch (error) {
-      problems.push(`floor harness unavailable: ${error instanceof Error ? error.message : String(error)}`)
-    }
-  }
-  if (floorApi) {
-    const floor = await floorApi.startFloor()
-    cleanup.add(() => floor.stop())
+    const floor = await startFloor()
     const floorAgent = keepAliveAgent()
     try {
-      for (const [name, running] of [
-        ['next', floor.next],
-        ['bare', floor.bare],
-      ] as const) {
-        for (const bytes of [bodyBytes.list, bodyBytes.issue]) {
-          const source: GetSource = () => ({ path: `/floor/json?bytes=${bytes}` })
-          progress(`floor ${name} GET /floor/json?bytes=${bytes}: warm-up, paced ${RATE}/s, maximum`)
-          await runPaced({
-            phase: `floor warmup`,
-            rate: RATE,
-            count: WARMUP_REQUESTS,
-            task: () => httpGet(floorAgent, running.baseUrl, source()),
-          })
-          let mark = cpuMark(running.pid)
+      for (const read of ['list', 'issue'] as const) {
+        const bytes = bodyBytes[read]
+        for (const [server, running] of [
+          ['next', floor.next],
+          ['bare', floor.bare],
+        ] as const) {
+          const task = () => httpGet(floorAgent, running.baseUrl, { path: `/floor/json?bytes=${bytes}` })
+          progress(`floor ${server} GET /floor/json?bytes=${bytes}: paced ${RATE}/s`)
+          await runPaced({ phase: 'floor warmup', rate: RATE, count: WARMUP_REQUESTS, task })
+          const mark = cpuMark(running.pid)
           const paced = await runPaced({
-            phase: `floor ${name} ${bytes}`,
+            phase: `floor ${server} ${read}`,
             rate: RATE,
             count: REQUESTS,
-            task: () => httpGet(floorAgent, running.baseUrl, source()),
+            task,
           })
-          const pacedCpu = cpuSince(mark, running.pid, paced.count)
-          mark = cpuMark(running.pid)
-          const fastest = await runAutocannonGet({
-            phase: `floor ${name} ${bytes} max`,
-            baseUrl: running.baseUrl,
-            source,
-            connections: MAX_CONNECTIONS,
-            seconds: PHASE_SECONDS,
-          })
-          const maxCpu = cpuSince(mark, running.pid, fastest.count)
-          await new Promise((resolve) => setTimeout(resolve, 500))
-          floorPoints.push({
-            server: name,
+          floorPaced.push({
+            server,
+            read,
             bytes,
-            paced: { ...paced, cpu: pacedCpu },
-            max: { ...fastest, cpu: maxCpu },
+            paced: { ...paced, cpu: cpuSince(mark, running.pid, paced.count) },
           })
+          if (paced.non2xx > 0 || paced.errors > 0)
+            problems.push(
+              `floor ${server} ${read} (paced): ${JSON.stringify(paced.statusCodes)}, ${paced.errors} errors`,
+            )
         }
+        progress(`floor GET /floor/json?bytes=${bytes}: maximum rate, ${MAX_CONNECTIONS} connections`)
+        const pair = await measureFloorPhase({
+          floor,
+          method: 'GET',
+          path: '/floor/json',
+          bytes,
+          connections: MAX_CONNECTIONS,
+          seconds: PHASE_SECONDS,
+        })
+        problems.push(...floorProblems(pair))
+        floorMax.set(read, pair)
       }
     } finally {
       floorAgent.destroy()
@@ -882,77 +875,72 @@ async function main(): Promise<void> {
     ]),
   ))
     out(line)
-  const floorComparisons = floorApi
-    ? (['list', 'issue'] as const).map((which) => {
-        const ours = results.find((r) => r.name === (which === 'list' ? 'page1' : 'issue'))!
-        const at = (server: 'next' | 'bare') =>
-          floorPoints.find((f) => f.server === server && f.bytes === bodyBytes[which])!
-        const next = at('next')
-        const bare = at('bare')
-        const cpu = (r: { cpu: CpuPerRequest }) => r.cpu.serverMs ?? Number.NaN
-        return {
-          read: which,
-          bytes: bodyBytes[which],
-          serverCpuMsPerRequest: { ours: cpu(ours.paced), floorNext: cpu(next.paced), bare: cpu(bare.paced) },
-          // Ours over the floor's: the goal is at most 1.5 for CPU.
-          cpuRatio: floorApi!.floorRatios(cpu(ours.paced), cpu(next.paced), cpu(bare.paced)),
-          maxRequestsPerSecond: {
-            ours: ours.max?.requestsPerSecond ?? Number.NaN,
-            floorNext: next.max.requestsPerSecond,
-            bare: bare.max.requestsPerSecond,
-          },
-          throughputRatio: floorApi!.floorRatios(
-            ours.max?.requestsPerSecond ?? Number.NaN,
-            next.max.requestsPerSecond,
-            bare.max.requestsPerSecond,
-          ),
-          pacedP99Ms: {
-            ours: ours.paced.latencyMs.p99,
-            floorNext: next.paced.latencyMs.p99,
-            bare: bare.paced.latencyMs.p99,
-          },
-        }
-      })
-    : []
+  const floorComparisons = (['list', 'issue'] as const).flatMap((read) => {
+    const pair = floorMax.get(read)
+    const ours = results.find((r) => r.name === (read === 'list' ? 'page1' : 'issue'))
+    const at = (server: 'next' | 'bare') => floorPaced.find((f) => f.server === server && f.read === read)
+    const next = at('next')
+    const bare = at('bare')
+    if (!pair || !ours?.max || !next || !bare) return []
+    const oursMax: ComparedFigures = {
+      requestsPerSecond: ours.max.requestsPerSecond,
+      latencyMs: ours.max.latencyMs,
+      serverCpuMsPerRequest: ours.max.cpu.serverMs,
+      postgresCpuMsPerRequest: ours.max.cpu.postgresMs,
+    }
+    const cpu = (r: { cpu: CpuPerRequest }) => r.cpu.serverMs ?? 0
+    return [
+      {
+        read,
+        bytes: bodyBytes[read],
+        // At our paced rate: the goal's comparison (ours at most 1.5x the floor's CPU per request).
+        pacedServerCpuMs: {
+          ours: ours.paced.cpu.serverMs,
+          floorNext: next.paced.cpu.serverMs,
+          bare: bare.paced.cpu.serverMs,
+        },
+        pacedServerCpu: floorRatios(cpu(ours.paced), cpu(next.paced), cpu(bare.paced)),
+        pacedP99Ms: {
+          ours: ours.paced.latencyMs.p99,
+          floorNext: next.paced.latencyMs.p99,
+          bare: bare.paced.latencyMs.p99,
+        },
+        // At the maximum rate, closed loop on both sides.
+        max: floorComparison(oursMax, pair),
+        oursMax,
+        floorMax: pair,
+      },
+    ]
+  })
   if (floorComparisons.length > 0) {
     out()
     out(
-      `Against the floor in this run: GET /floor/json?bytes=N (the same body size) on a minimal Next app and on bare node:http, paced ${RATE}/s for CPU, autocannon ${MAX_CONNECTIONS} connections for req/s:`,
+      `Against the floor in this run: GET /floor/json?bytes=N (our answer's size) on a minimal Next app and on bare node:http. Paced ${RATE}/s (server CPU ms/request):`,
     )
     for (const line of table(
-      [
-        'read',
-        'bytes',
-        'CPU ms/req ours',
-        'floor',
-        'bare',
-        'ours/floor',
-        'ours/bare',
-        'max req/s ours',
-        'floor',
-        'bare',
-        'ours/floor',
-        'ours/bare',
-      ],
+      ['read', 'bytes', 'ours', 'floor', 'bare', 'ours/floor', 'ours/bare', 'p99 ours', 'p99 floor'],
       floorComparisons.map((f) => [
         f.read,
         String(f.bytes),
-        maybe(f.serverCpuMsPerRequest.ours, 3),
-        maybe(f.serverCpuMsPerRequest.floorNext, 3),
-        maybe(f.serverCpuMsPerRequest.bare, 3),
-        f.cpuRatio.vsFloor.toFixed(2),
-        f.cpuRatio.vsBare.toFixed(2),
-        f.maxRequestsPerSecond.ours.toFixed(0),
-        f.maxRequestsPerSecond.floorNext.toFixed(0),
-        f.maxRequestsPerSecond.bare.toFixed(0),
-        f.throughputRatio.vsFloor.toFixed(2),
-        f.throughputRatio.vsBare.toFixed(2),
+        maybe(f.pacedServerCpuMs.ours, 3),
+        maybe(f.pacedServerCpuMs.floorNext, 3),
+        maybe(f.pacedServerCpuMs.bare, 3),
+        f.pacedServerCpu.vsFloor.toFixed(2),
+        f.pacedServerCpu.vsBare.toFixed(2),
+        ms(f.pacedP99Ms.ours),
+        ms(f.pacedP99Ms.floorNext),
       ]),
     ))
       out(line)
-    const worstCpuRatio = Math.max(...floorComparisons.map((f) => f.cpuRatio.vsFloor))
+    for (const f of floorComparisons) {
+      out()
+      out(`Maximum rate, ${f.read} (${f.bytes} bytes), ${MAX_CONNECTIONS} connections:`)
+      for (const line of floorTable([{ label: `ours: ${f.read}`, figures: f.oursMax }], f.floorMax)) out(line)
+    }
+    const worstCpuRatio = Math.max(...floorComparisons.map((f) => f.pacedServerCpu.vsFloor))
+    out()
     out(
-      `Goal: server CPU per read at most ${FLOOR_CPU_GOAL}x the floor route's: ${worstCpuRatio <= FLOOR_CPU_GOAL ? 'MET' : 'NOT MET'} (worst ${worstCpuRatio.toFixed(2)}x)`,
+      `Goal: server CPU per read at most ${FLOOR_CPU_GOAL}x the floor route's (paced ${RATE}/s): ${worstCpuRatio <= FLOOR_CPU_GOAL ? 'MET' : 'NOT MET'} (worst ${worstCpuRatio.toFixed(2)}x)`,
     )
   } else if (withFloor) out('Floor routes not measured (see problems).')
   for (const profile of profiles) {
@@ -995,7 +983,7 @@ async function main(): Promise<void> {
           rawAuthLookup: rawAuth,
           breakdown,
           bodyBytes,
-          floor: { points: floorPoints, comparisons: floorComparisons },
+          floor: { paced: floorPaced, comparisons: floorComparisons },
           profiles,
           explain: { ...plans, genericDeep },
           goal,
