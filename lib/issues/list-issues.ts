@@ -10,8 +10,11 @@ import { type IssueListItem, toIssueListItem } from './views'
 
 export const ISSUES_PAGE = { default: 25, max: 200 }
 
-/** The page's condition: the organization, the status filter, the keyset cursor (as placeholders). */
-function pageWhere(withStatus: boolean, withCursor: boolean) {
+/**
+ * The page's condition: the organization, the status filter, the keyset cursor (as
+ * placeholders). Exported with PAGE_ORDER for bench:data-api, which EXPLAINs this statement.
+ */
+export function pageWhere(withStatus: boolean, withCursor: boolean) {
   return and(
     eq(issues.organizationId, sql.placeholder('organizationId')),
     withStatus ? eq(issues.status, sql.placeholder('status')) : undefined,
@@ -22,7 +25,7 @@ function pageWhere(withStatus: boolean, withCursor: boolean) {
   )
 }
 
-const PAGE_ORDER = [desc(issues.createdAt), desc(issues.id)]
+export const PAGE_ORDER = [desc(issues.createdAt), desc(issues.id)]
 
 /**
  * One statement per combination of filters (status or not, cursor or not), built once per

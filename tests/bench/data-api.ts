@@ -2,9 +2,14 @@ import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import { Placeholder, sql } from 'drizzle-orm'
+import { QueryBuilder } from 'drizzle-orm/pg-core'
 import postgres from 'postgres'
 import { openMigratedDatabase } from '@/db/migrate'
+import { issues } from '@/db/schema'
 import { hashToken } from '@/lib/credentials/tokens'
+import { isoMillis, issueListItemJson } from '@/lib/issues/issue-json'
+import { PAGE_ORDER, pageWhere } from '@/lib/issues/list-issues'
 import { runAutocannonGet } from './data-api-load'
 import { summarizeProfiles } from './data-api-profile'
 import { type Seeded, seedDataApi } from './data-api-seed'
@@ -659,6 +664,28 @@ async function main(): Promise<void> {
       'issues_pkey',
     ),
   }
+  // The server's own statement for a deep page (JSON written by the database), with its
+  // placeholders filled as the server fills them.
+  const serverQuery = new QueryBuilder()
+    .select({ json: issueListItemJson, id: issues.id, createdAt: isoMillis(issues.createdAt) })
+    .from(issues)
+    .where(pageWhere(false, true))
+    .orderBy(...PAGE_ORDER)
+    .limit(sql.placeholder('limit'))
+    .toSQL()
+  const serverValues: Record<string, string | number> = {
+    organizationId: org,
+    afterCreatedAt: deepAt.createdAt,
+    afterId: deepAt.id,
+    limit: PAGE + 1,
+  }
+  const serverDeep = await explain(
+    serverQuery.sql,
+    serverQuery.params.map((p) =>
+      p instanceof Placeholder ? serverValues[p.name]! : (p as string | number),
+    ),
+    'issues_org_created_idx',
+  )
   // A prepared statement (as postgres.js and the server use) may switch to a generic plan,
   // planned without the cursor's values: that one must take the index as well.
   const reserved = await raw.reserve()
@@ -677,7 +704,7 @@ async function main(): Promise<void> {
   } finally {
     reserved.release()
   }
-  for (const [name, plan] of Object.entries({ ...plans, genericDeep }))
+  for (const [name, plan] of Object.entries({ ...plans, genericDeep, serverDeep }))
     if (!plan.usesExpectedIndex || plan.sort)
       problems.push(`plan of ${name}: index ${plan.index ?? 'none'}, sort=${plan.sort}`)
 
@@ -846,7 +873,7 @@ async function main(): Promise<void> {
     `Keyset indexes${nullsFirstIndex ? ' (recreated by --nulls-first-index)' : ' (as migrated)'} and the plans of each read:`,
   )
   for (const definition of keysetIndexes) out(`  ${definition}`)
-  for (const [name, plan] of Object.entries({ ...plans, genericDeep }))
+  for (const [name, plan] of Object.entries({ ...plans, genericDeep, serverDeep }))
     out(
       `  ${name.padEnd(11)} ${plan.index ?? 'no index'}${plan.usesExpectedIndex ? '' : ` (expected ${plan.expectedIndex})`}, ${plan.sort ? 'SORT' : 'no sort'}, ${plan.offset ? 'OFFSET' : 'no offset'}, ${plan.rows ?? '?'} rows, ${maybe(plan.executionMs, 3)} ms, ${plan.buffers ?? ''}`,
     )
@@ -985,7 +1012,7 @@ async function main(): Promise<void> {
           bodyBytes,
           floor: { paced: floorPaced, comparisons: floorComparisons },
           profiles,
-          explain: { ...plans, genericDeep },
+          explain: { ...plans, genericDeep, serverDeep },
           goal,
           problems,
         },
