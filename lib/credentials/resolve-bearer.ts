@@ -1,6 +1,7 @@
 import { and, eq, gt, isNull, or, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { credentials, memberships, oauthAccessTokens, oauthConsents, oauthTokenChains } from '@/db/schema'
+import { prepared } from '@/lib/db/prepared'
 import { cachedCredential } from './credential-cache'
 import { hashToken, TOKEN_PREFIXES } from './tokens'
 import { touchCredential } from './touch'
@@ -36,12 +37,23 @@ const MAX_TOKEN_LENGTH = 200
 async function resolveStaticKey(db: DbOrTx, token: string, kind: 'api' | 'mcp'): Promise<Principal | null> {
   const tokenHash = hashToken(token)
   const principal = await cachedCredential<Principal>(`bearer:${tokenHash}`, async () => {
-    const [row] = await db
-      .select({ id: credentials.id, organizationId: credentials.organizationId, scopes: credentials.scopes })
-      .from(credentials)
-      .where(
-        and(eq(credentials.tokenHash, tokenHash), eq(credentials.kind, kind), isNull(credentials.revokedAt)),
-      )
+    const [row] = await prepared(db, 'bearer.staticKey', () =>
+      db
+        .select({
+          id: credentials.id,
+          organizationId: credentials.organizationId,
+          scopes: credentials.scopes,
+        })
+        .from(credentials)
+        .where(
+          and(
+            eq(credentials.tokenHash, sql.placeholder('tokenHash')),
+            eq(credentials.kind, sql.placeholder('kind')),
+            isNull(credentials.revokedAt),
+          ),
+        )
+        .prepare('bearer_static_key'),
+    ).execute({ tokenHash, kind })
     if (!row) return null
     return {
       value: {
@@ -68,37 +80,41 @@ async function resolveStaticKey(db: DbOrTx, token: string, kind: 'api' | 'mcp'):
  * one-line change once a bound is acceptable for them.
  */
 async function resolveAccessToken(db: DbOrTx, token: string): Promise<Principal | null> {
-  const [row] = await db
-    .select({
-      id: oauthAccessTokens.id,
-      organizationId: oauthAccessTokens.organizationId,
-      scope: oauthAccessTokens.scope,
-      clientId: oauthAccessTokens.clientId,
-      resource: oauthAccessTokens.resource,
-    })
-    .from(oauthAccessTokens)
-    .innerJoin(oauthTokenChains, eq(oauthTokenChains.id, oauthAccessTokens.chainId))
-    // The grant itself is re-checked on every request, in this one query (primary-key joins):
-    // a token committed concurrently with a consent revocation or a member's removal, which
-    // the revocation's sweep of token rows could not see, is still refused at once.
-    .leftJoin(oauthConsents, eq(oauthConsents.id, oauthTokenChains.consentId))
-    .innerJoin(
-      memberships,
-      and(
-        eq(memberships.organizationId, oauthTokenChains.organizationId),
-        eq(memberships.userId, oauthTokenChains.userId),
-      ),
-    )
-    .where(
-      and(
-        eq(oauthAccessTokens.tokenHash, hashToken(token)),
-        isNull(oauthAccessTokens.revokedAt),
-        isNull(oauthTokenChains.revokedAt),
-        or(isNull(oauthTokenChains.consentId), isNull(oauthConsents.revokedAt)),
-        // The database's clock decides expiry, the same clock that set it.
-        gt(oauthAccessTokens.expiresAt, sql`now()`),
-      ),
-    )
+  // Built once per database handle (lib/db/prepared.ts): it runs on every OAuth request.
+  const [row] = await prepared(db, 'bearer.accessToken', () =>
+    db
+      .select({
+        id: oauthAccessTokens.id,
+        organizationId: oauthAccessTokens.organizationId,
+        scope: oauthAccessTokens.scope,
+        clientId: oauthAccessTokens.clientId,
+        resource: oauthAccessTokens.resource,
+      })
+      .from(oauthAccessTokens)
+      .innerJoin(oauthTokenChains, eq(oauthTokenChains.id, oauthAccessTokens.chainId))
+      // The grant itself is re-checked on every request, in this one query (primary-key joins):
+      // a token committed concurrently with a consent revocation or a member's removal, which
+      // the revocation's sweep of token rows could not see, is still refused at once.
+      .leftJoin(oauthConsents, eq(oauthConsents.id, oauthTokenChains.consentId))
+      .innerJoin(
+        memberships,
+        and(
+          eq(memberships.organizationId, oauthTokenChains.organizationId),
+          eq(memberships.userId, oauthTokenChains.userId),
+        ),
+      )
+      .where(
+        and(
+          eq(oauthAccessTokens.tokenHash, sql.placeholder('tokenHash')),
+          isNull(oauthAccessTokens.revokedAt),
+          isNull(oauthTokenChains.revokedAt),
+          or(isNull(oauthTokenChains.consentId), isNull(oauthConsents.revokedAt)),
+          // The database's clock decides expiry, the same clock that set it.
+          gt(oauthAccessTokens.expiresAt, sql`now()`),
+        ),
+      )
+      .prepare('bearer_access_token'),
+  ).execute({ tokenHash: hashToken(token) })
   if (!row) return null
   return {
     kind: 'oauth',
