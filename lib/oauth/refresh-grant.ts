@@ -2,6 +2,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Db, DbOrTx } from '@/db/client'
 import { memberships, oauthRefreshTokens, oauthTokenChains } from '@/db/schema'
 import type { Config } from '@/lib/config'
+import { forgetCredentials } from '@/lib/credentials/credential-cache'
 import { hashToken, TOKEN_PREFIXES } from '@/lib/credentials/tokens'
 import { InvalidGrantError, InvalidScopeError, InvalidTargetError } from './errors'
 import type { OAuthClient } from './find-client'
@@ -128,6 +129,10 @@ export async function refreshTokenGrant(
       config.oauth,
     )
   })
-  if (outcome === 'reuse') throw new InvalidGrantError('The refresh token was already used')
+  if (outcome === 'reuse') {
+    // The chain's revocation has committed (the transaction returned): forget cached tokens.
+    forgetCredentials()
+    throw new InvalidGrantError('The refresh token was already used')
+  }
   return outcome
 }
