@@ -3,6 +3,7 @@ import type { Dirent } from 'node:fs'
 import { type FileHandle, mkdir, open, readdir, readFile, rename, rm, rmdir, unlink } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
+import { GroupedSync } from './grouped-sync'
 import { assertValidBlobKey, assertValidBlobPrefix, isValidBlobKey } from './keys'
 import type { BlobStore, PutOptions } from './types'
 
@@ -36,7 +37,7 @@ function toBytes(body: Uint8Array | string): Uint8Array {
 }
 
 /** Makes a rename durable across a crash; some platforms cannot fsync a directory, which is fine. */
-async function syncDirectory(dir: string): Promise<void> {
+export async function syncDirectory(dir: string): Promise<void> {
   let handle: FileHandle | undefined
   try {
     handle = await open(dir, 'r')
@@ -48,14 +49,34 @@ async function syncDirectory(dir: string): Promise<void> {
   }
 }
 
+/** How many directories put() remembers as existing, to skip its mkdir. */
+const KNOWN_DIRECTORIES_MAX = 10_000
+
+export interface LocalBlobStoreOptions {
+  /** Makes a directory's entries durable; tests count and delay calls. */
+  syncDirectory?: (dir: string) => Promise<void>
+}
+
 export class LocalBlobStore implements BlobStore {
   readonly kind = 'local' as const
   readonly root: string
   private readonly rootPrefix: string
+  /**
+   * Directory syncs after a rename, grouped per directory: puts into one directory (a
+   * session's folder) that finish while its sync is in flight share the next one.
+   */
+  private readonly directorySyncs: GroupedSync
+  /**
+   * Directories this process created or wrote into: put() skips the mkdir for them. Only a
+   * hint — delete() prunes empty directories, and then the temporary file's open fails with
+   * ENOENT and put() creates the directory again.
+   */
+  private readonly knownDirectories = new Set<string>()
 
-  constructor(root: string) {
+  constructor(root: string, options: LocalBlobStoreOptions = {}) {
     this.root = path.resolve(root)
     this.rootPrefix = this.root.endsWith(path.sep) ? this.root : this.root + path.sep
+    this.directorySyncs = new GroupedSync(options.syncDirectory ?? syncDirectory)
   }
 
   private pathOf(key: string): string {
@@ -66,32 +87,46 @@ export class LocalBlobStore implements BlobStore {
     return full
   }
 
+  /**
+   * Durable before it returns, so a row may then name the key: the bytes are written to a
+   * temporary file and fdatasync'ed (data and size), renamed into place (readers never see a
+   * partial object, and a re-send of the same bytes replaces a complete file with a complete
+   * file), and the directory is synced so the new name survives a crash (grouped, see
+   * directorySyncs).
+   */
   async put(key: string, body: Uint8Array | string, _options?: PutOptions): Promise<void> {
     const target = this.pathOf(key)
     const dir = path.dirname(target)
     const bytes = toBytes(body)
-    // A concurrent delete may prune the freshly created directory before the temporary file is
-    // opened in it; creating it again is enough.
+    // A concurrent delete may prune the directory before the temporary file is opened in it;
+    // creating it again is enough.
     for (let attempt = 0; ; attempt++) {
       const temp = path.join(dir, `${TEMP_PREFIX}${randomUUID()}`)
       try {
-        await mkdir(dir, { recursive: true, mode: 0o700 })
+        if (attempt > 0 || !this.knownDirectories.has(dir)) await mkdir(dir, { recursive: true, mode: 0o700 })
         const handle = await open(temp, 'wx', 0o600)
+        this.rememberDirectory(dir)
         try {
           await handle.writeFile(bytes)
-          await handle.sync()
+          await handle.datasync()
         } finally {
           await handle.close()
         }
         await rename(temp, target)
-        await syncDirectory(dir)
+        await this.directorySyncs.sync(dir)
         return
       } catch (error) {
+        if (errorCode(error) === 'ENOENT') this.knownDirectories.delete(dir)
         await rm(temp, { force: true }).catch(() => {})
         if (errorCode(error) === 'ENOENT' && attempt < 3) continue
         throw error
       }
     }
+  }
+
+  private rememberDirectory(dir: string): void {
+    if (this.knownDirectories.size >= KNOWN_DIRECTORIES_MAX) this.knownDirectories.clear()
+    this.knownDirectories.add(dir)
   }
 
   async get(key: string): Promise<Uint8Array | null> {
@@ -152,6 +187,7 @@ export class LocalBlobStore implements BlobStore {
     while (dir.startsWith(this.rootPrefix) && dir !== this.root) {
       try {
         await rmdir(dir)
+        this.knownDirectories.delete(dir)
       } catch {
         // not empty (or already gone, or concurrently refilled): stop climbing
         return
