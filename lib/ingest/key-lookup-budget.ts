@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import type { DbOrTx } from '@/db/client'
-import { cachedCredential } from '@/lib/credentials/credential-cache'
 import { INVALID_API_KEY, type IngestPrincipal, resolveIngestKey } from '@/lib/credentials/resolve-ingest-key'
 import { RateLimitedError, UnauthorizedError } from '@/lib/errors'
 import { logger } from '@/lib/log'
@@ -72,13 +71,7 @@ export async function admitKeyLookup(lookup: KeyLookup): Promise<KnownAs> {
   return undefined
 }
 
-/**
- * Resolves a key that `admitKeyLookup` let through, keeping the caches and the budget. A key
- * that resolved within CREDENTIAL_CACHE_TTL_MS comes from the shared credential cache without
- * a lookup: that is the bound on revocation across instances (on the revoking instance,
- * revokeKey clears the cache at once). Such a key is also in `recentlyWorking` (a longer TTL),
- * so it never spent a budget either.
- */
+/** Resolves a key that `admitKeyLookup` let through, keeping the caches and the budget. */
 export async function resolveAdmittedKey(
   db: DbOrTx,
   lookup: KeyLookup,
@@ -86,9 +79,7 @@ export async function resolveAdmittedKey(
 ): Promise<IngestPrincipal> {
   if (knownAs === 'failing') throw new UnauthorizedError(INVALID_API_KEY)
   try {
-    const principal = (await cachedCredential(`ingest:${lookup.keyId}`, async () => ({
-      value: await resolveIngestKey(db, lookup.key),
-    })))!
+    const principal = await resolveIngestKey(db, lookup.key)
     recentlyWorking.set(lookup.keyId, true)
     return principal
   } catch (error) {
