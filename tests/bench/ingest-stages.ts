@@ -51,12 +51,12 @@ const noJobs: JobsEngine = {
 
 const STAGES = [
   'rate limit (sha256 of key + in-memory limiter)',
-  'resolve key (1 SELECT)',
+  'resolve key (credential cache; 1 SELECT per key per 5 s)',
   'JSON.parse',
   'zod ReplayBatch.safeParse',
   'blob key (2 sha256)',
-  'blob put (local file: write, fsync, rename, fsync dir)',
-  'storeBatch database work (SELECT + BEGIN, 3 writes, COMMIT)',
+  'blob put (local file: write, fdatasync, rename, fsync dir)',
+  'storeBatch database work (one statement)',
 ] as const
 
 async function main(): Promise<void> {
