@@ -15,6 +15,9 @@ import type { sessionFields } from './session-fields'
  *     (deduplicated on `session.finalize:<session>:<sequence>`, as enqueueEvent does).
  * Sub-statements of one statement share a snapshot and cannot see each other's writes, so a
  * row is never touched twice: a new session is inserted complete, an existing one is updated.
+ * An existing session's row is locked first, as the transactional path's upsert does: both
+ * paths take the session lock before the batch's unique index entry, so a re-send racing on
+ * the two paths waits instead of deadlocking.
  *
  * It cannot decide when the session is created concurrently by another request (the insert
  * waits for it and does nothing, and the snapshot does not show it): it then answers
@@ -23,6 +26,7 @@ import type { sessionFields } from './session-fields'
 const STATEMENT = `
 with existing as (
   select id from replay_sessions where organization_id = $1::uuid and external_id = $2::text
+  for no key update
 ),
 created as (
   insert into replay_sessions (
