@@ -37,7 +37,7 @@ function toBytes(body: Uint8Array | string): Uint8Array {
 }
 
 /** Makes a rename durable across a crash; some platforms cannot fsync a directory, which is fine. */
-export async function syncDirectory(dir: string): Promise<void> {
+async function syncDirectory(dir: string): Promise<void> {
   let handle: FileHandle | undefined
   try {
     handle = await open(dir, 'r')
