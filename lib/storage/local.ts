@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import type { Dirent } from 'node:fs'
-import { type FileHandle, mkdir, open, readdir, readFile, rename, rm, rmdir, unlink } from 'node:fs/promises'
+import { close, type Dirent, fdatasync, open as openFd, rename as renameFd, write } from 'node:fs'
+import { type FileHandle, mkdir, open, readdir, readFile, rm, rmdir, unlink } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
+import { promisify } from 'node:util'
 import { GroupedSync } from './grouped-sync'
 import { assertValidBlobKey, assertValidBlobPrefix, isValidBlobKey } from './keys'
 import type { BlobStore, PutOptions } from './types'
@@ -47,6 +48,21 @@ async function syncDirectory(dir: string): Promise<void> {
   } finally {
     await handle?.close().catch(() => {})
   }
+}
+
+// put() is on every ingest request: the callback API with plain descriptors costs the main
+// thread less per call than fs/promises' FileHandle objects.
+const openFile = promisify(openFd)
+const writeAt = promisify(write)
+const dataSync = promisify(fdatasync)
+const closeFile = promisify(close)
+const renameFile = promisify(renameFd)
+
+/** Writes all of `bytes` from the start of a new file (write may write less than asked). */
+async function writeAll(fd: number, bytes: Uint8Array): Promise<void> {
+  let offset = 0
+  while (offset < bytes.byteLength)
+    offset += (await writeAt(fd, bytes, offset, bytes.byteLength - offset, null)).bytesWritten
 }
 
 /** How many directories put() remembers as existing, to skip its mkdir. */
@@ -104,15 +120,15 @@ export class LocalBlobStore implements BlobStore {
       const temp = path.join(dir, `${TEMP_PREFIX}${randomUUID()}`)
       try {
         if (attempt > 0 || !this.knownDirectories.has(dir)) await mkdir(dir, { recursive: true, mode: 0o700 })
-        const handle = await open(temp, 'wx', 0o600)
+        const fd = await openFile(temp, 'wx', 0o600)
         this.rememberDirectory(dir)
         try {
-          await handle.writeFile(bytes)
-          await handle.datasync()
+          await writeAll(fd, bytes)
+          await dataSync(fd)
         } finally {
-          await handle.close()
+          await closeFile(fd)
         }
-        await rename(temp, target)
+        await renameFile(temp, target)
         await this.directorySyncs.sync(dir)
         return
       } catch (error) {
