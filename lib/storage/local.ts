@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { close, type Dirent, fdatasync, open as openFd, rename as renameFd, write } from 'node:fs'
+import { close, type Dirent, fdatasync, fsync, open as openFd, rename as renameFd, write } from 'node:fs'
 import { type FileHandle, mkdir, open, readdir, readFile, rm, rmdir, unlink } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
@@ -37,26 +37,27 @@ function toBytes(body: Uint8Array | string): Uint8Array {
   return typeof body === 'string' ? Buffer.from(body, 'utf8') : body
 }
 
-/** Makes a rename durable across a crash; some platforms cannot fsync a directory, which is fine. */
-async function syncDirectory(dir: string): Promise<void> {
-  let handle: FileHandle | undefined
-  try {
-    handle = await open(dir, 'r')
-    await handle.sync()
-  } catch {
-    // best effort: the data itself is already fsynced
-  } finally {
-    await handle?.close().catch(() => {})
-  }
-}
-
 // put() is on every ingest request: the callback API with plain descriptors costs the main
 // thread less per call than fs/promises' FileHandle objects.
 const openFile = promisify(openFd)
 const writeAt = promisify(write)
 const dataSync = promisify(fdatasync)
+const fullSync = promisify(fsync)
 const closeFile = promisify(close)
 const renameFile = promisify(renameFd)
+
+/** Makes a rename durable across a crash; some platforms cannot fsync a directory, which is fine. */
+async function syncDirectory(dir: string): Promise<void> {
+  let fd: number | undefined
+  try {
+    fd = await openFile(dir, 'r')
+    await fullSync(fd)
+  } catch {
+    // best effort: the data itself is already fsynced
+  } finally {
+    if (fd !== undefined) await closeFile(fd).catch(() => {})
+  }
+}
 
 /** Writes all of `bytes` from the start of a new file (write may write less than asked). */
 async function writeAll(fd: number, bytes: Uint8Array): Promise<void> {
