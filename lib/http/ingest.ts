@@ -13,7 +13,9 @@ import { corsHeaders, corsPreflight, INGEST_CORS } from './cors'
 import { errorResponse, rateLimitHeaders } from './respond'
 import { traced } from './traced'
 
-const ACCEPTED_TYPES = ['application/json', 'text/plain']
+const ACCEPTED_TYPES = new Set(['application/json', 'text/plain'])
+// The same on every answer: built once, copied per request (each answer gets its own headers).
+const INGEST_CORS_HEADERS = Object.freeze(corsHeaders(INGEST_CORS))
 
 export interface IngestContext {
   principal: IngestPrincipal
@@ -37,7 +39,7 @@ export const ingestPreflight = corsPreflight(INGEST_CORS)
 export function ingestRoute(handler: (ctx: IngestContext) => Promise<Response>) {
   return (req: Request): Promise<Response> =>
     traced('ingest', req, async (requestId) => {
-      const headers: Record<string, string> = { ...corsHeaders(INGEST_CORS), 'X-Request-Id': requestId }
+      const headers: Record<string, string> = { ...INGEST_CORS_HEADERS, 'X-Request-Id': requestId }
       try {
         const apiKey = req.headers.get('x-service-api-key') ?? new URL(req.url).searchParams.get('api_key')
         if (!apiKey?.trim()) throw new UnauthorizedError(MISSING_API_KEY)
@@ -56,7 +58,7 @@ export function ingestRoute(handler: (ctx: IngestContext) => Promise<Response>) 
         const principal = await resolveAdmittedKey(await getDb(), lookup, knownAs)
         annotateLogContext({ organizationId: principal.organizationId })
         const type = req.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase()
-        if (type && !ACCEPTED_TYPES.includes(type))
+        if (type && !ACCEPTED_TYPES.has(type))
           throw new UnsupportedMediaTypeError('Content-Type must be application/json or text/plain')
         const body = await readBody(req, INGEST_LIMITS)
         return withHeaders(await handler({ principal, body, requestId }), headers)

@@ -1,14 +1,16 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import { replayBatches, replaySessions } from '@/db/schema'
 import type { Db } from '@/lib/db'
 import type { JobsEngine } from '@/lib/jobs/types'
-import { commitWithEvents } from '@/lib/outbox/commit'
-import { enqueueEvent } from '@/lib/outbox/enqueue'
-import { EVENTS } from '@/lib/outbox/events'
+import { currentRequestId } from '@/lib/log'
+import { handOver } from '@/lib/outbox/commit'
+import { pendingEvents } from '@/lib/outbox/pending'
 import type { BlobStore } from '@/lib/storage/types'
 import { batchBlobKey } from './blob-key'
 import type { ReplayBatch } from './schema'
 import { sessionFields } from './session-fields'
+import { storeBatchStatement } from './store-batch-statement'
+import { storeBatchInTransaction } from './store-batch-transaction'
 
 export interface IngestDeps {
   db: Db
@@ -24,9 +26,9 @@ export interface StoredBatch {
   finalizeEventId: string | null
 }
 
-async function existingBatch(db: Db, organizationId: string, externalId: string, sequence: number) {
+async function existingBlobKey(db: Db, organizationId: string, externalId: string, sequence: number) {
   const [row] = await db
-    .select({ sessionId: replayBatches.sessionId, blobKey: replayBatches.blobKey })
+    .select({ blobKey: replayBatches.blobKey })
     .from(replayBatches)
     .innerJoin(replaySessions, eq(replaySessions.id, replayBatches.sessionId))
     .where(
@@ -36,14 +38,24 @@ async function existingBatch(db: Db, organizationId: string, externalId: string,
         eq(replayBatches.sequence, sequence),
       ),
     )
-  return row
+  return row?.blobKey
 }
 
+// A foreign key violation: the session was deleted (retention) between the statement's
+// snapshot and its insert. The transactional path creates it again.
+const isForeignKeyViolation = (error: unknown) =>
+  typeof error === 'object' && error !== null && 'code' in error && error.code === '23503'
+
 /**
- * Stores one accepted batch: its bytes in blob storage first, then, in one transaction, the
- * session row, the batch row and (for `flush: final`) the outbox event that asks for
- * processing. A failed upload leaves no row; a re-sent batch (also concurrently) is stored
- * once; a batch for a processed session re-opens it.
+ * Stores one accepted batch: its bytes in blob storage first, then its rows — the session,
+ * the batch and (for `flush: final`) the outbox event that asks for processing — atomically.
+ * A row never names a blob that is not durable; a failed upload leaves no row; a re-sent batch
+ * (also concurrently) is stored once and its copy of the bytes removed when it differs; a
+ * batch for a processed session re-opens it.
+ *
+ * The rows take one database round trip (one statement, storeBatchStatement). A re-send is
+ * found by that statement too, so it also writes its blob first: the blob key holds a hash
+ * of the content, so the same bytes land on the same file, and different bytes are deleted.
  */
 export async function storeBatch(
   deps: IngestDeps,
@@ -54,9 +66,6 @@ export async function storeBatch(
   const externalId = batch.session.id
   const sequence = batch.replay.sequence
 
-  const seen = await existingBatch(db, organizationId, externalId, sequence)
-  if (seen) return { stored: false, sessionId: seen.sessionId, finalizeEventId: null }
-
   const blobKey = batchBlobKey(organizationId, externalId, sequence, body)
   await blobs.put(blobKey, body, { contentType: 'application/json' })
 
@@ -64,84 +73,40 @@ export async function storeBatch(
   const firstTimestamp = Math.floor(events[0]!.timestamp)
   const lastTimestamp = Math.floor(events[events.length - 1]!.timestamp)
   const fields = sessionFields(batch, lastTimestamp)
+  const rows = { organizationId, batch, fields, firstTimestamp, lastTimestamp, blobKey }
 
-  const outcome = await commitWithEvents(
-    db,
-    async (tx) => {
-      const [session] = await tx
-        .insert(replaySessions)
-        .values({ organizationId, externalId, ...fields })
-        .onConflictDoUpdate({
-          target: [replaySessions.organizationId, replaySessions.externalId],
-          set: { lastReceivedAt: sql`now()` },
-        })
-        .returning({ id: replaySessions.id })
-      const sessionId = session!.id
-      const [inserted] = await tx
-        .insert(replayBatches)
-        .values({
-          organizationId,
-          sessionId,
-          windowId: batch.session.windowId,
-          sequence,
-          eventCount: events.length,
-          firstTimestamp,
-          lastTimestamp,
-          byteSize: body.byteLength,
-          blobKey,
-          pageUrl: batch.page.url,
-          flush: batch.flush,
-        })
-        .onConflictDoNothing()
-        .returning({ id: replayBatches.id })
-      if (!inserted) return { stored: false, sessionId, finalizeEventId: null }
-
-      const final = batch.flush === 'final'
-      await tx
-        .update(replaySessions)
-        .set({
-          batchCount: sql`${replaySessions.batchCount} + 1`,
-          eventCount: sql`${replaySessions.eventCount} + ${events.length}`,
-          byteSize: sql`${replaySessions.byteSize} + ${body.byteLength}`,
-          startedAt: sql`least(${replaySessions.startedAt}, ${fields.startedAt.toISOString()}::timestamptz)`,
-          lastActivityAt: sql`greatest(${replaySessions.lastActivityAt}, ${fields.lastActivityAt.toISOString()}::timestamptz)`,
-          lastReceivedAt: sql`now()`,
-          // Later batches carry what identify() learnt; an absent value keeps what is known.
-          userId: sql`coalesce(${fields.userId}::text, ${replaySessions.userId})`,
-          userProperties: fields.userProperties
-            ? sql`${JSON.stringify(fields.userProperties)}::jsonb`
-            : sql`${replaySessions.userProperties}`,
-          userEmail: sql`coalesce(${fields.userEmail}::text, ${replaySessions.userEmail})`,
-          userName: sql`coalesce(${fields.userName}::text, ${replaySessions.userName})`,
-          userAgent: sql`coalesce(${replaySessions.userAgent}, ${fields.userAgent}::text)`,
-          language: sql`coalesce(${replaySessions.language}, ${fields.language}::text)`,
-          // A batch after processing re-opens the session for another pass instead of being lost.
-          status: sql`case when ${replaySessions.status} in ('processed', 'failed') then 'receiving' else ${replaySessions.status} end`,
-          // New content deserves fresh attempts: a session given up on (over budget, failures)
-          // is analysed again once more of it arrives.
-          processingAttempts: sql`case when ${replaySessions.status} in ('processed', 'failed') then 0 else ${replaySessions.processingAttempts} end`,
-          ...(final ? { processingRequestedAt: sql`now()` } : {}),
-        })
-        .where(eq(replaySessions.id, sessionId))
-
-      const finalizeEventId = final
-        ? await enqueueEvent(tx, {
-            organizationId,
-            name: EVENTS.sessionFinalize,
-            payload: { organizationId, sessionId },
-            dedupeKey: `session.finalize:${sessionId}:${sequence}`,
-          })
-        : null
-      return { stored: true, sessionId, finalizeEventId }
-    },
-    deps.jobs,
-  )
+  let outcome: StoredBatch
+  let winnerBlobKey: string | null = null
+  const fast = await storeBatchStatement(db, {
+    ...rows,
+    byteSize: body.byteLength,
+    requestId: currentRequestId() ?? null,
+  }).catch((error: unknown) => {
+    if (isForeignKeyViolation(error)) return null
+    throw error
+  })
+  if (fast?.sessionId) {
+    outcome = { stored: fast.stored, sessionId: fast.sessionId, finalizeEventId: fast.finalizeEventId }
+    winnerBlobKey = fast.storedBlobKey
+    if (fast.finalizeEventId) await handOverAfterCommit(db, deps.jobs, fast.finalizeEventId)
+  } else {
+    outcome = await storeBatchInTransaction(db, deps.jobs, { ...rows, body })
+  }
 
   if (!outcome.stored) {
-    // Lost a race with a concurrent send of this sequence; drop our copy if it differs.
-    const winner = await existingBatch(db, organizationId, externalId, sequence)
-    if (winner && winner.blobKey !== blobKey) await blobs.delete([blobKey]).catch(() => {})
-    return outcome
+    // A re-send, or a race lost to a concurrent send of this sequence: drop our copy if it differs.
+    winnerBlobKey ??= (await existingBlobKey(db, organizationId, externalId, sequence)) ?? null
+    if (winnerBlobKey && winnerBlobKey !== blobKey) await blobs.delete([blobKey]).catch(() => {})
   }
   return outcome
+}
+
+/**
+ * The statement has committed: hand the event to the jobs engine now, as commitWithEvents
+ * does (inside a caller's commitWithEvents, the event waits for that one's hand-over).
+ */
+async function handOverAfterCommit(db: Db, jobs: JobsEngine, eventId: string): Promise<void> {
+  const pending = pendingEvents.getStore()
+  if (pending) pending.push(eventId)
+  else await handOver(db, jobs, [eventId])
 }

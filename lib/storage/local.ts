@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import type { Dirent } from 'node:fs'
-import { type FileHandle, mkdir, open, readdir, readFile, rename, rm, rmdir, unlink } from 'node:fs/promises'
+import { close, type Dirent, fdatasync, fsync, open as openFd, rename as renameFd, write } from 'node:fs'
+import { type FileHandle, mkdir, open, readdir, readFile, rm, rmdir, unlink } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
+import { promisify } from 'node:util'
+import { GroupedSync } from './grouped-sync'
 import { assertValidBlobKey, assertValidBlobPrefix, isValidBlobKey } from './keys'
 import type { BlobStore, PutOptions } from './types'
 
@@ -35,27 +37,63 @@ function toBytes(body: Uint8Array | string): Uint8Array {
   return typeof body === 'string' ? Buffer.from(body, 'utf8') : body
 }
 
+// put() is on every ingest request: the callback API with plain descriptors costs the main
+// thread less per call than fs/promises' FileHandle objects.
+const openFile = promisify(openFd)
+const writeAt = promisify(write)
+const dataSync = promisify(fdatasync)
+const fullSync = promisify(fsync)
+const closeFile = promisify(close)
+const renameFile = promisify(renameFd)
+
 /** Makes a rename durable across a crash; some platforms cannot fsync a directory, which is fine. */
 async function syncDirectory(dir: string): Promise<void> {
-  let handle: FileHandle | undefined
+  let fd: number | undefined
   try {
-    handle = await open(dir, 'r')
-    await handle.sync()
+    fd = await openFile(dir, 'r')
+    await fullSync(fd)
   } catch {
     // best effort: the data itself is already fsynced
   } finally {
-    await handle?.close().catch(() => {})
+    if (fd !== undefined) await closeFile(fd).catch(() => {})
   }
+}
+
+/** Writes all of `bytes` from the start of a new file (write may write less than asked). */
+async function writeAll(fd: number, bytes: Uint8Array): Promise<void> {
+  let offset = 0
+  while (offset < bytes.byteLength)
+    offset += (await writeAt(fd, bytes, offset, bytes.byteLength - offset, null)).bytesWritten
+}
+
+/** How many directories put() remembers as existing, to skip its mkdir. */
+const KNOWN_DIRECTORIES_MAX = 10_000
+
+export interface LocalBlobStoreOptions {
+  /** Makes a directory's entries durable; tests count and delay calls. */
+  syncDirectory?: (dir: string) => Promise<void>
 }
 
 export class LocalBlobStore implements BlobStore {
   readonly kind = 'local' as const
   readonly root: string
   private readonly rootPrefix: string
+  /**
+   * Directory syncs after a rename, grouped per directory: puts into one directory (a
+   * session's folder) that finish while its sync is in flight share the next one.
+   */
+  private readonly directorySyncs: GroupedSync
+  /**
+   * Directories this process created or wrote into: put() skips the mkdir for them. Only a
+   * hint — delete() prunes empty directories, and then the temporary file's open fails with
+   * ENOENT and put() creates the directory again.
+   */
+  private readonly knownDirectories = new Set<string>()
 
-  constructor(root: string) {
+  constructor(root: string, options: LocalBlobStoreOptions = {}) {
     this.root = path.resolve(root)
     this.rootPrefix = this.root.endsWith(path.sep) ? this.root : this.root + path.sep
+    this.directorySyncs = new GroupedSync(options.syncDirectory ?? syncDirectory)
   }
 
   private pathOf(key: string): string {
@@ -66,32 +104,46 @@ export class LocalBlobStore implements BlobStore {
     return full
   }
 
+  /**
+   * Durable before it returns, so a row may then name the key: the bytes are written to a
+   * temporary file and fdatasync'ed (data and size), renamed into place (readers never see a
+   * partial object, and a re-send of the same bytes replaces a complete file with a complete
+   * file), and the directory is synced so the new name survives a crash (grouped, see
+   * directorySyncs).
+   */
   async put(key: string, body: Uint8Array | string, _options?: PutOptions): Promise<void> {
     const target = this.pathOf(key)
     const dir = path.dirname(target)
     const bytes = toBytes(body)
-    // A concurrent delete may prune the freshly created directory before the temporary file is
-    // opened in it; creating it again is enough.
+    // A concurrent delete may prune the directory before the temporary file is opened in it;
+    // creating it again is enough.
     for (let attempt = 0; ; attempt++) {
       const temp = path.join(dir, `${TEMP_PREFIX}${randomUUID()}`)
       try {
-        await mkdir(dir, { recursive: true, mode: 0o700 })
-        const handle = await open(temp, 'wx', 0o600)
+        if (attempt > 0 || !this.knownDirectories.has(dir)) await mkdir(dir, { recursive: true, mode: 0o700 })
+        const fd = await openFile(temp, 'wx', 0o600)
+        this.rememberDirectory(dir)
         try {
-          await handle.writeFile(bytes)
-          await handle.sync()
+          await writeAll(fd, bytes)
+          await dataSync(fd)
         } finally {
-          await handle.close()
+          await closeFile(fd)
         }
-        await rename(temp, target)
-        await syncDirectory(dir)
+        await renameFile(temp, target)
+        await this.directorySyncs.sync(dir)
         return
       } catch (error) {
+        if (errorCode(error) === 'ENOENT') this.knownDirectories.delete(dir)
         await rm(temp, { force: true }).catch(() => {})
         if (errorCode(error) === 'ENOENT' && attempt < 3) continue
         throw error
       }
     }
+  }
+
+  private rememberDirectory(dir: string): void {
+    if (this.knownDirectories.size >= KNOWN_DIRECTORIES_MAX) this.knownDirectories.clear()
+    this.knownDirectories.add(dir)
   }
 
   async get(key: string): Promise<Uint8Array | null> {
@@ -152,6 +204,7 @@ export class LocalBlobStore implements BlobStore {
     while (dir.startsWith(this.rootPrefix) && dir !== this.root) {
       try {
         await rmdir(dir)
+        this.knownDirectories.delete(dir)
       } catch {
         // not empty (or already gone, or concurrently refilled): stop climbing
         return

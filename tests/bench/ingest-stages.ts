@@ -2,6 +2,10 @@ import { createHash } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import { drizzle } from 'drizzle-orm/postgres-js'
+import postgres from 'postgres'
+import type { Db } from '@/db/client'
+import * as schema from '@/db/schema'
 import { resolveIngestKey } from '@/lib/credentials/resolve-ingest-key'
 import { batchBlobKey } from '@/lib/ingest/blob-key'
 import { ReplayBatch } from '@/lib/ingest/schema'
@@ -22,6 +26,9 @@ import { round } from './harness/stats'
  * Complements `npm run bench:ingest`, which measures the whole server.
  *
  *   npx tsx tests/bench/ingest-stages.ts [--postgres] [--json]
+ *
+ * On Postgres it also counts database round trips per stage (every query postgres.js sends,
+ * BEGIN and COMMIT included), through a client like the app's with a debug hook.
  */
 
 const ITERATIONS = 400
@@ -51,12 +58,12 @@ const noJobs: JobsEngine = {
 
 const STAGES = [
   'rate limit (sha256 of key + in-memory limiter)',
-  'resolve key (1 SELECT)',
+  'resolve key (credential cache; 1 SELECT per key per 5 s)',
   'JSON.parse',
   'zod ReplayBatch.safeParse',
   'blob key (2 sha256)',
-  'blob put (local file: write, fsync, rename, fsync dir)',
-  'storeBatch database work (SELECT + BEGIN, 3 writes, COMMIT)',
+  'blob put (local file: write, fdatasync, rename, fsync dir)',
+  'storeBatch database work (one statement)',
 ] as const
 
 async function main(): Promise<void> {
@@ -68,9 +75,23 @@ async function main(): Promise<void> {
   const samples: number[][] = STAGES.map(() => [])
   // CPU per stage, all threads of this process: the libuv pool does the file system work.
   const cpuSamples: number[][] = STAGES.map(() => [])
+  const roundTripSamples: number[][] = STAGES.map(() => [])
+  let roundTrips = 0
+  const counting =
+    database.choice.kind === 'postgres'
+      ? postgres(database.choice.url, {
+          max: 2,
+          fetch_types: false,
+          onnotice: () => {},
+          debug: () => {
+            roundTrips += 1
+          },
+        })
+      : undefined
   try {
-    await withDatabase(database.choice, async (db) => {
-      const { keys } = await createOrgAndKeys(db, 100)
+    await withDatabase(database.choice, async (setupDb) => {
+      const { keys } = await createOrgAndKeys(setupDb, 100)
+      const db = counting ? (drizzle(counting, { schema }) as unknown as Db) : setupDb
       for (let n = 0; n < WARMUP + ITERATIONS; n++) {
         const key = keys[n % keys.length]!
         const body = Buffer.from(bodies.body(n))
@@ -78,11 +99,15 @@ async function main(): Promise<void> {
         const cpus: number[] = []
         let t = performance.now()
         let cpu = process.cpuUsage()
+        const trips: number[] = []
+        let tripsBefore = roundTrips
         const lap = () => {
           const now = performance.now()
           const used = process.cpuUsage(cpu)
           times.push(now - t)
           cpus.push((used.user + used.system) / 1000)
+          trips.push(roundTrips - tripsBefore)
+          tripsBefore = roundTrips
           t = now
           cpu = process.cpuUsage()
         }
@@ -113,10 +138,12 @@ async function main(): Promise<void> {
         times.forEach((time, i) => {
           samples[i]!.push(time)
           cpuSamples[i]!.push(cpus[i]!)
+          roundTripSamples[i]!.push(trips[i]!)
         })
       }
     })
   } finally {
+    await counting?.end({ timeout: 5 })
     await database.drop()
     await rm(dataDir, { recursive: true, force: true })
   }
@@ -134,6 +161,7 @@ async function main(): Promise<void> {
     stage: name,
     ...stat(samples[i]!),
     cpuMean: round(mean(cpuSamples[i]!), 3),
+    roundTrips: counting ? round(mean(roundTripSamples[i]!), 2) : null,
   }))
   const total = stages.reduce((a, s) => a + s.mean, 0)
   const totalCpu = stages.reduce((a, s) => a + s.cpuMean, 0)
@@ -148,20 +176,26 @@ async function main(): Promise<void> {
     })),
     totalMeanMs: round(total, 3),
     cpuMsPerRequest: round(totalCpu, 3),
+    roundTripsPerRequest: counting
+      ? round(
+          stages.reduce((a, st) => a + (st.roundTrips ?? 0), 0),
+          2,
+        )
+      : null,
   }
   if (argv.includes('--json')) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
     return
   }
   console.log(`${report.database}: ${ITERATIONS} requests one at a time, mean body ${bodies.meanBytes} bytes`)
-  console.log(`${'stage'.padEnd(62)}  wall mean    p50     p99  share   CPU mean  share`)
-  const cell = (value: number, width: number) => String(value).padStart(width)
+  console.log(`${'stage'.padEnd(62)}  wall mean    p50     p99  share   CPU mean  share  round trips`)
+  const cell = (value: number | string, width: number) => String(value).padStart(width)
   for (const s of report.stages)
     console.log(
-      `${s.stage.padEnd(62)} ${cell(s.mean, 8)} ${cell(s.p50, 7)} ${cell(s.p99, 7)} ${cell(Math.round(s.share * 100), 5)}%  ${cell(s.cpuMean, 8)} ${cell(Math.round(s.cpuShare * 100), 5)}%`,
+      `${s.stage.padEnd(62)} ${cell(s.mean, 8)} ${cell(s.p50, 7)} ${cell(s.p99, 7)} ${cell(Math.round(s.share * 100), 5)}%  ${cell(s.cpuMean, 8)} ${cell(Math.round(s.cpuShare * 100), 5)}%  ${cell(s.roundTrips ?? '-', 11)}`,
     )
   console.log(
-    `total ${report.totalMeanMs} ms wall, ${report.cpuMsPerRequest} ms CPU per request (ms; CPU of all threads of this process)`,
+    `total ${report.totalMeanMs} ms wall, ${report.cpuMsPerRequest} ms CPU per request (ms; CPU of all threads of this process)${report.roundTripsPerRequest === null ? '' : `, ${report.roundTripsPerRequest} database round trips per request`}`,
   )
 }
 

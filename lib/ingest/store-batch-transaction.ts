@@ -1,0 +1,106 @@
+import { eq, sql } from 'drizzle-orm'
+import { replayBatches, replaySessions } from '@/db/schema'
+import type { Db } from '@/lib/db'
+import type { JobsEngine } from '@/lib/jobs/types'
+import { commitWithEvents } from '@/lib/outbox/commit'
+import { enqueueEvent } from '@/lib/outbox/enqueue'
+import { EVENTS } from '@/lib/outbox/events'
+import type { ReplayBatch } from './schema'
+import type { sessionFields } from './session-fields'
+
+export interface TransactionInput {
+  organizationId: string
+  batch: ReplayBatch
+  fields: ReturnType<typeof sessionFields>
+  firstTimestamp: number
+  lastTimestamp: number
+  body: Uint8Array
+  blobKey: string
+}
+
+/**
+ * The general way to store a batch's rows: a transaction of a session upsert (which waits for
+ * and then sees a session another request is creating), the batch insert, the session update
+ * and the outbox event. storeBatch uses it only when the one-statement path cannot decide.
+ */
+export async function storeBatchInTransaction(
+  db: Db,
+  jobs: JobsEngine,
+  input: TransactionInput,
+): Promise<{ stored: boolean; sessionId: string; finalizeEventId: string | null }> {
+  const { organizationId, batch, fields, firstTimestamp, lastTimestamp, body, blobKey } = input
+  const externalId = batch.session.id
+  const sequence = batch.replay.sequence
+  const events = batch.replay.events
+  return commitWithEvents(
+    db,
+    async (tx) => {
+      const [session] = await tx
+        .insert(replaySessions)
+        .values({ organizationId, externalId, ...fields })
+        .onConflictDoUpdate({
+          target: [replaySessions.organizationId, replaySessions.externalId],
+          set: { lastReceivedAt: sql`now()` },
+        })
+        .returning({ id: replaySessions.id })
+      const sessionId = session!.id
+      const [inserted] = await tx
+        .insert(replayBatches)
+        .values({
+          organizationId,
+          sessionId,
+          windowId: batch.session.windowId,
+          sequence,
+          eventCount: events.length,
+          firstTimestamp,
+          lastTimestamp,
+          byteSize: body.byteLength,
+          blobKey,
+          pageUrl: batch.page.url,
+          flush: batch.flush,
+        })
+        .onConflictDoNothing()
+        .returning({ id: replayBatches.id })
+      if (!inserted) return { stored: false, sessionId, finalizeEventId: null }
+
+      const final = batch.flush === 'final'
+      await tx
+        .update(replaySessions)
+        .set({
+          batchCount: sql`${replaySessions.batchCount} + 1`,
+          eventCount: sql`${replaySessions.eventCount} + ${events.length}`,
+          byteSize: sql`${replaySessions.byteSize} + ${body.byteLength}`,
+          startedAt: sql`least(${replaySessions.startedAt}, ${fields.startedAt.toISOString()}::timestamptz)`,
+          lastActivityAt: sql`greatest(${replaySessions.lastActivityAt}, ${fields.lastActivityAt.toISOString()}::timestamptz)`,
+          lastReceivedAt: sql`now()`,
+          // Later batches carry what identify() learnt; an absent value keeps what is known.
+          userId: sql`coalesce(${fields.userId}::text, ${replaySessions.userId})`,
+          userProperties: fields.userProperties
+            ? sql`${JSON.stringify(fields.userProperties)}::jsonb`
+            : sql`${replaySessions.userProperties}`,
+          userEmail: sql`coalesce(${fields.userEmail}::text, ${replaySessions.userEmail})`,
+          userName: sql`coalesce(${fields.userName}::text, ${replaySessions.userName})`,
+          userAgent: sql`coalesce(${replaySessions.userAgent}, ${fields.userAgent}::text)`,
+          language: sql`coalesce(${replaySessions.language}, ${fields.language}::text)`,
+          // A batch after processing re-opens the session for another pass instead of being lost.
+          status: sql`case when ${replaySessions.status} in ('processed', 'failed') then 'receiving' else ${replaySessions.status} end`,
+          // New content deserves fresh attempts: a session given up on (over budget, failures)
+          // is analysed again once more of it arrives.
+          processingAttempts: sql`case when ${replaySessions.status} in ('processed', 'failed') then 0 else ${replaySessions.processingAttempts} end`,
+          ...(final ? { processingRequestedAt: sql`now()` } : {}),
+        })
+        .where(eq(replaySessions.id, sessionId))
+
+      const finalizeEventId = final
+        ? await enqueueEvent(tx, {
+            organizationId,
+            name: EVENTS.sessionFinalize,
+            payload: { organizationId, sessionId },
+            dedupeKey: `session.finalize:${sessionId}:${sequence}`,
+          })
+        : null
+      return { stored: true, sessionId, finalizeEventId }
+    },
+    jobs,
+  )
+}
