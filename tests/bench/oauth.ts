@@ -21,6 +21,7 @@ import {
 import { hasProductionBuild, type RunningProcess, startScript, startServer } from './harness/server'
 import { round } from './harness/stats'
 import { type PhaseResult, runProbePhase, runRefreshPhase, type TokenTarget } from './oauth-load'
+import { measureRoundTrips, type RoundTrips } from './oauth-round-trips'
 import { type RefreshCredential, seedOAuth } from './oauth-seed'
 
 /**
@@ -300,6 +301,8 @@ interface Served {
   pid: number
   tokens: RefreshCredential[]
   seedSeconds: number
+  /** Ours only: statements per refresh grant, counted in this process on the same database. */
+  roundTrips?: RoundTrips
   stop(): Promise<void>
   logs(): string
 }
@@ -313,12 +316,14 @@ async function startOurs(database: DatabaseChoice, databaseUrl: string | undefin
   // starts, and the refresh grant compares the resource only when the request names one.
   const handle = await openMigratedDatabase(choice, { holder: 'the OAuth benchmark', maxConnections: 2 })
   let seeded: Awaited<ReturnType<typeof seedOAuth>>
+  let roundTrips: RoundTrips
   try {
     seeded = await seedOAuth(handle.db, {
       chains: TOKENS,
       users: USERS,
       resource: 'http://127.0.0.1/api/mcp',
     })
+    roundTrips = await measureRoundTrips(handle, 'http://127.0.0.1/api/mcp')
   } finally {
     // PGlite's files belong to one process at a time: the server can only open them after this.
     await handle.close()
@@ -342,6 +347,7 @@ async function startOurs(database: DatabaseChoice, databaseUrl: string | undefin
     database: choice,
     tokens: seeded.refreshTokens,
     seedSeconds: round(seeded.seconds, 1),
+    roundTrips,
     stop,
     logs: server.logs,
   }
@@ -391,6 +397,8 @@ interface TargetResult {
   cpu: CpuShare
   locks: LockSampling | null
   perRefresh: PerRefresh | null
+  /** Ours only: database statements per refresh grant (BEGIN and COMMIT included). */
+  roundTrips: RoundTrips | null
   /** After the run, from the database itself: every 2xx rotated exactly one token, no chain revoked. */
   integrity: { rotated: number; revokedChains: number; expectedRotated: number } | null
   otherWorkAtStart: string[]
@@ -473,7 +481,7 @@ async function runTarget(spec: TargetSpec, admin: postgres.Sql | undefined): Pro
       )
   let integrity: TargetResult['integrity'] = null
   if (served.database) {
-    const expectedRotated = warmup.ok + serial.ok + measured.ok
+    const expectedRotated = warmup.ok + serial.ok + measured.ok + (served.roundTrips?.rotations ?? 0)
     progress(`${spec.name}: checking the rotations in the database`)
     integrity = { ...(await ourIntegrity(served.database)), expectedRotated }
     if (integrity.rotated !== expectedRotated || integrity.revokedChains !== 0)
@@ -500,6 +508,7 @@ async function runTarget(spec: TargetSpec, admin: postgres.Sql | undefined): Pro
     cpu,
     locks,
     perRefresh: counters,
+    roundTrips: served.roundTrips ?? null,
     integrity,
     otherWorkAtStart,
     problems,
@@ -665,6 +674,7 @@ async function main(): Promise<void> {
         'client CPU%',
         'server ms/req',
         'pg ms/req',
+        'round trips/refresh',
       ],
       results.map((r) => [
         r.name,
@@ -681,6 +691,7 @@ async function main(): Promise<void> {
         String(r.cpu.loadGeneratorPercent),
         maybe(r.cpu.serverMsPerRequest, 2),
         r.database === 'postgres' ? maybe(r.cpu.postgresMsPerRequest, 2) : '-',
+        maybe(r.roundTrips?.perRefresh, 1),
       ]),
     ).join('\n'),
   )
@@ -698,6 +709,8 @@ async function main(): Promise<void> {
   out()
   for (const [label, ratio] of Object.entries(ratios))
     if (ratio !== null) out(`Throughput ratio, ours ${label}: ${ratio.toFixed(2)}x`)
+  for (const r of results)
+    if (r.roundTrips) out(`${r.name}, the statements of one refresh: ${r.roundTrips.example.join(' | ')}`)
   const pgRows = results.filter((r) => r.locks || r.perRefresh)
   if (pgRows.length > 0) {
     out()
