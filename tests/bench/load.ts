@@ -17,15 +17,30 @@ import { type Latency, round, summarize } from './harness/stats'
  */
 
 export interface NextRequest {
+  /** Ignored for GET. */
   body: string
-  key: string
+  /** The ingest key; none for the floor's routes (harness/floor.ts). */
+  key?: string
+  /** Path and query; the phase's URL's when unset. */
+  path?: string
   /** The browser's address, as a trusted proxy would append it (`TRUSTED_PROXY_HOPS=1`). */
   address?: string
 }
 
-/** The proxy's `X-Forwarded-For` for a request that names its browser's address. */
-const forwardedFor = (next: NextRequest): Record<string, string> =>
-  next.address ? { 'x-forwarded-for': next.address } : {}
+/**
+ * The headers a request of the source adds: its key, and the proxy's `X-Forwarded-For` for a
+ * request that names its browser's address.
+ */
+const requestHeaders = (next: NextRequest): Record<string, string> => ({
+  ...(next.key ? { 'x-service-api-key': next.key } : {}),
+  ...(next.address ? { 'x-forwarded-for': next.address } : {}),
+})
+
+/** What every request of a phase is: POST JSON (ingest) unless the phase says otherwise. */
+export interface RequestShape {
+  method?: 'GET' | 'POST'
+  contentType?: string
+}
 
 export type RequestSource = () => NextRequest
 
@@ -65,7 +80,7 @@ const emptyTally = (): Tally => ({
   seconds: 0,
 })
 
-interface AutocannonRun {
+interface AutocannonRun extends RequestShape {
   url: string
   source: RequestSource
   connections: number
@@ -80,20 +95,22 @@ function autocannonInto(options: AutocannonRun, tally: Tally): Promise<void> {
     const instance = autocannon(
       {
         url: options.url,
-        method: 'POST',
+        method: options.method ?? 'POST',
         connections: options.connections,
         amount: options.amount,
         ...(options.overallRate ? { overallRate: options.overallRate } : {}),
         timeout: 30,
-        headers: { 'content-type': 'application/json' },
+        headers:
+          options.method === 'GET' ? {} : { 'content-type': options.contentType ?? 'application/json' },
         requests: [
           {
             setupRequest: (req) => {
               const next = options.source()
               return {
                 ...req,
-                body: next.body,
-                headers: { ...req.headers, 'x-service-api-key': next.key, ...forwardedFor(next) },
+                ...(options.method === 'GET' ? {} : { body: next.body }),
+                ...(next.path ? { path: next.path } : {}),
+                headers: { ...req.headers, ...requestHeaders(next) },
               }
             },
           },
@@ -120,7 +137,7 @@ function autocannonInto(options: AutocannonRun, tally: Tally): Promise<void> {
   })
 }
 
-export interface ClosedLoopPhase {
+export interface ClosedLoopPhase extends RequestShape {
   phase: string
   url: string
   source: RequestSource
@@ -142,7 +159,14 @@ export async function runClosedLoop(options: ClosedLoopPhase): Promise<PhaseResu
   const tally = emptyTally()
   const run = (amount: number) =>
     autocannonInto(
-      { url: options.url, source: options.source, connections: options.connections, amount },
+      {
+        url: options.url,
+        source: options.source,
+        connections: options.connections,
+        amount,
+        method: options.method,
+        contentType: options.contentType,
+      },
       tally,
     )
   if (options.amount !== undefined) await run(options.amount)
@@ -254,8 +278,7 @@ export async function runPaced(options: PacedPhase): Promise<PhaseResult> {
           headers: {
             'content-type': 'application/json',
             'content-length': body.byteLength,
-            'x-service-api-key': next.key,
-            ...forwardedFor(next),
+            ...requestHeaders(next),
           },
         },
         (res) => {

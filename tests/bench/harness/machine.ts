@@ -171,6 +171,26 @@ export function cpuSnapshot(serverPid: number, withPostgres: boolean): CpuSnapsh
   }
 }
 
+/**
+ * CPU milliseconds per request between two snapshots, of the server process and of Postgres
+ * (null where not measured, or for no requests). /proc counts in 10 ms ticks: a phase needs
+ * a few hundred requests for the figure to mean anything.
+ */
+export function cpuMsPerRequest(
+  before: CpuSnapshot,
+  after: CpuSnapshot,
+  requests: number,
+): { server: number | null; postgres: number | null } {
+  const perRequest = (a: number | null, b: number | null) =>
+    a === null || b === null || requests <= 0
+      ? null
+      : Math.round(((b - a) * MS_PER_TICK * 1000) / requests) / 1000
+  return {
+    server: perRequest(before.server, after.server),
+    postgres: perRequest(before.postgres, after.postgres),
+  }
+}
+
 export function cpuBetween(before: CpuSnapshot, after: CpuSnapshot): CpuUsage {
   const wallMs = after.at - before.at
   const percentOfCore = (a: number | null, b: number | null) =>

@@ -54,8 +54,11 @@ function stopper(child: ChildProcess, killAfterMs = 15_000): () => Promise<void>
     })
 }
 
+/** Node's flags to write a V8 CPU profile into `dir` when the process exits. */
+const profileFlags = (dir: string | undefined) => (dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [])
+
 /** The environment every child starts from: nothing of the caller's leaks in. */
-const baseEnv = () => ({
+export const baseEnv = () => ({
   PATH: process.env.PATH ?? '',
   HOME: process.env.HOME ?? '',
   NODE_ENV: 'production' as const,
@@ -89,38 +92,71 @@ export interface ServerOptions {
 export async function startServer(options: ServerOptions): Promise<RunningProcess> {
   const port = options.port ?? (await freePort())
   const baseUrl = `http://127.0.0.1:${port}`
+  return startHttpProcess({
+    name: 'server.mjs',
+    // What `npm start` runs: our server in front of Next's handler.
+    args: ['server.mjs', '-p', String(port), '-H', '127.0.0.1'],
+    port,
+    env: {
+      PORT: String(port),
+      BASE_URL: baseUrl,
+      DATA_DIR: options.dataDir,
+      AUTH_SECRET: BENCH_AUTH_SECRET,
+      ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+      ...options.env,
+    },
+    cpuProfileDir: options.cpuProfileDir,
+    preload: options.preload,
+    // Default: the ingest preflight (204), answered once the instrumentation hook has opened
+    // and migrated the database.
+    ready: options.ready ?? { path: '/api/sdk/replay', method: 'OPTIONS', status: 204 },
+    readyTimeoutMs: options.readyTimeoutMs,
+    killAfterMs: options.killAfterMs,
+    onOutput: options.onOutput,
+  })
+}
+
+export interface HttpProcessOptions {
+  /** For messages: what is starting. */
+  name: string
+  /** Arguments to Node: a script and its own arguments. */
+  args: string[]
+  port: number
+  env: Record<string, string>
+  cpuProfileDir?: string
+  preload?: string[]
+  /** The request that answers `status` once the process serves. */
+  ready: { path: string; method?: string; status: number }
+  readyTimeoutMs?: number
+  killAfterMs?: number
+  onOutput?: (text: string) => void
+}
+
+/**
+ * A Node process serving HTTP on 127.0.0.1:`port`, ready once `ready` answers its status:
+ * the production server, and the minimal Next app of the floor (harness/floor.ts).
+ */
+export async function startHttpProcess(options: HttpProcessOptions): Promise<RunningProcess> {
+  const baseUrl = `http://127.0.0.1:${options.port}`
   // Node itself rather than the .bin shim, so profiling flags (not allowed in NODE_OPTIONS)
   // reach the server process, and its pid is the one whose CPU and memory are sampled.
-  const profile = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : []
+  const profile = profileFlags(options.cpuProfileDir)
   const preload = (options.preload ?? []).flatMap((module) => ['--import', module])
-  const child = spawn(
-    process.execPath,
-    // What `npm start` runs: our server in front of Next's handler.
-    [...profile, ...preload, 'server.mjs', '-p', String(port), '-H', '127.0.0.1'],
-    {
-      cwd: process.cwd(),
-      env: {
-        ...baseEnv(),
-        PORT: String(port),
-        BASE_URL: baseUrl,
-        DATA_DIR: options.dataDir,
-        AUTH_SECRET: BENCH_AUTH_SECRET,
-        ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
-        ...options.env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  )
+  const child = spawn(process.execPath, [...profile, ...preload, ...options.args], {
+    cwd: process.cwd(),
+    env: { ...baseEnv(), ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   const logs = capture(child, options.onOutput)
   const stop = stopper(child, options.killAfterMs)
-  const ready = options.ready ?? { path: '/api/sdk/replay', method: 'OPTIONS', status: 204 }
+  const { ready } = options
   const timeoutMs = options.readyTimeoutMs ?? 60_000
   const deadline = Date.now() + timeoutMs
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server.mjs exited with ${child.exitCode}:\n${logs()}`)
+    if (child.exitCode !== null) throw new Error(`${options.name} exited with ${child.exitCode}:\n${logs()}`)
     if (Date.now() > deadline) {
       await stop()
-      throw new Error(`server.mjs was not ready within ${timeoutMs / 1000} s:\n${logs()}`)
+      throw new Error(`${options.name} was not ready within ${timeoutMs / 1000} s:\n${logs()}`)
     }
     try {
       const response = await fetch(`${baseUrl}${ready.path}`, { method: ready.method ?? 'GET' })
@@ -141,9 +177,10 @@ export async function startServer(options: ServerOptions): Promise<RunningProces
 export async function startScript<T extends { port: number }>(
   script: string,
   args: string[],
-  options: { timeoutMs?: number; killAfterMs?: number } = {},
+  options: { timeoutMs?: number; killAfterMs?: number; cpuProfileDir?: string } = {},
 ): Promise<{ process: RunningProcess; ready: T }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  const profile = profileFlags(options.cpuProfileDir)
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', script, ...args], {
     cwd: process.cwd(),
     env: baseEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -174,8 +211,15 @@ export async function startScript<T extends { port: number }>(
   return { process: { baseUrl: `http://127.0.0.1:${ready.port}`, pid: child.pid ?? 0, logs, stop }, ready }
 }
 
-/** The bare Node baseline (baseline-server.ts) as its own process, appending to `file`. */
-export async function startBaselineServer(file: string): Promise<RunningProcess> {
-  const started = await startScript(path.join(import.meta.dirname, 'baseline-server.ts'), [file])
+/**
+ * The bare Node baseline (baseline-server.ts) as its own process: it answers the floor's
+ * routes (harness/floor.ts) and, given a `file`, appends every other POST's body to it.
+ */
+export async function startBaselineServer(
+  file?: string,
+  options: { cpuProfileDir?: string } = {},
+): Promise<RunningProcess> {
+  const script = path.join(import.meta.dirname, 'baseline-server.ts')
+  const started = await startScript(script, file ? [file] : [], options)
   return started.process
 }
