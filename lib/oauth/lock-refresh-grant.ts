@@ -1,9 +1,9 @@
 import { type SQL, sql } from 'drizzle-orm'
-import type { DbOrTx } from '@/db/client'
+import type { PipelinedTransaction } from '@/db/pipelined-transaction'
 import type { ClientSecretView } from './authenticate-client'
 import type { OAuthClient } from './find-client'
 
-/** The client row as the refresh grant needs it (no array columns: see rowsOf below). */
+/** The client row as the refresh grant needs it (no array column: postgres.js here does not parse arrays). */
 export type RefreshClient = ClientSecretView & Pick<OAuthClient, 'clientId'> & { refreshAllowed: boolean }
 
 /** The presented refresh token, its chain and its consent, as read under their locks. */
@@ -25,11 +25,6 @@ export interface LockedGrant {
   /** The consent is not revoked (true for a chain that predates consents). */
   consentInForce: boolean
 }
-
-type Row = Record<string, unknown>
-// postgres.js answers a raw query with an array, PGlite with { rows }.
-const rowsOf = (result: unknown): Row[] =>
-  Array.isArray(result) ? (result as Row[]) : ((result as { rows?: Row[] }).rows ?? [])
 
 const str = (value: unknown) => value as string
 
@@ -73,18 +68,16 @@ const grantWithoutConsent = (tokenHash: string) => sql`
 
 /** The client (left-joined: an unknown one still answers the grant's row) and the grant. */
 async function readLocked(
-  tx: DbOrTx,
+  tx: PipelinedTransaction,
   clientId: string,
   grant: SQL,
 ): Promise<{ client: RefreshClient | null; grant: LockedGrant | null }> {
-  const [row] = rowsOf(
-    await tx.execute(sql`
-      select c.client_id, c.token_endpoint_auth_method, c.client_secret_hash,
-        coalesce('refresh_token' = any(c.grant_types), false) as refresh_allowed, g.*
-      from (select 1) as one
-      left join oauth_clients c on c.client_id = ${clientId} and c.revoked_at is null
-      left join lateral (${grant}) g on true`),
-  )
+  const [row] = await tx.query(sql`
+    select c.client_id, c.token_endpoint_auth_method, c.client_secret_hash,
+      coalesce('refresh_token' = any(c.grant_types), false) as refresh_allowed, g.*
+    from (select 1) as one
+    left join oauth_clients c on c.client_id = ${clientId} and c.revoked_at is null
+    left join lateral (${grant}) g on true`)
   if (!row) return { client: null, grant: null }
   const client: RefreshClient | null =
     row.client_id == null
@@ -117,13 +110,13 @@ async function readLocked(
 }
 
 /**
- * One statement, inside the refresh transaction: the active client named by the request and
+ * One statement, the refresh transaction's first (BEGIN travels with it): the active client named by the request and
  * the presented refresh token with its chain, locked. `tokenHash` undefined (no token, or one
  * that cannot be ours) reads the client only. A second statement runs only when the token is
  * unknown or its chain predates consents.
  */
 export async function lockRefreshGrant(
-  tx: DbOrTx,
+  tx: PipelinedTransaction,
   clientId: string,
   tokenHash: string | undefined,
 ): Promise<{ client: RefreshClient | null; grant: LockedGrant | null }> {

@@ -1,4 +1,5 @@
 import type { Db } from '@/db/client'
+import { pipelinedTransaction } from '@/db/pipelined-transaction'
 import type { Config } from '@/lib/config'
 import { forgetCredentials } from '@/lib/credentials/credential-cache'
 import { generateToken, hashToken, TOKEN_PREFIXES } from '@/lib/credentials/tokens'
@@ -57,11 +58,12 @@ function sameResource(resources: string[], chainResource: string, config: Refres
 }
 
 /**
- * The refresh_token grant (RFC 6749 §6, RFC 9700 §4.14.2) in four statements: BEGIN, one
- * that reads the client and locks the grant (lockRefreshGrant: organization → consent →
- * chain → token, so a concurrent consent revocation or member removal either refuses the
- * refresh or revokes what it issues, and refreshes of one chain queue), one that decides
- * and writes (rotateRefreshToken), COMMIT. The checks run in the order they always did:
+ * The refresh_token grant (RFC 6749 §6, RFC 9700 §4.14.2) in four statements and two network
+ * round trips on Postgres: BEGIN with one statement that reads the client and locks the grant
+ * (lockRefreshGrant: organization → consent → chain → token, so a concurrent consent
+ * revocation or member removal either refuses the refresh or revokes what it issues, and
+ * refreshes of one chain queue), then one that decides and writes (rotateRefreshToken) with
+ * COMMIT (pipelined-transaction.ts). The checks run in the order they always did:
  * client authentication (`invalid_client`), its grant types (`unauthorized_client`), the
  * parameters, then the token (invalid → revoked → reused → expired → grant revoked → scope
  * → resource). A rotated token presented again revokes the whole chain, and that revocation
@@ -81,7 +83,7 @@ export async function refreshTokenGrant(
   const clientId = credentials.clientId
   const tokenHash = presentedTokenHash(params)
 
-  const outcome = await db.transaction(async (tx) => {
+  const outcome = await pipelinedTransaction(db, async (tx) => {
     const locked = await lockRefreshGrant(tx, clientId, tokenHash)
     const client = verifyClient(locked.client, credentials)
     if (!client.refreshAllowed) throw unauthorizedForGrant('refresh_token')

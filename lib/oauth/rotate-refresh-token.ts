@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import type { DbOrTx } from '@/db/client'
+import type { PipelinedTransaction } from '@/db/pipelined-transaction'
 import type { TokenConfig } from './issue-tokens'
 import type { LockedGrant } from './lock-refresh-grant'
 
@@ -22,10 +22,6 @@ export interface RotationOutcome {
   issued: boolean
 }
 
-type Row = Record<string, unknown>
-const rowsOf = (result: unknown): Row[] =>
-  Array.isArray(result) ? (result as Row[]) : ((result as { rows?: Row[] }).rows ?? [])
-
 /**
  * The refresh grant's writes as one statement, run after lockRefreshGrant in the same
  * transaction. Being a new statement it reads with a new snapshot, taken once the locks
@@ -42,17 +38,18 @@ const rowsOf = (result: unknown): Row[] =>
  *   and refresh tokens are inserted, only if that swap succeeded.
  *
  * Data-modifying CTEs always run, each guarded by the verdict, and see one snapshot; none
- * of them touches a row another one does in the same outcome.
+ * of them touches a row another one does in the same outcome. It is the transaction's last
+ * statement and COMMIT is sent with it: every outcome that must not be kept (expired, grant
+ * revoked, scope or resource refused) writes nothing here, so committing it is harmless.
  */
 export async function rotateRefreshToken(
-  tx: DbOrTx,
+  tx: PipelinedTransaction,
   input: RotationInput,
   config: TokenConfig,
 ): Promise<RotationOutcome> {
   const { grant } = input
   const reused = grant.reused
-  const [row] = rowsOf(
-    await tx.execute(sql`
+  const [row] = await tx.commitWith(sql`
       with state as (
         select exists(select 1 from memberships m
             where m.user_id = ${grant.userId} and m.organization_id = ${grant.organizationId}) as member,
@@ -107,7 +104,6 @@ export async function rotateRefreshToken(
       )
       select member, reuse,
         exists(select 1 from new_access) and exists(select 1 from new_refresh) as issued
-      from verdict`),
-  )
+      from verdict`)
   return { member: row?.member === true, reuse: row?.reuse === true, issued: row?.issued === true }
 }
