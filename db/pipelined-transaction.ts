@@ -38,6 +38,38 @@ async function both<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
 }
 
 /**
+ * The same contract in an ordinary transaction (PGlite): what the body throws after its last
+ * statement succeeded does not roll that statement back, as on Postgres, where COMMIT has
+ * already been sent.
+ */
+async function inOrdinaryTransaction<T>(db: Db, body: (tx: PipelinedTransaction) => Promise<T>): Promise<T> {
+  let lastRan = false
+  let afterLast: { error: unknown } | undefined
+  const result = await db.transaction(async (tx) => {
+    try {
+      return await body({
+        query: async (statement) => {
+          if (lastRan) throw new Error('The transaction has ended')
+          return rowsOf(await tx.execute(statement))
+        },
+        commitWith: async (statement) => {
+          if (lastRan) throw new Error('The transaction has ended')
+          const rows = rowsOf(await tx.execute(statement))
+          lastRan = true
+          return rows
+        },
+      })
+    } catch (error) {
+      if (!lastRan) throw error
+      afterLast = { error }
+      return undefined
+    }
+  })
+  if (afterLast) throw afterLast.error
+  return result as T
+}
+
+/**
  * Runs `body` in a transaction on `db`. On postgres.js the statements go down one reserved
  * connection, BEGIN pipelined with the first and COMMIT with the last (the protocol runs
  * them in order; an error in one makes the rest of the transaction fail, as it would
@@ -49,13 +81,7 @@ export async function pipelinedTransaction<T>(
   body: (tx: PipelinedTransaction) => Promise<T>,
 ): Promise<T> {
   const client = (db as unknown as { $client: unknown }).$client as PostgresClient
-  if (typeof client.reserve !== 'function')
-    return db.transaction((tx) =>
-      body({
-        query: async (statement) => rowsOf(await tx.execute(statement)),
-        commitWith: async (statement) => rowsOf(await tx.execute(statement)),
-      }),
-    )
+  if (typeof client.reserve !== 'function') return inOrdinaryTransaction(db, body)
 
   const connection = await client.reserve()
   const run = (statement: SQL) => {
