@@ -1,3 +1,4 @@
+import { Socket } from 'node:net'
 import type { DatabaseHandle } from '@/db/client'
 import { tokenRequest } from '@/lib/oauth/token-request'
 import { logStatements } from '../helpers/statement-count'
@@ -10,6 +11,11 @@ export interface RoundTrips {
   perRefresh: number
   /** One refresh's statements, first words only: what the figure is made of. */
   example: string[]
+  /**
+   * Postgres only: writes to the database's socket per refresh grant, i.e. network round trips
+   * (statements sent together travel in one write); null on PGlite.
+   */
+  writesPerRefresh: number | null
   /** Refresh tokens these samples rotated in the database (the integrity check adds them). */
   rotations: number
 }
@@ -37,6 +43,15 @@ export async function measureRoundTrips(handle: DatabaseHandle, resource: string
   await refresh(warm!.token, warm!.clientId)
   await new Promise((resolve) => setTimeout(resolve, 200))
   const log = logStatements(handle)
+  // Every socket write of this process while the samples run goes to the database: nothing
+  // else talks to the network meanwhile.
+  const write = Socket.prototype.write
+  let writes = 0
+  if (handle.kind === 'postgres')
+    Socket.prototype.write = function counted(this: Socket, ...args: Parameters<Socket['write']>) {
+      writes++
+      return write.apply(this, args)
+    } as Socket['write']
   try {
     let total = 0
     let example: string[] = []
@@ -46,8 +61,14 @@ export async function measureRoundTrips(handle: DatabaseHandle, resource: string
       total += log.statements.length
       example = log.statements.map((s) => s.split(' ').slice(0, 4).join(' '))
     }
-    return { perRefresh: total / samples.length, example, rotations: seeded.refreshTokens.length }
+    return {
+      perRefresh: total / samples.length,
+      example,
+      writesPerRefresh: handle.kind === 'postgres' ? writes / samples.length : null,
+      rotations: seeded.refreshTokens.length,
+    }
   } finally {
+    Socket.prototype.write = write
     log.stop()
   }
 }

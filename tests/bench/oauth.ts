@@ -735,7 +735,8 @@ async function main(): Promise<void> {
         'client CPU%',
         'server ms/req',
         'pg ms/req',
-        'round trips/refresh',
+        'statements/refresh',
+        'pg writes/refresh',
       ],
       results.map((r) => [
         r.name,
@@ -753,6 +754,7 @@ async function main(): Promise<void> {
         maybe(r.cpu.serverMsPerRequest, 2),
         r.database === 'postgres' ? maybe(r.cpu.postgresMsPerRequest, 2) : '-',
         maybe(r.roundTrips?.perRefresh, 1),
+        maybe(r.roundTrips?.writesPerRefresh, 1),
       ]),
     ).join('\n'),
   )
