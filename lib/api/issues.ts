@@ -1,9 +1,10 @@
 import { z } from 'zod'
 import { ISSUE_STATUSES } from '@/db/schema'
 import { actorOfPrincipal } from '@/lib/actor'
-import { getIssue } from '@/lib/issues/get-issue'
-import { ISSUES_PAGE, listIssues } from '@/lib/issues/list-issues'
+import { getIssueJson } from '@/lib/issues/get-issue'
+import { ISSUES_PAGE, listIssuesJson } from '@/lib/issues/list-issues'
 import { updateIssueStatus } from '@/lib/issues/update-issue-status'
+import { JsonText } from './json-text'
 import { parseCursor, parseIssueStatus, parseLimit } from './params'
 import type { ApiRequest } from './request'
 
@@ -15,17 +16,18 @@ export const UpdateIssueBody = z.object({ status: z.enum(ISSUE_STATUSES) })
 /** GET /api/v1/issues */
 export async function listIssuesRequest({ db, principal, query }: ApiRequest<unknown>) {
   const status = query.get('status')
-  const page = await listIssues(db, principal, {
+  const page = await listIssuesJson(db, principal, {
     limit: parseLimit(query.get('limit'), ISSUES_PAGE),
     cursor: parseCursor(query.get('cursor')),
     status: status === null ? undefined : parseIssueStatus(status),
   })
-  return { issues: page.items, nextCursor: page.nextCursor }
+  // JSON.stringify({ issues, nextCursor }), with the items already JSON.
+  return new JsonText(`{"issues":[${page.items}],"nextCursor":${JSON.stringify(page.nextCursor)}}`)
 }
 
 /** GET /api/v1/issues/{issueId} */
 export async function getIssueRequest({ db, principal, params }: ApiRequest<IssueParams>) {
-  return { issue: await getIssue(db, principal, params.issueId) }
+  return new JsonText(`{"issue":${await getIssueJson(db, principal, params.issueId)}}`)
 }
 
 /** PATCH /api/v1/issues/{issueId} with `{status}` (a route declared with `body: 'json'`) */

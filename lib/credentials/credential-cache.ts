@@ -16,14 +16,27 @@ interface Entry {
   validUntil: number
 }
 
-const cache = new LRUCache<string, Entry>({ max: MAX_ENTRIES, ttl: CREDENTIAL_CACHE_TTL_MS })
+interface CredentialCache {
+  entries: LRUCache<string, Entry>
+  /**
+   * Bumped by every revocation. A lookup that started before a revocation must not store what
+   * it read (the row may have been read before the revocation committed); it compares the
+   * generation it started with when it finishes.
+   */
+  generation: number
+}
 
 /**
- * Bumped by every revocation. A lookup that started before a revocation must not store what
- * it read (the row may have been read before the revocation committed); it compares the
- * generation it started with when it finishes.
+ * One cache per process, on globalThis: Next may load this module more than once (a route
+ * handler and a server action in different bundles or layers, dev-mode reloads), and a
+ * revocation in Settings must clear the very cache the Data API reads.
  */
-let generation = 0
+const holder = globalThis as typeof globalThis & { __serviceCredentialCache?: CredentialCache }
+holder.__serviceCredentialCache ??= {
+  entries: new LRUCache<string, Entry>({ max: MAX_ENTRIES, ttl: CREDENTIAL_CACHE_TTL_MS }),
+  generation: 0,
+}
+const shared = holder.__serviceCredentialCache
 
 /**
  * The cached principal for a credential hash, or what `resolve` finds and caches. Only
@@ -35,13 +48,16 @@ export async function cachedCredential<T>(
   resolve: () => Promise<{ value: T; validUntil?: number } | null>,
   now: () => number = Date.now,
 ): Promise<T | null> {
-  const hit = cache.get(cacheKey)
+  const hit = shared.entries.get(cacheKey)
   if (hit && hit.validUntil > now()) return hit.value as T
-  const startedAt = generation
+  const startedAt = shared.generation
   const found = await resolve()
   if (!found) return null
-  if (startedAt === generation) {
-    cache.set(cacheKey, { value: found.value, validUntil: found.validUntil ?? Number.POSITIVE_INFINITY })
+  if (startedAt === shared.generation) {
+    shared.entries.set(cacheKey, {
+      value: found.value,
+      validUntil: found.validUntil ?? Number.POSITIVE_INFINITY,
+    })
   }
   return found.value
 }
@@ -52,6 +68,6 @@ export async function cachedCredential<T>(
  * rare, so everything is dropped rather than tracking which entries a revocation touches.
  */
 export function forgetCredentials(): void {
-  generation += 1
-  cache.clear()
+  shared.generation += 1
+  shared.entries.clear()
 }

@@ -1,6 +1,8 @@
 import { and, eq, gt, isNull, or, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { credentials, memberships, oauthAccessTokens, oauthConsents, oauthTokenChains } from '@/db/schema'
+import { prepared } from '@/lib/db/prepared'
+import { cachedCredential } from './credential-cache'
 import { hashToken, TOKEN_PREFIXES } from './tokens'
 import { touchCredential } from './touch'
 
@@ -27,62 +29,92 @@ export interface Principal {
 
 const MAX_TOKEN_LENGTH = 200
 
+/**
+ * A static key's principal comes from the short-lived credential cache (credential-cache.ts):
+ * revokeKey clears it on this instance at once, and another instance may accept a revoked key
+ * for at most CREDENTIAL_CACHE_TTL_MS. Keys do not expire, so nothing else can end one.
+ */
 async function resolveStaticKey(db: DbOrTx, token: string, kind: 'api' | 'mcp'): Promise<Principal | null> {
-  const [row] = await db
-    .select({ id: credentials.id, organizationId: credentials.organizationId, scopes: credentials.scopes })
-    .from(credentials)
-    .where(
-      and(
-        eq(credentials.tokenHash, hashToken(token)),
-        eq(credentials.kind, kind),
-        isNull(credentials.revokedAt),
-      ),
-    )
-  if (!row) return null
-  touchCredential(db, row.id)
-  return {
-    kind: kind === 'api' ? 'api_key' : 'mcp_key',
-    organizationId: row.organizationId,
-    scopes: row.scopes,
-    credentialId: row.id,
-    clientId: null,
-    resource: null,
-    rateLimitKey: `key:${row.id}`,
-  }
+  const tokenHash = hashToken(token)
+  const principal = await cachedCredential<Principal>(`bearer:${tokenHash}`, async () => {
+    const [row] = await prepared(db, 'bearer.staticKey', () =>
+      db
+        .select({
+          id: credentials.id,
+          organizationId: credentials.organizationId,
+          scopes: credentials.scopes,
+        })
+        .from(credentials)
+        .where(
+          and(
+            eq(credentials.tokenHash, sql.placeholder('tokenHash')),
+            eq(credentials.kind, sql.placeholder('kind')),
+            isNull(credentials.revokedAt),
+          ),
+        )
+        .prepare('bearer_static_key'),
+    ).execute({ tokenHash, kind })
+    if (!row) return null
+    return {
+      value: {
+        kind: kind === 'api' ? 'api_key' : 'mcp_key',
+        organizationId: row.organizationId,
+        scopes: row.scopes,
+        credentialId: row.id,
+        clientId: null,
+        resource: null,
+        rateLimitKey: `key:${row.id}`,
+      },
+    }
+  })
+  // Coalesced to one write a minute per key, cached or not, so "last used" stays true.
+  if (principal) touchCredential(db, principal.credentialId)
+  return principal
 }
 
+/**
+ * OAuth access tokens are looked up on every request, not cached: a token, its chain, consent
+ * or membership can be ended by a write that no code path of this process sees (expiry moved,
+ * rows revoked by another tool), and the tests hold such a token refused on its very next
+ * request. Every revocation path still calls forgetCredentials(), so caching these is a
+ * one-line change once a bound is acceptable for them.
+ */
 async function resolveAccessToken(db: DbOrTx, token: string): Promise<Principal | null> {
-  const [row] = await db
-    .select({
-      id: oauthAccessTokens.id,
-      organizationId: oauthAccessTokens.organizationId,
-      scope: oauthAccessTokens.scope,
-      clientId: oauthAccessTokens.clientId,
-      resource: oauthAccessTokens.resource,
-    })
-    .from(oauthAccessTokens)
-    .innerJoin(oauthTokenChains, eq(oauthTokenChains.id, oauthAccessTokens.chainId))
-    // The grant itself is re-checked on every request, in this one query (primary-key joins):
-    // a token committed concurrently with a consent revocation or a member's removal, which
-    // the revocation's sweep of token rows could not see, is still refused at once.
-    .leftJoin(oauthConsents, eq(oauthConsents.id, oauthTokenChains.consentId))
-    .innerJoin(
-      memberships,
-      and(
-        eq(memberships.organizationId, oauthTokenChains.organizationId),
-        eq(memberships.userId, oauthTokenChains.userId),
-      ),
-    )
-    .where(
-      and(
-        eq(oauthAccessTokens.tokenHash, hashToken(token)),
-        isNull(oauthAccessTokens.revokedAt),
-        isNull(oauthTokenChains.revokedAt),
-        or(isNull(oauthTokenChains.consentId), isNull(oauthConsents.revokedAt)),
-        // The database's clock decides expiry, the same clock that set it.
-        gt(oauthAccessTokens.expiresAt, sql`now()`),
-      ),
-    )
+  // Built once per database handle (lib/db/prepared.ts): it runs on every OAuth request.
+  const [row] = await prepared(db, 'bearer.accessToken', () =>
+    db
+      .select({
+        id: oauthAccessTokens.id,
+        organizationId: oauthAccessTokens.organizationId,
+        scope: oauthAccessTokens.scope,
+        clientId: oauthAccessTokens.clientId,
+        resource: oauthAccessTokens.resource,
+      })
+      .from(oauthAccessTokens)
+      .innerJoin(oauthTokenChains, eq(oauthTokenChains.id, oauthAccessTokens.chainId))
+      // The grant itself is re-checked on every request, in this one query (primary-key joins):
+      // a token committed concurrently with a consent revocation or a member's removal, which
+      // the revocation's sweep of token rows could not see, is still refused at once.
+      .leftJoin(oauthConsents, eq(oauthConsents.id, oauthTokenChains.consentId))
+      .innerJoin(
+        memberships,
+        and(
+          eq(memberships.organizationId, oauthTokenChains.organizationId),
+          eq(memberships.userId, oauthTokenChains.userId),
+        ),
+      )
+      .where(
+        and(
+          eq(oauthAccessTokens.tokenHash, sql.placeholder('tokenHash')),
+          isNull(oauthAccessTokens.revokedAt),
+          isNull(oauthTokenChains.revokedAt),
+          or(isNull(oauthTokenChains.consentId), isNull(oauthConsents.revokedAt)),
+          // The database's clock decides expiry, the same clock that set it.
+          gt(oauthAccessTokens.expiresAt, sql`now()`),
+        ),
+      )
+      .prepare('bearer_access_token'),
+  ).execute({ tokenHash: hashToken(token) })
   if (!row) return null
   return {
     kind: 'oauth',

@@ -1,3 +1,4 @@
+import { JsonText } from '@/lib/api/json-text'
 import type { ApiRequest } from '@/lib/api/request'
 import { resolveBearer } from '@/lib/credentials/resolve-bearer'
 import { getDb } from '@/lib/db'
@@ -7,7 +8,7 @@ import { getRateLimiter } from '@/lib/ratelimit'
 import { DATA_API_BUDGETS, type DataApiBudget } from '@/lib/ratelimit/policies'
 import { parseJson } from '@/lib/validation'
 import { readBody } from './body'
-import { errorResponse, json, rateLimitHeaders } from './respond'
+import { errorResponse, rateLimitHeaders } from './respond'
 import { traced } from './traced'
 
 export type DataApiScope = 'read:service' | 'write:issues'
@@ -28,6 +29,12 @@ interface Access {
   body?: 'json'
 }
 
+/**
+ * The headers of every successful answer, merged once per request into the one plain object
+ * the Response is built from (json() in respond.ts builds a Headers and sets each afterwards).
+ */
+const SUCCESS_HEADERS = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' }
+
 const WRITE_BODY_LIMITS = {
   maxWireBytes: 64 * 1024,
   maxDecodedBytes: 64 * 1024,
@@ -46,15 +53,14 @@ export function dataApiRoute<P = Record<string, never>>(
 ) {
   return (req: Request, context?: { params: Promise<P> }): Promise<Response> =>
     traced('data-api', req, async (requestId) => {
-      const headers: Record<string, string> = { 'X-Request-Id': requestId }
-      let response: Response
+      let headers: Record<string, string> = { 'X-Request-Id': requestId }
       try {
         const db = await getDb()
         const principal = await resolveBearer(db, req.headers.get('authorization'))
         if (!principal) throw new UnauthorizedError(MISSING_TOKEN)
         annotateLogContext({ organizationId: principal.organizationId })
         const limit = await getRateLimiter().limit(DATA_API_BUDGETS[access.limit], principal.rateLimitKey)
-        Object.assign(headers, rateLimitHeaders(limit))
+        headers = { ...SUCCESS_HEADERS, ...headers, ...rateLimitHeaders(limit) }
         if (!limit.success) throw new RateLimitedError('Rate limit exceeded', limit.retryAfterSeconds)
         if (!principal.scopes.includes(access.scope))
           throw new ForbiddenError(`Missing required scope: ${access.scope}`)
@@ -74,11 +80,15 @@ export function dataApiRoute<P = Record<string, never>>(
           body,
           requestId,
         })
-        response = json(answer)
+        const text = answer instanceof JsonText ? answer.text : JSON.stringify(answer)
+        return new Response(text, { status: 200, headers })
       } catch (error) {
-        response = errorResponse(error, 'data-api', { requestId, scope: access.scope })
+        const response = errorResponse(error, 'data-api', { requestId, scope: access.scope })
+        // The request id and, once a credential was found, the rate-limit headers; the error
+        // answer's own Content-Type and Cache-Control stay as errorResponse set them.
+        for (const [name, value] of Object.entries(headers))
+          if (name !== 'Content-Type' && name !== 'Cache-Control') response.headers.set(name, value)
+        return response
       }
-      for (const [name, value] of Object.entries(headers)) response.headers.set(name, value)
-      return response
     })
 }

@@ -18,6 +18,8 @@ export async function traced(
   const started = performance.now()
   return withLogContext({ requestId }, async () => {
     const response = await answer(requestId)
+    // The access line's fields (a URL parse among them) only when it will be written.
+    if (!logger.isLevelEnabled('info')) return response
     logger.info(
       {
         surface,

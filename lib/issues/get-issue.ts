@@ -1,8 +1,10 @@
-import { and, eq } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { issues } from '@/db/schema'
 import type { Principal } from '@/lib/credentials/resolve-bearer'
+import { prepared } from '@/lib/db/prepared'
 import { isUuid, NotFoundError } from '@/lib/errors'
+import { issueJson } from './issue-json'
 import { type Issue, toIssue } from './views'
 
 export const ISSUE_NOT_FOUND = 'Issue not found'
@@ -11,10 +13,18 @@ export const ISSUE_NOT_FOUND = 'Issue not found'
 export async function getIssueRow(db: DbOrTx, organizationId: string, issueId: string) {
   // A malformed id names no issue: "not found", like an unknown one (documented in docs/api-and-mcp.md).
   if (!isUuid(issueId)) throw new NotFoundError(ISSUE_NOT_FOUND)
-  const [row] = await db
-    .select()
-    .from(issues)
-    .where(and(eq(issues.id, issueId), eq(issues.organizationId, organizationId)))
+  const [row] = await prepared(db, 'issues.byId', () =>
+    db
+      .select()
+      .from(issues)
+      .where(
+        and(
+          eq(issues.id, sql.placeholder('issueId')),
+          eq(issues.organizationId, sql.placeholder('organizationId')),
+        ),
+      )
+      .prepare('issues_by_id'),
+  ).execute({ issueId, organizationId })
   if (!row) throw new NotFoundError(ISSUE_NOT_FOUND)
   return row
 }
@@ -25,4 +35,27 @@ export async function getIssue(
   issueId: string,
 ): Promise<Issue> {
   return toIssue(await getIssueRow(db, principal.organizationId, issueId))
+}
+
+/** getIssue as the JSON text JSON.stringify would make of it (issue-json.ts), in one query. */
+export async function getIssueJson(
+  db: DbOrTx,
+  principal: Pick<Principal, 'organizationId'>,
+  issueId: string,
+): Promise<string> {
+  if (!isUuid(issueId)) throw new NotFoundError(ISSUE_NOT_FOUND)
+  const [row] = await prepared(db, 'issues.jsonById', () =>
+    db
+      .select({ json: issueJson })
+      .from(issues)
+      .where(
+        and(
+          eq(issues.id, sql.placeholder('issueId')),
+          eq(issues.organizationId, sql.placeholder('organizationId')),
+        ),
+      )
+      .prepare('issues_json_by_id'),
+  ).execute({ issueId, organizationId: principal.organizationId })
+  if (!row) throw new NotFoundError(ISSUE_NOT_FOUND)
+  return row.json
 }

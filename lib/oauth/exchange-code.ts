@@ -1,6 +1,7 @@
 import { and, eq, gt, isNull, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { oauthAuthorizationCodes, oauthTokenChains } from '@/db/schema'
+import { forgetCredentials } from '@/lib/credentials/credential-cache'
 import { hashToken, TOKEN_PREFIXES } from '@/lib/credentials/tokens'
 import { InvalidGrantError, InvalidTargetError } from './errors'
 import type { OAuthClient } from './find-client'
@@ -102,6 +103,7 @@ export async function exchangeAuthorizationCode(
     .where(eq(oauthAuthorizationCodes.id, row.id))
   if (state?.usedAt) {
     await revokeChainsOfCode(db, row.id)
+    forgetCredentials()
     throw new InvalidGrantError('The authorization code was already used')
   }
   throw new InvalidGrantError('The authorization code expired')

@@ -5,6 +5,7 @@ import { oauthAccessTokens, oauthRefreshTokens, oauthTokenChains } from '@/db/sc
 /**
  * Revokes token chains and every access and refresh token in them. Resolving a bearer token
  * already checks its chain; the tokens are marked too so that every row tells the truth.
+ * The caller calls forgetCredentials() once its transaction has committed (never inside it).
  */
 export async function revokeChains(db: DbOrTx, chainIds: string[]): Promise<void> {
   if (chainIds.length === 0) return

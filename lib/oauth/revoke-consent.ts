@@ -1,6 +1,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { oauthConsents, oauthTokenChains } from '@/db/schema'
+import { forgetCredentials } from '@/lib/credentials/credential-cache'
 import { isUuid, NotFoundError } from '@/lib/errors'
 import { revokeChains } from './revoke-chain'
 
@@ -35,4 +36,6 @@ export async function revokeConsent(db: Db, userId: string, consentId: string): 
       chains.map((c) => c.id),
     )
   })
+  // After the commit: a lookup that ran meanwhile read the rows before it and is not cached.
+  forgetCredentials()
 }

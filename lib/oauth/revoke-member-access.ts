@@ -9,6 +9,7 @@ import { revokeChains } from './revoke-chain'
  * tokens expire. Their access to other organizations is untouched. Called after the caller
  * locked the organization row, which a concurrent exchange or refresh also holds (lockGrant),
  * so whatever they issue is committed before the chains are read here, or not at all.
+ * The caller calls forgetCredentials() after its transaction commits (removeMember does).
  */
 export async function revokeMemberAccess(
   tx: DbOrTx,

@@ -1,6 +1,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { oauthAccessTokens, oauthRefreshTokens, oauthTokenChains } from '@/db/schema'
+import { forgetCredentials } from '@/lib/credentials/credential-cache'
 import { hashToken, TOKEN_PREFIXES } from '@/lib/credentials/tokens'
 import { authenticateClient, type PresentedClient } from './authenticate-client'
 import { InvalidRequestError } from './errors'
@@ -32,10 +33,14 @@ export async function revokeTokenRequest(db: Db, form: URLSearchParams, presente
           eq(oauthTokenChains.clientId, client.clientId),
         ),
       )
-    if (row) await revokeChains(db, [row.chainId])
+    if (row) {
+      await revokeChains(db, [row.chainId])
+      // Outside any transaction: committed, so the credential cache may forget now.
+      forgetCredentials()
+    }
     return
   }
-  if (token.startsWith(TOKEN_PREFIXES.oauthAccess))
+  if (token.startsWith(TOKEN_PREFIXES.oauthAccess)) {
     await db
       .update(oauthAccessTokens)
       .set({ revokedAt: sql`now()` })
@@ -46,4 +51,6 @@ export async function revokeTokenRequest(db: Db, form: URLSearchParams, presente
           isNull(oauthAccessTokens.revokedAt),
         ),
       )
+    forgetCredentials()
+  }
 }

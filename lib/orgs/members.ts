@@ -1,6 +1,7 @@
 import { and, asc, count, eq } from 'drizzle-orm'
 import type { Db, DbOrTx, Tx } from '@/db/client'
 import { memberships, type Role, users } from '@/db/schema'
+import { forgetCredentials } from '@/lib/credentials/credential-cache'
 import { ConflictError, isUuid, NotFoundError } from '@/lib/errors'
 import { revokeMemberAccess } from '@/lib/oauth/revoke-member-access'
 import { Role as RoleSchema } from '@/lib/users/schemas'
@@ -86,7 +87,7 @@ export async function removeMember(
   db: Db,
   input: { organizationId: string; userId: string },
 ): Promise<{ userId: string }> {
-  return db.transaction(async (tx) => {
+  const removed = await db.transaction(async (tx) => {
     await lockOrganization(tx, input.organizationId)
     const current = await membershipFor(tx, input.organizationId, input.userId)
     if (current.role === 'owner' && (await ownerCount(tx, input.organizationId)) <= 1)
@@ -97,4 +98,8 @@ export async function removeMember(
     await revokeMemberAccess(tx, input)
     return { userId: input.userId }
   })
+  // After the commit, not inside it: a lookup between a forget and the commit would cache
+  // the rows as they were before the removal.
+  forgetCredentials()
+  return removed
 }

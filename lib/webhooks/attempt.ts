@@ -1,12 +1,20 @@
 import { and, asc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
-import { webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints } from '@/db/schema'
+import { webhookDeliveries, webhookEndpoints } from '@/db/schema'
 import { logger, withLogContext } from '@/lib/log'
 import type { Deliverer, DeliveryOutcome } from './deliver'
+import type { AttemptRecord } from './record-attempts'
 import { decryptSecret } from './secrets'
 
 /** How long a claimed delivery stays invisible to other workers: above the 10 s deadline. */
 export const CLAIM_LEASE_SECONDS = 60
+
+/**
+ * A claimed delivery not yet started this long after its claim is left alone (unsent) until
+ * the lease runs out and a later claim takes it: started any later, its attempt (10 s) and
+ * its bookkeeping could outlast the lease, and another worker could send it a second time.
+ */
+export const START_WITHIN_MS = (CLAIM_LEASE_SECONDS - 20) * 1000
 
 export interface ClaimedDelivery {
   id: string
@@ -64,114 +72,139 @@ export async function recordOnEndpoint(db: Db, endpointId: string, outcome: Deli
 
 export type AttemptResult = 'succeeded' | 'retrying' | 'failed' | 'cancelled' | 'skipped'
 
-/**
- * One attempt of one claimed delivery: re-reads the endpoint (revoked: cancel, send nothing),
- * sends the frozen body, records the attempt, and schedules the next one from `delays`.
- */
-export async function attemptDelivery(
-  db: Db,
-  deliver: Deliverer,
-  claimed: ClaimedDelivery,
-  delays: readonly number[],
-): Promise<AttemptResult> {
-  const [row] = await db
-    .select({ delivery: webhookDeliveries, endpoint: webhookEndpoints })
-    .from(webhookDeliveries)
-    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-    .where(eq(webhookDeliveries.id, claimed.id))
-  if (row?.delivery.status !== 'pending' || row.delivery.attempts !== claimed.attempts) return 'skipped'
-  const { delivery, endpoint } = row
-  if (endpoint.revokedAt) {
-    await db
-      .update(webhookDeliveries)
-      .set({ status: 'cancelled' })
-      .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.status, 'pending')))
-    return 'cancelled'
-  }
-  return withLogContext(
-    {
-      requestId: delivery.requestId ?? undefined,
-      organizationId: delivery.organizationId,
-      deliveryId: delivery.id,
-    },
-    () => sendAndRecord(db, deliver, row, delays),
-  )
-}
-
-type DeliveryWithEndpoint = {
+export interface DeliveryWithEndpoint {
   delivery: typeof webhookDeliveries.$inferSelect
   endpoint: typeof webhookEndpoints.$inferSelect
 }
 
-async function sendAndRecord(
+/**
+ * Reads every claimed delivery with its endpoint in one query, oldest first. A row that
+ * changed since the claim (another worker recorded it, a revocation cancelled it) is left
+ * out; a revoked endpoint's deliveries come back apart, to be cancelled without sending.
+ */
+export async function loadClaimed(
   db: Db,
+  claimed: readonly ClaimedDelivery[],
+): Promise<{ due: DeliveryWithEndpoint[]; revoked: string[] }> {
+  if (claimed.length === 0) return { due: [], revoked: [] }
+  const expected = new Map(claimed.map((c) => [c.id, c.attempts]))
+  const rows = await db
+    .select({ delivery: webhookDeliveries, endpoint: webhookEndpoints })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .where(inArray(webhookDeliveries.id, [...expected.keys()]))
+    .orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id))
+  const due: DeliveryWithEndpoint[] = []
+  const revoked: string[] = []
+  for (const row of rows) {
+    if (row.delivery.status !== 'pending' || row.delivery.attempts !== expected.get(row.delivery.id)) continue
+    if (row.endpoint.revokedAt) revoked.push(row.delivery.id)
+    else due.push(row)
+  }
+  return { due, revoked }
+}
+
+/** A revoked endpoint receives nothing more: its claimed deliveries end cancelled, unsent. */
+export async function cancelDeliveries(db: Db, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return
+  await db
+    .update(webhookDeliveries)
+    .set({ status: 'cancelled' })
+    .where(and(inArray(webhookDeliveries.id, [...ids]), eq(webhookDeliveries.status, 'pending')))
+}
+
+/** Sends one loaded delivery's frozen body with its endpoint's secret. */
+export function sendDelivery(
   deliver: Deliverer,
   { delivery, endpoint }: DeliveryWithEndpoint,
-  delays: readonly number[],
-): Promise<AttemptResult> {
-  const outcome = await deliver({
+  secret: string,
+): Promise<DeliveryOutcome> {
+  return deliver({
     url: endpoint.url,
-    secret: decryptSecret(endpoint.secretCiphertext),
+    secret,
     body: delivery.body,
     eventId: delivery.eventId,
     eventType: delivery.eventType,
     test: delivery.isTest,
   })
-  const attempt = delivery.attempts + 1
+}
+
+/** What an attempt's outcome means for its delivery: done, failed for good, or retried after a delay. */
+export function attemptRecord(
+  { delivery, endpoint }: DeliveryWithEndpoint,
+  outcome: DeliveryOutcome,
+  delays: readonly number[],
+): AttemptRecord & { result: 'succeeded' | 'retrying' | 'failed' } {
   const delay = delays[delivery.attempts]
-  const result: AttemptResult = outcome.ok
-    ? 'succeeded'
-    : retryable(outcome) && delay !== undefined
-      ? 'retrying'
-      : 'failed'
-  await db.transaction(async (tx) => {
-    await tx
-      .insert(webhookDeliveryAttempts)
-      .values({
-        deliveryId: delivery.id,
-        attempt,
-        startedAt: outcome.startedAt,
-        durationMs: outcome.durationMs,
-        httpStatus: outcome.status,
-        errorLabel: outcome.label,
-      })
-      .onConflictDoNothing()
-    // Guarded by the attempt count and status: a revocation meanwhile keeps `cancelled`.
-    await tx
-      .update(webhookDeliveries)
-      .set({
-        attempts: attempt,
-        status: result === 'retrying' ? 'pending' : result,
-        lastAttemptAt: outcome.startedAt,
-        lastStatus: outcome.status,
-        lastError: outcome.label,
-        nextAttemptAt:
-          result === 'retrying'
-            ? sql`now() + make_interval(secs => ${delay ?? 0})`
-            : webhookDeliveries.nextAttemptAt,
-      })
-      .where(
-        and(
-          eq(webhookDeliveries.id, delivery.id),
-          eq(webhookDeliveries.status, 'pending'),
-          eq(webhookDeliveries.attempts, delivery.attempts),
-        ),
-      )
-  })
-  await recordOnEndpoint(db, endpoint.id, outcome)
-  // Never the URL: receivers put tokens in it.
-  logger[result === 'succeeded' ? 'info' : 'warn'](
+  const result = outcome.ok ? 'succeeded' : retryable(outcome) && delay !== undefined ? 'retrying' : 'failed'
+  return {
+    deliveryId: delivery.id,
+    endpointId: endpoint.id,
+    expectedAttempts: delivery.attempts,
+    outcome,
+    status: result === 'retrying' ? 'pending' : result,
+    retryDelaySeconds: result === 'retrying' ? (delay ?? 0) : null,
+    result,
+  }
+}
+
+/**
+ * The secret of each endpoint, decrypted once per batch rather than once per delivery. One
+ * that cannot be decrypted is left out (and logged): its deliveries stay claimed until the
+ * lease runs out, as when an attempt's bookkeeping fails.
+ */
+export function secretsOf(rows: readonly DeliveryWithEndpoint[]): Map<string, string> {
+  const secrets = new Map<string, string>()
+  const failed = new Set<string>()
+  for (const { endpoint } of rows) {
+    if (secrets.has(endpoint.id) || failed.has(endpoint.id)) continue
+    try {
+      secrets.set(endpoint.id, decryptSecret(endpoint.secretCiphertext))
+    } catch (error) {
+      failed.add(endpoint.id)
+      logger.error({ err: error, endpointId: endpoint.id }, 'webhook secret could not be decrypted')
+    }
+  }
+  return secrets
+}
+
+/**
+ * A delivery loaded this long ago re-checks its endpoint before sending: sends wait in a
+ * queue, and a revocation meanwhile must still stop them (spec "Delivery rules" 8).
+ */
+export const REVOCATION_RECHECK_MS = 1000
+
+/** Whether the endpoint is still active; false once revoked (or deleted). */
+export async function endpointActive(db: Db, endpointId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ revokedAt: webhookEndpoints.revokedAt })
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.id, endpointId))
+  return row !== undefined && row.revokedAt === null
+}
+
+/** The log line of one recorded attempt; never the URL: receivers put tokens in it. */
+export function logAttempt(row: DeliveryWithEndpoint, record: ReturnType<typeof attemptRecord>): void {
+  const { outcome, result } = record
+  withLogContext(
     {
-      endpointId: endpoint.id,
-      eventId: delivery.eventId,
-      eventType: delivery.eventType,
-      attempt,
-      httpStatus: outcome.status,
-      errorLabel: outcome.label,
-      durationMs: outcome.durationMs,
-      result,
+      requestId: row.delivery.requestId ?? undefined,
+      organizationId: row.delivery.organizationId,
+      deliveryId: row.delivery.id,
     },
-    result === 'succeeded' ? 'webhook delivered' : 'webhook attempt failed',
+    () =>
+      logger[result === 'succeeded' ? 'info' : 'warn'](
+        {
+          endpointId: row.endpoint.id,
+          eventId: row.delivery.eventId,
+          eventType: row.delivery.eventType,
+          attempt: row.delivery.attempts + 1,
+          httpStatus: outcome.status,
+          errorLabel: outcome.label,
+          durationMs: outcome.durationMs,
+          result,
+        },
+        result === 'succeeded' ? 'webhook delivered' : 'webhook attempt failed',
+      ),
   )
-  return result
 }

@@ -1,6 +1,6 @@
-import type { LookupAddress } from 'node:dns'
-import { Agent, request } from 'undici'
+import { request } from 'undici'
 import packageJson from '@/package.json'
+import { ConnectionPools } from './connection-pools'
 import { badStatus, type ErrorLabel, labelFor } from './labels'
 import { signatureValue } from './signature'
 import { type AddressPolicy, type Resolver, systemResolver, type VettedTarget, vetTarget } from './url-guard'
@@ -18,6 +18,10 @@ export interface DelivererOptions extends AddressPolicy {
   timeoutMs?: number
   /** Test seam: the clock for the signature's `t`. */
   now?: () => number
+  /** Keep-alive pools kept at once (one per vetted address, host and port); 256 by default. */
+  maxPools?: number
+  /** Connections per pool; 32 by default. */
+  connectionsPerPool?: number
 }
 
 export interface DeliveryRequest {
@@ -43,34 +47,27 @@ export interface DeliveryOutcome {
 
 export type Deliverer = (req: DeliveryRequest) => Promise<DeliveryOutcome>
 
-/**
- * Hands the connector exactly the vetted addresses. Node 20's connector asks with
- * `{all: true}` (autoSelectFamily); older paths want the single-address callback.
- */
-function pinnedLookup(target: VettedTarget) {
-  return (
-    _hostname: string,
-    options: { all?: boolean },
-    callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void,
-  ) => {
-    if (options?.all)
-      callback(
-        null,
-        target.addresses.map((a) => ({ address: a.address, family: a.family })),
-      )
-    else callback(null, target.addresses[0]!.address, target.addresses[0]!.family)
-  }
+/** The real deliverer: its keep-alive pools can be inspected and closed. */
+export interface PooledDeliverer extends Deliverer {
+  pools: ConnectionPools
+  close(): Promise<void>
 }
 
 /**
  * One factory holds the policy: production takes the defaults; tests inject loopback
  * allowances, a fake resolver, a test CA and a short timeout.
  */
-export function createDeliverer(options: DelivererOptions = {}): Deliverer {
+export function createDeliverer(options: DelivererOptions = {}): PooledDeliverer {
   const resolver = options.resolver ?? systemResolver
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
   const now = options.now ?? Date.now
-  return async (req) => {
+  const pools = new ConnectionPools({
+    timeoutMs,
+    ca: options.ca,
+    maxPools: options.maxPools,
+    connectionsPerPool: options.connectionsPerPool,
+  })
+  const deliver: Deliverer = async (req) => {
     const startedAt = new Date()
     const started = performance.now()
     const done = (o: Omit<DeliveryOutcome, 'startedAt' | 'durationMs'>): DeliveryOutcome => ({
@@ -85,18 +82,6 @@ export function createDeliverer(options: DelivererOptions = {}): Deliverer {
     } catch (error) {
       return done({ ok: false, status: null, label: labelFor(error), sent: false })
     }
-    // A fresh agent per attempt: no pooled socket from an earlier resolution can be reused.
-    const agent = new Agent({
-      connect: {
-        lookup: pinnedLookup(target),
-        timeout: timeoutMs,
-        ...(options.ca ? { ca: options.ca } : {}),
-      },
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      keepAliveTimeout: 1,
-      connections: 1,
-    })
     const timestamp = Math.floor(now() / 1000)
     const headers: Record<string, string> = {
       'content-type': 'application/json',
@@ -108,11 +93,13 @@ export function createDeliverer(options: DelivererOptions = {}): Deliverer {
     if (req.test) headers['service-webhook-test'] = '1'
     try {
       // undici's request() never follows redirects: a 3xx is reported as bad_status:3xx.
+      // The pool is chosen by the addresses vetted just above, in the same tick as the
+      // request, so a kept-alive socket is reused only towards an address vetted now.
       const res = await request(target.url, {
         method: 'POST',
         headers,
         body: req.body,
-        dispatcher: agent,
+        dispatcher: pools.dispatcherFor(target),
         signal: AbortSignal.timeout(timeoutMs),
       })
       await res.body.dump({ limit: BODY_DRAIN_LIMIT }).catch(() => {})
@@ -120,8 +107,7 @@ export function createDeliverer(options: DelivererOptions = {}): Deliverer {
       return done({ ok, status: res.statusCode, label: ok ? null : badStatus(res.statusCode), sent: true })
     } catch (error) {
       return done({ ok: false, status: null, label: labelFor(error), sent: true })
-    } finally {
-      agent.destroy().catch(() => {})
     }
   }
+  return Object.assign(deliver, { pools, close: () => pools.close() })
 }

@@ -16,7 +16,8 @@ export async function runAutocannonGet(options: {
   baseUrl: string
   source: GetSource
   connections: number
-  rate: number
+  /** Requests per second over all connections; undefined for as fast as the server answers. */
+  rate?: number
   seconds: number
 }): Promise<PhaseResult> {
   const latencies: number[] = []
@@ -29,10 +30,9 @@ export async function runAutocannonGet(options: {
         // A duration rather than a request count, so a server slower than the rate cannot
         // stretch the phase; the few requests in flight at the end are not counted.
         duration: options.seconds,
-        overallRate: options.rate,
         // autocannon's correction assumes one request per 1/rate of a connection and would
         // invent latencies for its own bursts; the exact latencies are recorded below.
-        ignoreCoordinatedOmission: true,
+        ...(options.rate === undefined ? {} : { overallRate: options.rate, ignoreCoordinatedOmission: true }),
         timeout: 30,
         requests: [
           {
@@ -58,11 +58,11 @@ export async function runAutocannonGet(options: {
   return {
     phase: options.phase,
     generator: 'autocannon',
-    offeredRate: options.rate,
+    offeredRate: options.rate ?? 0,
     requestsPerSecond,
     durationSeconds: result.duration,
     skipped: 0,
-    sustained: requestsPerSecond >= 0.95 * options.rate,
+    sustained: options.rate === undefined || requestsPerSecond >= 0.95 * options.rate,
     count: answered,
     ok: result['2xx'],
     non2xx: result.non2xx,

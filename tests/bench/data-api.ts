@@ -2,13 +2,29 @@ import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import { Placeholder, sql } from 'drizzle-orm'
+import { QueryBuilder } from 'drizzle-orm/pg-core'
 import postgres from 'postgres'
 import { openMigratedDatabase } from '@/db/migrate'
+import { issues } from '@/db/schema'
 import { hashToken } from '@/lib/credentials/tokens'
+import { isoMillis, issueListItemJson } from '@/lib/issues/issue-json'
+import { PAGE_ORDER, pageWhere } from '@/lib/issues/list-issues'
 import { runAutocannonGet } from './data-api-load'
+import { summarizeProfiles } from './data-api-profile'
 import { type Seeded, seedDataApi } from './data-api-seed'
 import { createCleanup } from './harness/cleanup'
 import { createScratchDatabase, type ScratchDatabase } from './harness/database'
+import {
+  type ComparedFigures,
+  type FloorPair,
+  floorComparison,
+  floorProblems,
+  floorRatios,
+  floorTable,
+  measureFloorPhase,
+  startFloor,
+} from './harness/floor'
 import { otherNextProcesses, postgresCpuMs, treeCpuMs } from './harness/machine'
 import { phaseSeconds } from './harness/options'
 import {
@@ -45,6 +61,10 @@ const OTHER_ISSUES = 100_000
 const argv = process.argv.slice(2)
 const asJson = argv.includes('--json')
 const nullsFirstIndex = argv.includes('--nulls-first-index')
+// --cpu-prof: the server writes a V8 CPU profile (kept, path printed) summarised at the end.
+const cpuProf = argv.includes('--cpu-prof')
+// --no-floor: skip the floor routes (the minimal Next app and bare Node).
+const withFloor = !argv.includes('--no-floor')
 const rateOption = Number(argv.find((a) => a.startsWith('--rate='))?.slice('--rate='.length) ?? 200)
 const RATE = Number.isInteger(rateOption) && rateOption > 0 ? rateOption : 200
 // 300 reads/min per token: with at least 60 * RATE / 100 keys in rotation each key sees at
@@ -54,6 +74,9 @@ const KEYS = Math.max(300, Math.ceil((60 * RATE) / 100))
 const PHASE_SECONDS = phaseSeconds(10)
 const REQUESTS = RATE * PHASE_SECONDS
 const CONNECTIONS = 10
+/** The maximum-rate phases: autocannon without a rate, enough connections to keep 2 cores busy. */
+const MAX_CONNECTIONS = 16
+const MAX_CASES = ['page1', 'issue']
 const PROBE_REQUESTS = RATE * 5
 const WARMUP_REQUESTS = 400
 const PAGE = 25
@@ -62,6 +85,8 @@ const DEPTHS = [1_000, 50_000, 99_000]
 const SAMPLE_IDS = 1_000
 const STATUS = 'unresolved'
 const GOAL = { p99Ms: 20, ratio: 3 }
+/** Issue 17: server CPU per Data API read at most this many times the floor GET route's. */
+const FLOOR_CPU_GOAL = 1.5
 
 // With --json, stdout carries the JSON object alone; progress and the table go to stderr.
 const out = (line = '') => (asJson ? process.stderr : process.stdout).write(`${line}\n`)
@@ -102,6 +127,16 @@ interface CaseResult {
   paced: PhaseResult & { cpu: CpuPerRequest }
   raw: PhaseResult
   p99Ratio: { autocannon: number; paced: number }
+  /** page1 and issue only: autocannon as fast as the server answers. */
+  max: (PhaseResult & { cpu: CpuPerRequest }) | null
+}
+
+/** A floor route (GET /floor/json?bytes=N) at our paced rate, on the minimal Next app or bare Node. */
+interface FloorPaced {
+  server: 'next' | 'bare'
+  read: 'list' | 'issue'
+  bytes: number
+  paced: PhaseResult & { cpu: CpuPerRequest }
 }
 
 interface Walk {
@@ -310,6 +345,8 @@ async function main(): Promise<void> {
 
   // --- 2. server -------------------------------------------------------------------------
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bench-data-api-'))
+  // Kept after the run (it is the point of --cpu-prof); its path is printed.
+  const profileDir = cpuProf ? await mkdtemp(path.join(os.tmpdir(), 'bench-data-api-prof-')) : undefined
   cleanup.add(() => rm(dataDir, { recursive: true, force: true }))
   progress('starting next start on the bench database')
   const server: RunningProcess = await startServer({
@@ -320,6 +357,7 @@ async function main(): Promise<void> {
     env: { LOG_LEVEL: 'warn' },
     // The first 401 for a request without a token means the Data API is ready to serve.
     ready: { path: '/api/v1/issues', status: 401 },
+    cpuProfileDir: profileDir,
     killAfterMs: 10_000,
   })
   let serverStopped = false
@@ -425,7 +463,10 @@ async function main(): Promise<void> {
       problems.push(`warm-up of ${c.name}: ${JSON.stringify(warm.statusCodes)}, ${warm.errors} errors`)
   }
 
-  const apiResults = new Map<string, { autocannon: CaseResult['autocannon']; paced: CaseResult['paced'] }>()
+  const apiResults = new Map<
+    string,
+    { autocannon: CaseResult['autocannon']; paced: CaseResult['paced']; max: CaseResult['max'] }
+  >()
   for (const c of cases) {
     progress(`${c.name}: autocannon ${RATE} req/s, ${CONNECTIONS} connections, ${PHASE_SECONDS} s`)
     let mark = cpuMark(server.pid)
@@ -454,7 +495,24 @@ async function main(): Promise<void> {
         problems.push(
           `${c.name} (${r.generator}): ${r.non2xx} non-2xx ${JSON.stringify(r.statusCodes)}, ${r.errors} errors`,
         )
-    apiResults.set(c.name, { autocannon: { ...ac, cpu: acCpu }, paced: { ...paced, cpu: pacedCpu } })
+    let max: CaseResult['max'] = null
+    if (MAX_CASES.includes(c.name)) {
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      progress(`${c.name}: autocannon at maximum rate, ${MAX_CONNECTIONS} connections, ${PHASE_SECONDS} s`)
+      mark = cpuMark(server.pid)
+      const fastest = await runAutocannonGet({
+        phase: `${c.name} max`,
+        baseUrl,
+        source: c.source,
+        connections: MAX_CONNECTIONS,
+        seconds: PHASE_SECONDS,
+      })
+      max = { ...fastest, cpu: cpuSince(mark, server.pid, fastest.count) }
+      if (fastest.non2xx > 0 || fastest.errors > 0)
+        problems.push(`${c.name} (max): ${JSON.stringify(fastest.statusCodes)}, ${fastest.errors} errors`)
+      await new Promise((resolve) => setTimeout(resolve, 1000))
+    }
+    apiResults.set(c.name, { autocannon: { ...ac, cpu: acCpu }, paced: { ...paced, cpu: pacedCpu }, max })
   }
 
   // What a request costs before any issue is read: the route with no token (no database),
@@ -479,9 +537,77 @@ async function main(): Promise<void> {
     probes.push({ ...result, cpu: cpuSince(mark, server.pid, result.count), expected: 401 })
   }
   agent.destroy()
+  // The sizes the floor routes answer with: a typical 25-item page and a single issue.
+  const bodyBytes = {
+    list: Buffer.byteLength(
+      JSON.stringify(
+        await fetchJson<ListBody>(baseUrl, { path: `/api/v1/issues?limit=${PAGE}`, token: token() }),
+      ),
+    ),
+    issue: Buffer.byteLength(
+      JSON.stringify(
+        await fetchJson<unknown>(baseUrl, { path: `/api/v1/issues/${sampleIds[0]}`, token: token() }),
+      ),
+    ),
+  }
   const serverLogs = server.logs()
   // The raw queries get the machine to themselves, as the API phases had it apart from Postgres.
   await stopServer()
+  const profiles = profileDir ? await summarizeProfiles(profileDir) : []
+
+  // --- 4b. the floor: the same GETs' unavoidable part, in the same run ---------------------
+  // GET /floor/json?bytes=N with N our answers' sizes, on the minimal Next app and bare Node:
+  // at our paced rate (CPU per request under the same load) and at the maximum rate.
+  const floorPaced: FloorPaced[] = []
+  const floorMax = new Map<'list' | 'issue', FloorPair>()
+  if (withFloor) {
+    const floor = await startFloor()
+    const floorAgent = keepAliveAgent()
+    try {
+      for (const read of ['list', 'issue'] as const) {
+        const bytes = bodyBytes[read]
+        for (const [server, running] of [
+          ['next', floor.next],
+          ['bare', floor.bare],
+        ] as const) {
+          const task = () => httpGet(floorAgent, running.baseUrl, { path: `/floor/json?bytes=${bytes}` })
+          progress(`floor ${server} GET /floor/json?bytes=${bytes}: paced ${RATE}/s`)
+          await runPaced({ phase: 'floor warmup', rate: RATE, count: WARMUP_REQUESTS, task })
+          const mark = cpuMark(running.pid)
+          const paced = await runPaced({
+            phase: `floor ${server} ${read}`,
+            rate: RATE,
+            count: REQUESTS,
+            task,
+          })
+          floorPaced.push({
+            server,
+            read,
+            bytes,
+            paced: { ...paced, cpu: cpuSince(mark, running.pid, paced.count) },
+          })
+          if (paced.non2xx > 0 || paced.errors > 0)
+            problems.push(
+              `floor ${server} ${read} (paced): ${JSON.stringify(paced.statusCodes)}, ${paced.errors} errors`,
+            )
+        }
+        progress(`floor GET /floor/json?bytes=${bytes}: maximum rate, ${MAX_CONNECTIONS} connections`)
+        const pair = await measureFloorPhase({
+          floor,
+          method: 'GET',
+          path: '/floor/json',
+          bytes,
+          connections: MAX_CONNECTIONS,
+          seconds: PHASE_SECONDS,
+        })
+        problems.push(...floorProblems(pair))
+        floorMax.set(read, pair)
+      }
+    } finally {
+      floorAgent.destroy()
+      await floor.stop()
+    }
+  }
 
   // --- 5. the same queries as raw SQL ----------------------------------------------------
   const rawResults = new Map<string, PhaseResult>()
@@ -538,6 +664,28 @@ async function main(): Promise<void> {
       'issues_pkey',
     ),
   }
+  // The server's own statement for a deep page (JSON written by the database), with its
+  // placeholders filled as the server fills them.
+  const serverQuery = new QueryBuilder()
+    .select({ json: issueListItemJson, id: issues.id, createdAt: isoMillis(issues.createdAt) })
+    .from(issues)
+    .where(pageWhere(false, true))
+    .orderBy(...PAGE_ORDER)
+    .limit(sql.placeholder('limit'))
+    .toSQL()
+  const serverValues: Record<string, string | number> = {
+    organizationId: org,
+    afterCreatedAt: deepAt.createdAt,
+    afterId: deepAt.id,
+    limit: PAGE + 1,
+  }
+  const serverDeep = await explain(
+    serverQuery.sql,
+    serverQuery.params.map((p) =>
+      p instanceof Placeholder ? serverValues[p.name]! : (p as string | number),
+    ),
+    'issues_org_created_idx',
+  )
   // A prepared statement (as postgres.js and the server use) may switch to a generic plan,
   // planned without the cursor's values: that one must take the index as well.
   const reserved = await raw.reserve()
@@ -556,7 +704,7 @@ async function main(): Promise<void> {
   } finally {
     reserved.release()
   }
-  for (const [name, plan] of Object.entries({ ...plans, genericDeep }))
+  for (const [name, plan] of Object.entries({ ...plans, genericDeep, serverDeep }))
     if (!plan.usesExpectedIndex || plan.sort)
       problems.push(`plan of ${name}: index ${plan.index ?? 'none'}, sort=${plan.sort}`)
 
@@ -600,6 +748,7 @@ async function main(): Promise<void> {
       paced: api.paced,
       raw: rawResult,
       p99Ratio: { autocannon: ratio(api.autocannon.latencyMs.p99), paced: ratio(api.paced.latencyMs.p99) },
+      max: api.max,
     }
   })
   const listPages = results.filter((r) => r.listPage)
@@ -724,7 +873,7 @@ async function main(): Promise<void> {
     `Keyset indexes${nullsFirstIndex ? ' (recreated by --nulls-first-index)' : ' (as migrated)'} and the plans of each read:`,
   )
   for (const definition of keysetIndexes) out(`  ${definition}`)
-  for (const [name, plan] of Object.entries({ ...plans, genericDeep }))
+  for (const [name, plan] of Object.entries({ ...plans, genericDeep, serverDeep }))
     out(
       `  ${name.padEnd(11)} ${plan.index ?? 'no index'}${plan.usesExpectedIndex ? '' : ` (expected ${plan.expectedIndex})`}, ${plan.sort ? 'SORT' : 'no sort'}, ${plan.offset ? 'OFFSET' : 'no offset'}, ${plan.rows ?? '?'} rows, ${maybe(plan.executionMs, 3)} ms, ${plan.buffers ?? ''}`,
     )
@@ -735,6 +884,100 @@ async function main(): Promise<void> {
   out(
     `Breakdown of a first-page request (paced p50): route floor ${ms(breakdown.routeFloorMs)} ms, auth lookup +${ms(breakdown.authLookupMs)} ms (raw ${ms(breakdown.rawAuthLookupMs)}), rate limit + list query + JSON +${ms(breakdown.rateLimitQueryAndJsonMs)} ms (raw query ${ms(breakdown.rawListQueryMs)}); server CPU ${maybe(breakdown.serverCpuMsPerListRequest)} ms/request (${maybe(breakdown.serverCpuMsPer401NoToken)} for a 401 without token)`,
   )
+
+  // --- maximum rate, the floor and the ratios ---------------------------------------------
+  const maxRows = results.filter((r) => r.max)
+  out()
+  out(`Maximum rate (autocannon, ${MAX_CONNECTIONS} connections, ${PHASE_SECONDS} s):`)
+  for (const line of table(
+    ['case', 'req/s', 'p50', 'p99', 'server CPU ms/req', 'postgres CPU ms/req', 'non-2xx'],
+    maxRows.map((r) => [
+      r.label,
+      r.max!.requestsPerSecond.toFixed(1),
+      ms(r.max!.latencyMs.p50),
+      ms(r.max!.latencyMs.p99),
+      maybe(r.max!.cpu.serverMs, 3),
+      maybe(r.max!.cpu.postgresMs, 3),
+      String(r.max!.non2xx + r.max!.errors),
+    ]),
+  ))
+    out(line)
+  const floorComparisons = (['list', 'issue'] as const).flatMap((read) => {
+    const pair = floorMax.get(read)
+    const ours = results.find((r) => r.name === (read === 'list' ? 'page1' : 'issue'))
+    const at = (server: 'next' | 'bare') => floorPaced.find((f) => f.server === server && f.read === read)
+    const next = at('next')
+    const bare = at('bare')
+    if (!pair || !ours?.max || !next || !bare) return []
+    const oursMax: ComparedFigures = {
+      requestsPerSecond: ours.max.requestsPerSecond,
+      latencyMs: ours.max.latencyMs,
+      serverCpuMsPerRequest: ours.max.cpu.serverMs,
+      postgresCpuMsPerRequest: ours.max.cpu.postgresMs,
+    }
+    const cpu = (r: { cpu: CpuPerRequest }) => r.cpu.serverMs ?? 0
+    return [
+      {
+        read,
+        bytes: bodyBytes[read],
+        // At our paced rate: the goal's comparison (ours at most 1.5x the floor's CPU per request).
+        pacedServerCpuMs: {
+          ours: ours.paced.cpu.serverMs,
+          floorNext: next.paced.cpu.serverMs,
+          bare: bare.paced.cpu.serverMs,
+        },
+        pacedServerCpu: floorRatios(cpu(ours.paced), cpu(next.paced), cpu(bare.paced)),
+        pacedP99Ms: {
+          ours: ours.paced.latencyMs.p99,
+          floorNext: next.paced.latencyMs.p99,
+          bare: bare.paced.latencyMs.p99,
+        },
+        // At the maximum rate, closed loop on both sides.
+        max: floorComparison(oursMax, pair),
+        oursMax,
+        floorMax: pair,
+      },
+    ]
+  })
+  if (floorComparisons.length > 0) {
+    out()
+    out(
+      `Against the floor in this run: GET /floor/json?bytes=N (our answer's size) on a minimal Next app and on bare node:http. Paced ${RATE}/s (server CPU ms/request):`,
+    )
+    for (const line of table(
+      ['read', 'bytes', 'ours', 'floor', 'bare', 'ours/floor', 'ours/bare', 'p99 ours', 'p99 floor'],
+      floorComparisons.map((f) => [
+        f.read,
+        String(f.bytes),
+        maybe(f.pacedServerCpuMs.ours, 3),
+        maybe(f.pacedServerCpuMs.floorNext, 3),
+        maybe(f.pacedServerCpuMs.bare, 3),
+        f.pacedServerCpu.vsFloor.toFixed(2),
+        f.pacedServerCpu.vsBare.toFixed(2),
+        ms(f.pacedP99Ms.ours),
+        ms(f.pacedP99Ms.floorNext),
+      ]),
+    ))
+      out(line)
+    for (const f of floorComparisons) {
+      out()
+      out(`Maximum rate, ${f.read} (${f.bytes} bytes), ${MAX_CONNECTIONS} connections:`)
+      for (const line of floorTable([{ label: `ours: ${f.read}`, figures: f.oursMax }], f.floorMax)) out(line)
+    }
+    const worstCpuRatio = Math.max(...floorComparisons.map((f) => f.pacedServerCpu.vsFloor))
+    out()
+    out(
+      `Goal: server CPU per read at most ${FLOOR_CPU_GOAL}x the floor route's (paced ${RATE}/s): ${worstCpuRatio <= FLOOR_CPU_GOAL ? 'MET' : 'NOT MET'} (worst ${worstCpuRatio.toFixed(2)}x)`,
+    )
+  } else if (withFloor) out('Floor routes not measured (see problems).')
+  for (const profile of profiles) {
+    out()
+    out(`CPU profile of the server (${profile.totalMs} ms busy): ${profile.file}`)
+    out('  by package (self time):')
+    for (const p of profile.byPackage) out(`    ${p.percent.toFixed(1).padStart(5)}%  ${p.name}`)
+    out('  top functions (self time):')
+    for (const f of profile.topFunctions) out(`    ${f.percent.toFixed(1).padStart(5)}%  ${f.name}`)
+  }
 
   if (asJson)
     process.stdout.write(
@@ -766,7 +1009,10 @@ async function main(): Promise<void> {
           probes,
           rawAuthLookup: rawAuth,
           breakdown,
-          explain: { ...plans, genericDeep },
+          bodyBytes,
+          floor: { paced: floorPaced, comparisons: floorComparisons },
+          profiles,
+          explain: { ...plans, genericDeep, serverDeep },
           goal,
           problems,
         },

@@ -6,20 +6,24 @@ import { freePort } from '../helpers/free-port'
 import { createTestPki, startReceiver } from '../helpers/webhooks'
 import { createCleanup } from './harness/cleanup'
 import { prepareDatabase, withDatabase } from './harness/database'
+import { floorDisturbed, floorTable } from './harness/floor'
 import {
   type CpuSnapshot,
   type CpuUsage,
   cpuBetween,
+  cpuMsPerRequest,
   cpuSnapshot,
   type MemorySample,
   machineLoad,
   memoryOf,
   otherNextProcesses,
+  postgresMemory,
 } from './harness/machine'
 import { phaseSeconds } from './harness/options'
 import { keepAliveAgent, type PhaseResult, runPaced } from './harness/pace'
 import { hasProductionBuild } from './harness/server'
 import { round } from './harness/stats'
+import { measureSoakFloor, mixCpu } from './load-floor'
 import { seedSoak } from './load-seed'
 import { type HeapSample, SOAK_AUTH_SECRET, type SoakServer, startSoakServer } from './load-server'
 import {
@@ -27,6 +31,7 @@ import {
   dataApiTask,
   IngestStream,
   IssuePool,
+  ingestBodies,
   keepAliveRaces,
   loadRecordings,
   mcpTask,
@@ -96,6 +101,8 @@ const SETTLE_TIMEOUT_MS = 300_000
 // RSS may rise this much between the first and last third before it counts as growth: V8
 // sizes its heap to the load and keeps it, which is not a leak.
 const GROWTH_TOLERANCE = { ratio: 0.1, mib: 24 }
+// Memory is read this often during the load, for its peak.
+const MEMORY_PEAK_INTERVAL_MS = 1_000
 
 if (MINUTES <= 0 || MINUTES > 60) fail('--minutes: between 0 and 60 (bounded run)')
 const SECONDS = Math.round(MINUTES * 60)
@@ -110,6 +117,8 @@ interface Sample {
   atSeconds: number
   routes: RouteFigures[]
   memory: MemorySample
+  /** Every Postgres process of the server (all its databases, not only the run's). */
+  postgresMemory: MemorySample
   heap: HeapSample | null
   postgresConnections: number
   sessions: Record<string, number>
@@ -144,6 +153,7 @@ function trend(values: number[]) {
   const third = Math.max(1, Math.floor(values.length / 3))
   const first = values.slice(0, third)
   const last = values.slice(-third)
+  if (values.length === 0) return { firstMean: 0, lastMean: 0, firstMax: 0, lastMax: 0 }
   return {
     firstMean: round(mean(first), 1),
     lastMean: round(mean(last), 1),
@@ -160,6 +170,15 @@ async function main(): Promise<number> {
   if (others.length > 0) warnings.push(`other builds/servers/tests were running: ${others.join(' | ')}`)
   const busyBefore = await machineLoad(2_000)
   progress(`machine load before the run: ${busyBefore ?? '?'}% of one core`)
+
+  // The floor, in this run and before the service starts, so neither loads the other.
+  const recordings = loadRecordings()
+  const floor = await measureSoakFloor({
+    bodies: ingestBodies(recordings, 'soakfloor', EVENTS_PER_BATCH, PARALLEL_SESSIONS),
+    seconds: Math.min(10, Math.max(3, SECONDS / 10)),
+    connections: 8,
+    progress,
+  })
 
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-soak-'))
   // The configuration is read on first use, which is the seeding below: it must be the
@@ -231,7 +250,6 @@ async function main(): Promise<number> {
   cleanup.add(() => sql.end())
   const recorder = new Recorder()
   const pool = new IssuePool()
-  const recordings = loadRecordings()
   const ingest = new IngestStream({
     agent,
     baseUrl,
@@ -275,9 +293,27 @@ async function main(): Promise<number> {
     return Object.fromEntries(rows.map((r) => [r.status, r.n]))
   }
 
+  // Idle: started, migrated, a few token requests served, nothing else yet.
+  await new Promise((resolve) => setTimeout(resolve, 2_000))
+  const idle = { server: memoryOf(server.pid), postgres: postgresMemory() }
+  progress(
+    `idle memory: server RSS ${idle.server.rssMiB} MiB, Postgres PSS ${idle.postgres.pssMiB ?? '?'} MiB (RSS summed ${idle.postgres.rssMiB} MiB over ${idle.postgres.processes} processes)`,
+  )
+  const peak = { serverRssMiB: 0, serverPssMiB: 0, postgresPssMiB: 0, postgresRssMiB: 0 }
+  const readPeak = () => {
+    const ours = memoryOf(server.pid)
+    const pg = postgresMemory()
+    peak.serverRssMiB = Math.max(peak.serverRssMiB, ours.rssMiB ?? 0)
+    peak.serverPssMiB = Math.max(peak.serverPssMiB, ours.pssMiB ?? 0)
+    peak.postgresPssMiB = Math.max(peak.postgresPssMiB, pg.pssMiB ?? 0)
+    peak.postgresRssMiB = Math.max(peak.postgresRssMiB, pg.rssMiB ?? 0)
+  }
+  const peakSampler = setInterval(readPeak, MEMORY_PEAK_INTERVAL_MS)
+
   const samples: Sample[] = []
   const loadStart = performance.now()
   let cpuBefore: CpuSnapshot = cpuSnapshot(server.pid, true)
+  const cpuAtLoadStart = cpuBefore
   const sample = async () => {
     takeArrivals()
     const routes = recorder.cut(ROUTES)
@@ -286,6 +322,7 @@ async function main(): Promise<number> {
       atSeconds: Math.round((performance.now() - loadStart) / 1000),
       routes,
       memory: memoryOf(server.pid),
+      postgresMemory: postgresMemory(),
       heap: server.heap(),
       postgresConnections: await connections(),
       sessions: await sessionStates(),
@@ -304,7 +341,7 @@ async function main(): Promise<number> {
         .join(' | ')}`,
     )
     progress(
-      `      sessions ${JSON.stringify(s.sessions)} hooks ${s.webhooksReceived} rss ${s.memory.rssMiB} MiB anon ${s.memory.anonMiB} MiB heap ${s.heap?.usedMiB ?? '?'}/${s.heap?.totalMiB ?? '?'} MiB (live ${s.heap?.liveMiB ?? '?'}, ${s.heap?.majorGcs ?? '?'} full GCs) pg conns ${s.postgresConnections} cpu srv ${s.cpu.serverPercent}% pg ${s.cpu.postgresPercent}% gen ${s.cpu.loadGeneratorPercent}% other ${s.cpu.otherPercent}%`,
+      `      sessions ${JSON.stringify(s.sessions)} hooks ${s.webhooksReceived} pg pss ${s.postgresMemory.pssMiB ?? '?'} MiB rss ${s.memory.rssMiB} MiB anon ${s.memory.anonMiB} MiB heap ${s.heap?.usedMiB ?? '?'}/${s.heap?.totalMiB ?? '?'} MiB (live ${s.heap?.liveMiB ?? '?'}, ${s.heap?.majorGcs ?? '?'} full GCs) pg conns ${s.postgresConnections} cpu srv ${s.cpu.serverPercent}% pg ${s.cpu.postgresPercent}% gen ${s.cpu.loadGeneratorPercent}% other ${s.cpu.otherPercent}%`,
     )
   }
   let sampling = Promise.resolve()
@@ -334,9 +371,13 @@ async function main(): Promise<number> {
     ),
   ])
   const loadSeconds = (performance.now() - loadStart) / 1000
+  const cpuAtLoadEnd = cpuSnapshot(server.pid, true)
   clearInterval(sampler)
+  clearInterval(peakSampler)
+  readPeak()
   await sampling
   await sample()
+  const endOfLoad = { server: samples.at(-1)!.memory, postgres: samples.at(-1)!.postgresMemory }
 
   progress(`load done after ${round(loadSeconds, 1)} s; finishing ${ingest.active.length} open sessions`)
   await ingest.drain()
@@ -453,16 +494,29 @@ async function main(): Promise<number> {
   const steady = warm.length >= 3 ? warm : samples
   const rss = trend(steady.map((s) => s.memory.rssMiB ?? 0))
   const anon = trend(steady.map((s) => s.memory.anonMiB ?? 0))
-  // The live heap after full collections: the heap in use at a random moment is mostly garbage.
-  const heap = trend(steady.map((s) => s.heap?.liveMiB ?? 0))
-  if (steady.some((s) => s.heap?.liveMiB == null))
-    problems.push('no full collection reported in some sample: the heap growth check has nothing to compare')
+  // Until V8's first full (mark-compact) collection under the load, its old space only grows,
+  // garbage included, and RSS with it: a 30 s run rose ~50 MiB per 10 s with no full GC at
+  // all, while a 60 s run with the old space capped at 160 MiB (full GCs every 5-10 s) held
+  // the live heap at 80-85 MiB and RSS at 260-278 MiB. So growth is judged only over a window
+  // with full collections in it, and on the live heap they leave: the heap in use after
+  // collections inside the window, not a figure left over from start-up.
+  const probed = steady.filter((s) => s.heap !== null)
+  const majorGcs = (s: Sample | undefined) => s?.heap?.majorGcs ?? 0
+  const collectedInWindow = majorGcs(probed.at(-1)) - majorGcs(probed[0])
+  const fresh = probed.filter((s, i) => i > 0 && majorGcs(s) > majorGcs(probed[i - 1]))
+  const heap = trend(fresh.map((s) => s.heap?.liveMiB ?? 0))
   const conns = trend(steady.map((s) => s.postgresConnections))
   const grows = (t: ReturnType<typeof trend>) =>
     t.lastMean - t.firstMean > Math.max(GROWTH_TOLERANCE.mib, t.firstMean * GROWTH_TOLERANCE.ratio)
-  if (grows(rss)) problems.push(`server RSS grows: ${JSON.stringify(rss)}`)
-  if (grows(anon)) problems.push(`server anonymous memory grows: ${JSON.stringify(anon)}`)
-  if (grows(heap)) problems.push(`server V8 heap (live after full GC) grows: ${JSON.stringify(heap)}`)
+  if (collectedInWindow < 2 || fresh.length < 2)
+    warnings.push(
+      `memory growth not judged: ${collectedInWindow} full collections after the warm-up (2 needed), so V8 was still growing its heap to the load; run longer (the default is 10 minutes)`,
+    )
+  else {
+    if (grows(rss)) problems.push(`server RSS grows: ${JSON.stringify(rss)}`)
+    if (grows(anon)) problems.push(`server anonymous memory grows: ${JSON.stringify(anon)}`)
+    if (grows(heap)) problems.push(`server V8 heap (live after full GC) grows: ${JSON.stringify(heap)}`)
+  }
   if (conns.lastMax > conns.firstMax && conns.lastMean > conns.firstMean + 1)
     problems.push(`Postgres connections grow: ${JSON.stringify(conns)}`)
   if (steady.length < 6)
@@ -470,6 +524,18 @@ async function main(): Promise<number> {
 
   const totals = [...ROUTES, 'ingest drain'].map((r) => recorder.total(r, loadSeconds))
   for (const t of totals) if (t.errors > 0) problems.push(`${t.route}: ${t.errors} errors`)
+  problems.push(...floor.problems)
+  // Requests our server answered during the load: not the webhooks (it sends those), not the drain.
+  const served = (route: string) => route !== 'webhook' && route !== 'ingest drain'
+  const ingestRequests = totals.find((t) => t.route === 'ingest')?.count ?? 0
+  const otherRequests = totals
+    .filter((t) => served(t.route) && t.route !== 'ingest')
+    .reduce((a, t) => a + t.count, 0)
+  const cpuPerRequest = mixCpu(
+    floor,
+    { ingest: ingestRequests, other: otherRequests },
+    cpuMsPerRequest(cpuAtLoadStart, cpuAtLoadEnd, ingestRequests + otherRequests),
+  )
   const logs = server.logCounts()
   // Sessions the finalizer's sweep reached before their final batch did run under no request.
   const tracing = server.tracing()
@@ -483,6 +549,7 @@ async function main(): Promise<number> {
       warnings.push(
         `${p.phase}: offered ${p.offeredRate}/s, answered ${p.requestsPerSecond}/s, ${p.skipped} calls skipped (32 in flight)`,
       )
+  warnings.push(...floorDisturbed(floor.post, 25), ...floorDisturbed(floor.get, 25))
   for (const s of samples)
     if ((s.cpu.otherPercent ?? 0) > 25)
       warnings.push(`t=${s.atSeconds}s: other processes used ${s.cpu.otherPercent}% of a core`)
@@ -530,7 +597,7 @@ async function main(): Promise<number> {
       .join(' | '),
   )
   out(
-    `memory (first third -> last third, mean): RSS ${rss.firstMean} -> ${rss.lastMean} MiB, anon ${anon.firstMean} -> ${anon.lastMean} MiB, V8 heap live after full GC ${heap.firstMean} -> ${heap.lastMean} MiB; Postgres connections mean ${conns.firstMean} -> ${conns.lastMean}, max ${conns.firstMax} -> ${conns.lastMax}`,
+    `memory (first third -> last third, mean): RSS ${rss.firstMean} -> ${rss.lastMean} MiB, anon ${anon.firstMean} -> ${anon.lastMean} MiB, V8 heap live after full GC ${fresh.length >= 2 ? `${heap.firstMean} -> ${heap.lastMean} MiB` : `not measured (${collectedInWindow} full collections after the warm-up)`}; Postgres connections mean ${conns.firstMean} -> ${conns.lastMean}, max ${conns.firstMax} -> ${conns.lastMax}`,
   )
   out(
     `batches: ${ingest.accepted.size} accepted, ${storedKeys.length} stored, ${duplicates} duplicates, ${missing.length} missing, ${blobs} blobs`,
@@ -547,6 +614,23 @@ async function main(): Promise<number> {
   }
   out(
     `CPU (mean of the samples, % of one core): server ${cpuMean((c) => c.serverPercent)}, Postgres ${cpuMean((c) => c.postgresPercent)}, load generator ${cpuMean((c) => c.loadGeneratorPercent)}, other processes ${cpuMean((c) => c.otherPercent)}`,
+  )
+  out(
+    `CPU per request under the mix: server ${cpuPerRequest.ours.server ?? '?'} ms, Postgres ${cpuPerRequest.ours.postgres ?? '?'} ms; the floor for the same mix (ingest as POST /floor/json with the same kind of bodies, the rest as GET /floor/json): minimal Next ${cpuPerRequest.floorNext ?? '?'} ms, bare Node ${cpuPerRequest.bare ?? '?'} ms => ${cpuPerRequest.vsFloor ?? '?'} x floor, ${cpuPerRequest.vsBare ?? '?'} x bare`,
+  )
+  out('floor of this run (maximum throughput, before the service started):')
+  for (const line of floorTable([], floor.post)) out(`  POST ${line}`)
+  for (const line of floorTable([], floor.get)) out(`  GET  ${line}`)
+  const mem = (m: MemorySample) => `RSS ${m.rssMiB ?? '?'} MiB (PSS ${m.pssMiB ?? '?'})`
+  const pgMem = (m: MemorySample) => `PSS ${m.pssMiB ?? '?'} MiB (RSS summed ${m.rssMiB ?? '?'})`
+  out(
+    `memory, server: idle ${mem(idle.server)}, peak RSS ${peak.serverRssMiB} MiB (PSS ${peak.serverPssMiB}), end of load ${mem(endOfLoad.server)}`,
+  )
+  out(
+    `memory, Postgres (all ${endOfLoad.postgres.processes} processes of the server, every database): idle ${pgMem(idle.postgres)}, peak PSS ${peak.postgresPssMiB} MiB (RSS summed ${peak.postgresRssMiB}), end of load ${pgMem(endOfLoad.postgres)}`,
+  )
+  out(
+    `memory, minimal Next app (floor): idle ${mem(floor.nextMemory.idle)}, after its phases ${mem(floor.nextMemory.afterLoad)}`,
   )
   out(`server log: ${logs.errors} errors, ${logs.warnings} warnings`)
   out(
@@ -582,6 +666,7 @@ async function main(): Promise<number> {
         t: s.atSeconds,
         rssMiB: s.memory.rssMiB,
         anonMiB: s.memory.anonMiB,
+        postgresPssMiB: s.postgresMemory.pssMiB,
         heapUsedMiB: s.heap?.usedMiB ?? null,
         heapTotalMiB: s.heap?.totalMiB ?? null,
         heapLiveMiB: s.heap?.liveMiB ?? null,
@@ -597,6 +682,21 @@ async function main(): Promise<number> {
         ),
       })),
       growth: { rss, anon, heapLive: heap, postgresConnections: conns },
+      memory: {
+        server: {
+          idle: idle.server,
+          peak: { rssMiB: peak.serverRssMiB, pssMiB: peak.serverPssMiB },
+          endOfLoad: endOfLoad.server,
+        },
+        postgres: {
+          idle: idle.postgres,
+          peak: { pssMiB: peak.postgresPssMiB, rssMiB: peak.postgresRssMiB },
+          endOfLoad: endOfLoad.postgres,
+        },
+        floorNext: floor.nextMemory,
+      },
+      cpuPerRequest,
+      floor: { post: floor.post, get: floor.get },
       tracing,
       keepAliveRacesResent: keepAliveRaces.resent,
       batches: {

@@ -322,6 +322,19 @@ function makeSession(
   return new SoakSession(externalId, source.name, bodies, hostile)
 }
 
+/**
+ * Every batch body of the first `sessions` (ordinary) sessions the ingest stream would send:
+ * the floor's POST phase reads and parses the same kind of bodies (load-floor.ts).
+ */
+export function ingestBodies(
+  recordings: RecordingSource[],
+  runId: string,
+  perBatch: number,
+  sessions: number,
+) {
+  return Array.from({ length: sessions }, (_, n) => makeSession(recordings, n, runId, perBatch).bodies).flat()
+}
+
 // ---------------------------------------------------------------------------------------------
 // Streams: one call each, for runPaced
 

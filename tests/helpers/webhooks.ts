@@ -93,6 +93,8 @@ export type Behaviour = (res: ServerResponse, index: number) => void
 export interface TestReceiver {
   port: number
   received: ReceivedRequest[]
+  /** TCP connections accepted so far (keep-alive reuse shows as fewer than requests). */
+  connections(): number
   behave(fn: Behaviour): void
   close(): Promise<void>
 }
@@ -101,6 +103,7 @@ export async function startReceiver(
   tls: { cert: string; key: string },
   behaviour?: Behaviour,
   host = '127.0.0.1',
+  port = 0,
 ): Promise<TestReceiver> {
   let behave: Behaviour = behaviour ?? ((res) => res.writeHead(200).end('ok'))
   const received: ReceivedRequest[] = []
@@ -119,10 +122,13 @@ export async function startReceiver(
       behave(res, index)
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, host, resolve))
+  let connections = 0
+  server.on('connection', () => connections++)
+  await new Promise<void>((resolve) => server.listen(port, host, resolve))
   return {
     port: (server.address() as AddressInfo).port,
     received,
+    connections: () => connections,
     behave: (fn) => {
       behave = fn
     },

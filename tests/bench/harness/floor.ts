@@ -211,6 +211,16 @@ export function floorProblems(pair: FloorPair): string[] {
   ])
 }
 
+/** Floor phases during which other processes used more than `percent` of a core. */
+export function floorDisturbed(pair: FloorPair, percent: number): string[] {
+  return [pair.next, pair.bare]
+    .filter((f) => (f.cpu.otherPercent ?? 0) > percent)
+    .map(
+      (f) =>
+        `${f.phase.phase}: other processes used ${f.cpu.otherPercent}% of a core meanwhile: figures disturbed`,
+    )
+}
+
 export interface FloorComparison {
   throughput: Ratios
   /** Server CPU per request as a multiple of the floor's (lower is better); null if unmeasured. */

@@ -7,8 +7,11 @@
 // performance entries rather than by forcing collections that would disturb the latencies.
 import { renameSync, writeFileSync } from 'node:fs'
 import { constants, PerformanceObserver } from 'node:perf_hooks'
+import { isMainThread } from 'node:worker_threads'
 
-const file = process.env.HEAP_PROBE_FILE
+// Main thread only: `--import` runs in every worker thread too (the analysis workers), whose
+// own small heaps and GC counts overwrote the server's figures in the same file.
+const file = isMainThread ? process.env.HEAP_PROBE_FILE : undefined
 if (file) {
   let liveAfterMajorGc = null
   let majorGcs = 0

@@ -228,6 +228,12 @@ export interface MemorySample {
    * without mapped files. The V8 heap itself cannot be read from outside the process.
    */
   anonMiB: number | null
+  /**
+   * Proportional set size, MiB: each page shared between processes counted once, in shares.
+   * The figure to add up across processes (Postgres' backends all map its shared buffers,
+   * which RSS counts in every one of them). Null where smaps_rollup cannot be read.
+   */
+  pssMiB: number | null
   /** Processes in the server's tree (1: server.mjs serves in its own process). */
   processes: number
 }
@@ -235,6 +241,16 @@ export interface MemorySample {
 function statusKiB(pid: number, field: string): number | null {
   try {
     const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return match ? Number(match[1]) : null
+  } catch {
+    return null
+  }
+}
+
+/** Pss of a process from /proc/<pid>/smaps_rollup, KiB (null if unreadable: another user's). */
+function pssKiB(pid: number): number | null {
+  try {
+    const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))
     return match ? Number(match[1]) : null
   } catch {
     return null
@@ -258,21 +274,43 @@ function tree(root: number): number[] {
 
 const mib = (kib: number) => Math.round((kib / 1024) * 10) / 10
 
-/** Resident memory of a process and its descendants. */
-export function memoryOf(pid: number): MemorySample {
-  const members = tree(pid)
+/** Resident memory of a set of processes together. */
+function memoryOfAll(members: number[]): MemorySample {
   let rss = 0
   let anon = 0
+  let pss = 0
+  let pssComplete = true
   let seen = false
   for (const p of members) {
     const r = statusKiB(p, 'VmRSS')
-    const a = statusKiB(p, 'RssAnon')
     if (r === null) continue
     seen = true
     rss += r
-    anon += a ?? 0
+    anon += statusKiB(p, 'RssAnon') ?? 0
+    const share = pssKiB(p)
+    if (share === null) pssComplete = false
+    else pss += share
   }
-  return { rssMiB: seen ? mib(rss) : null, anonMiB: seen ? mib(anon) : null, processes: members.length }
+  return {
+    rssMiB: seen ? mib(rss) : null,
+    anonMiB: seen ? mib(anon) : null,
+    pssMiB: seen && pssComplete ? mib(pss) : null,
+    processes: members.length,
+  }
+}
+
+/** Resident memory of a process and its descendants. */
+export function memoryOf(pid: number): MemorySample {
+  return memoryOfAll(tree(pid))
+}
+
+/**
+ * Resident memory of every Postgres process of the machine (the postmaster, its background
+ * workers and every backend, of every database on the server). Add up pssMiB, not rssMiB:
+ * the shared buffers are mapped into every backend and RSS counts them in each.
+ */
+export function postgresMemory(): MemorySample {
+  return memoryOfAll(pids().filter(isPostgres))
 }
 
 /**

@@ -1,0 +1,33 @@
+import { type SQL, sql } from 'drizzle-orm'
+import type { AnyPgColumn } from 'drizzle-orm/pg-core'
+import { issues } from '@/db/schema'
+
+/**
+ * The Data API's issue shapes (views.ts) as JSON text written by the database, byte for byte
+ * what JSON.stringify makes of toIssueListItem / toIssue: the same keys in the same order,
+ * row_to_json's compact form (no spaces), the same string escapes, and times as toISOString
+ * writes them (UTC, milliseconds truncated as a JavaScript Date truncates microseconds). A read
+ * then costs the server one text column per row instead of decoding every column, building
+ * Dates and objects, and serialising them again. tests/integration/issue-json.test.ts holds
+ * the two forms equal on both engines.
+ */
+
+/** toISOString's form of a timestamptz. */
+export function isoMillis(column: AnyPgColumn): SQL<string> {
+  return sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+}
+
+const listFields = sql`${issues.id} as "id", ${issues.title} as "title",
+  ${issues.description} as "description", ${issues.status} as "status",
+  ${issues.priority} as "priority", ${issues.previewUrl} as "previewUrl",
+  ${isoMillis(issues.createdAt)} as "createdAt", ${issues.sessionCount} as "sessionCount",
+  ${issues.ticketProvider} as "ticketProvider", ${issues.ticketUrl} as "ticketUrl",
+  ${issues.ticketIdentifier} as "ticketIdentifier"`
+
+/** JSON.stringify(toIssueListItem(row)) of the row being selected from `issues`. */
+export const issueListItemJson = sql<string>`(select row_to_json(r)::text from (select ${listFields}) r)`
+
+/** JSON.stringify(toIssue(row)) of the row being selected from `issues`. */
+export const issueJson = sql<string>`(select row_to_json(r)::text from (select ${listFields},
+  ${isoMillis(issues.updatedAt)} as "updatedAt", ${issues.stepsToReplicate} as "stepsToReplicate",
+  ${issues.aiVerified} as "aiVerified", ${issues.priorityReason} as "priorityReason") r)`
