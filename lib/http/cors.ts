@@ -68,5 +68,7 @@ export function withCors(response: Response, policy: CorsPolicy): Response {
 
 /** An OPTIONS handler: 204 with the CORS headers, whatever the request carries. */
 export function corsPreflight(policy: CorsPolicy) {
-  return (): Response => new Response(null, { status: 204, headers: corsHeaders(policy) })
+  // Built once: a Response copies its init headers, so every answer may share them.
+  const headers = corsHeaders(policy)
+  return (): Response => new Response(null, { status: 204, headers })
 }

@@ -6,9 +6,22 @@ import type { PresentedClient } from '@/lib/oauth/authenticate-client'
 import { InvalidClientError, InvalidRequestError } from '@/lib/oauth/errors'
 import type { AuthorizeUser } from '@/lib/oauth/start-authorization'
 import { readBody } from './body'
-import { oauthCors, withCors } from './cors'
+import { corsHeaders, oauthCors } from './cors'
 import { errorResponse } from './respond'
 import { traced } from './traced'
+
+/**
+ * Every header an OAuth answer carries besides its request id, built once: the CORS policy's
+ * joined lists and the no-store pair would otherwise be rebuilt on every token request.
+ */
+const ANSWER_HEADERS: readonly (readonly [string, string])[] = [
+  ...Object.entries(corsHeaders(oauthCors(['POST']))),
+  ['Cache-Control', 'no-store'],
+  ['Pragma', 'no-cache'],
+]
+
+const BASIC_AUTHORIZATION = /^Basic[ \t]+([A-Za-z0-9+/=]+)[ \t]*$/i
+const PLUS = /\+/g
 
 const FORM_LIMITS = {
   maxWireBytes: 16_384,
@@ -36,10 +49,9 @@ export function oauthEndpoint(handler: (ctx: OAuthContext) => Promise<Response>)
       } catch (error) {
         response = errorResponse(error, 'oauth', { requestId })
       }
-      response.headers.set('Cache-Control', 'no-store')
-      response.headers.set('Pragma', 'no-cache')
+      for (const [name, value] of ANSWER_HEADERS) response.headers.set(name, value)
       response.headers.set('X-Request-Id', requestId)
-      return withCors(response, oauthCors(['POST']))
+      return response
     })
 }
 
@@ -71,7 +83,7 @@ export async function readJson(req: Request): Promise<unknown> {
   }
 }
 
-const formDecode = (value: string) => decodeURIComponent(value.replace(/\+/g, ' '))
+const formDecode = (value: string) => decodeURIComponent(value.replace(PLUS, ' '))
 
 /** Client credentials from the form and an HTTP Basic header (RFC 6749 §2.3.1 encoding). */
 export function presentedClient(req: Request, form: URLSearchParams): PresentedClient {
@@ -81,7 +93,7 @@ export function presentedClient(req: Request, form: URLSearchParams): PresentedC
   }
   if (form.getAll('client_id').length > 1 || form.getAll('client_secret').length > 1)
     throw new InvalidRequestError('Client credentials must not be repeated')
-  const match = /^Basic[ \t]+([A-Za-z0-9+/=]+)[ \t]*$/i.exec(req.headers.get('authorization') ?? '')
+  const match = BASIC_AUTHORIZATION.exec(req.headers.get('authorization') ?? '')
   if (!match) return presented
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8')
   const colon = decoded.indexOf(':')

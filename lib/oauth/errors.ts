@@ -35,6 +35,10 @@ export class UnauthorizedClientError extends OAuthError {
   readonly error = 'unauthorized_client'
 }
 
+/** A client using a grant it did not register (the token endpoint's one wording). */
+export const unauthorizedForGrant = (grantType: string) =>
+  new UnauthorizedClientError(`This client is not registered for the ${grantType} grant`)
+
 export class UnsupportedGrantTypeError extends OAuthError {
   readonly error = 'unsupported_grant_type'
 }

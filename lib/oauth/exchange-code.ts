@@ -11,6 +11,7 @@ import { resolveResource } from './metadata'
 import { required } from './params'
 import { verifyCodeVerifier } from './pkce'
 import { revokeChainsOfCode } from './revoke-chain'
+import { touchGrantUse } from './touch-grant-use'
 
 const INVALID_CODE = 'The authorization code is invalid'
 
@@ -91,7 +92,10 @@ export async function exchangeAuthorizationCode(
       config.oauth,
     )
   })
-  if (issued) return issued
+  if (issued) {
+    void touchGrantUse(db, { clientId: client.clientId, consentId: null })
+    return issued
+  }
 
   const [state] = await db
     .select({ usedAt: oauthAuthorizationCodes.usedAt })

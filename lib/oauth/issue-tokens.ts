@@ -1,6 +1,6 @@
-import { eq, sql } from 'drizzle-orm'
+import { and, eq, isNull, lt, or, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
-import { oauthAccessTokens, oauthClients, oauthConsents, oauthRefreshTokens } from '@/db/schema'
+import { oauthAccessTokens, oauthConsents, oauthRefreshTokens } from '@/db/schema'
 import type { Config } from '@/lib/config'
 import { generateToken, hashToken, TOKEN_PREFIXES } from '@/lib/credentials/tokens'
 
@@ -29,7 +29,9 @@ const fromNow = (seconds: number) => sql`now() + (${seconds}::int * interval '1 
  * One access token (with the scope of this request) and, for clients allowed the
  * refresh_token grant, one refresh token (keeping the chain's full grant, so a narrowed
  * request does not shrink later ones). Only SHA-256 hashes are stored; expiry is set on the
- * database clock. Also records the use on the client and the consent (Connected apps).
+ * database clock. Used by the code exchange, which holds the consent row (lockGrant) and so
+ * also records its use there (Connected apps), at most once a minute; the client row is
+ * touched after the commit (touchGrantUse), never inside a grant's transaction.
  */
 export async function issueTokens(
   tx: DbOrTx,
@@ -63,14 +65,18 @@ export async function issueTokens(
     })
     response.refresh_token = refreshToken
   }
-  await tx
-    .update(oauthClients)
-    .set({ lastUsedAt: sql`now()` })
-    .where(eq(oauthClients.clientId, chain.clientId))
   if (chain.consentId)
     await tx
       .update(oauthConsents)
       .set({ lastUsedAt: sql`now()` })
-      .where(eq(oauthConsents.id, chain.consentId))
+      .where(
+        and(
+          eq(oauthConsents.id, chain.consentId),
+          or(
+            isNull(oauthConsents.lastUsedAt),
+            lt(oauthConsents.lastUsedAt, sql`now() - interval '60 seconds'`),
+          ),
+        ),
+      )
   return response
 }

@@ -13,6 +13,10 @@ import { oauthConsents, organizations } from '@/db/schema'
  * - Revoking a consent updates the consent row; FOR UPDATE here either waits for that and
  *   reads the revocation, or makes the revocation wait until the new chain is committed.
  *
+ * The refresh grant takes the same locks in the same order in one statement
+ * (lock-refresh-grant.ts), the consent there FOR SHARE so that refreshes of one consent do
+ * not queue on each other.
+ *
  * Returns whether the consent is still in force (true when the grant predates consents).
  */
 export async function lockGrant(

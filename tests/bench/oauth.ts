@@ -11,6 +11,16 @@ import { generateToken, TOKEN_PREFIXES } from '@/lib/credentials/tokens'
 import { createCleanup } from './harness/cleanup'
 import { createScratchDatabase, postgresServerUrl, type ScratchDatabase } from './harness/database'
 import {
+  type ComparedFigures,
+  type FloorComparison,
+  type FloorPair,
+  floorComparison,
+  floorProblems,
+  floorTable,
+  measureFloorPhase,
+  startFloor,
+} from './harness/floor'
+import {
   busyOtherWork,
   machineLoad,
   machinePercentBetween,
@@ -21,11 +31,12 @@ import {
 import { hasProductionBuild, type RunningProcess, startScript, startServer } from './harness/server'
 import { round } from './harness/stats'
 import { type PhaseResult, runProbePhase, runRefreshPhase, type TokenTarget } from './oauth-load'
+import { measureRoundTrips, type RoundTrips } from './oauth-round-trips'
 import { type RefreshCredential, seedOAuth } from './oauth-seed'
 
 /**
  * `npm run bench:oauth [-- --json] [-- --no-pglite] [-- --quick] [-- --targets=a,b]
- *   [-- --clients=N] [-- --profile=DIR]` (the options are described where they are read)
+ *   [-- --clients=N] [-- --profile=DIR] [-- --no-floor]` (the options are described where they are read)
  *
  * Throughput of the token endpoint (POST /api/oauth/token) for refresh_token grants on the
  * production build (`next start`), next to panva's oidc-provider answering the same grant on
@@ -36,7 +47,10 @@ import { type RefreshCredential, seedOAuth } from './oauth-seed'
  * - oidc-provider on the same Postgres database (a one-table adapter in the style of its
  *   example adapters), the same-storage comparison;
  * - ours on the embedded defaults (PGlite in a temporary DATA_DIR), unless --no-pglite;
- * - oidc-provider with an in-memory Map adapter, its best case.
+ * - oidc-provider with an in-memory Map adapter, its best case;
+ * - the floor (tests/bench/harness/floor.ts): the minimal Next app and bare node:http reading
+ *   and parsing a form body of the same size (POST /floor/form), unless --no-floor; every
+ *   row is also reported as a ratio to both.
  *
  * Every request presents a distinct, valid, never-rotated refresh token of an independent
  * chain (seeded in the database for ours, minted through the library's models for the
@@ -61,6 +75,10 @@ const only = argv
   .split(',')
 // --profile=DIR: V8 CPU profiles of our servers (one file per server process) land in DIR.
 const profileDir = argv.find((arg) => arg.startsWith('--profile='))?.slice('--profile='.length)
+// --no-floor: skip the floor (the minimal Next app and bare node:http answering POST /floor/form).
+const withFloor = !argv.includes('--no-floor')
+// The floor's measured phase, per server (the same closed loop as ours, by time).
+const FLOOR_SECONDS = quick ? 3 : 10
 
 const CONNECTIONS = 8
 const WARMUP = quick ? 40 : 300
@@ -300,6 +318,8 @@ interface Served {
   pid: number
   tokens: RefreshCredential[]
   seedSeconds: number
+  /** Ours only: statements per refresh grant, counted in this process on the same database. */
+  roundTrips?: RoundTrips
   stop(): Promise<void>
   logs(): string
 }
@@ -313,12 +333,14 @@ async function startOurs(database: DatabaseChoice, databaseUrl: string | undefin
   // starts, and the refresh grant compares the resource only when the request names one.
   const handle = await openMigratedDatabase(choice, { holder: 'the OAuth benchmark', maxConnections: 2 })
   let seeded: Awaited<ReturnType<typeof seedOAuth>>
+  let roundTrips: RoundTrips
   try {
     seeded = await seedOAuth(handle.db, {
       chains: TOKENS,
       users: USERS,
       resource: 'http://127.0.0.1/api/mcp',
     })
+    roundTrips = await measureRoundTrips(handle, 'http://127.0.0.1/api/mcp')
   } finally {
     // PGlite's files belong to one process at a time: the server can only open them after this.
     await handle.close()
@@ -342,6 +364,7 @@ async function startOurs(database: DatabaseChoice, databaseUrl: string | undefin
     database: choice,
     tokens: seeded.refreshTokens,
     seedSeconds: round(seeded.seconds, 1),
+    roundTrips,
     stop,
     logs: server.logs,
   }
@@ -391,6 +414,8 @@ interface TargetResult {
   cpu: CpuShare
   locks: LockSampling | null
   perRefresh: PerRefresh | null
+  /** Ours only: database statements per refresh grant (BEGIN and COMMIT included). */
+  roundTrips: RoundTrips | null
   /** After the run, from the database itself: every 2xx rotated exactly one token, no chain revoked. */
   integrity: { rotated: number; revokedChains: number; expectedRotated: number } | null
   otherWorkAtStart: string[]
@@ -473,7 +498,7 @@ async function runTarget(spec: TargetSpec, admin: postgres.Sql | undefined): Pro
       )
   let integrity: TargetResult['integrity'] = null
   if (served.database) {
-    const expectedRotated = warmup.ok + serial.ok + measured.ok
+    const expectedRotated = warmup.ok + serial.ok + measured.ok + (served.roundTrips?.rotations ?? 0)
     progress(`${spec.name}: checking the rotations in the database`)
     integrity = { ...(await ourIntegrity(served.database)), expectedRotated }
     if (integrity.rotated !== expectedRotated || integrity.revokedChains !== 0)
@@ -500,6 +525,7 @@ async function runTarget(spec: TargetSpec, admin: postgres.Sql | undefined): Pro
     cpu,
     locks,
     perRefresh: counters,
+    roundTrips: served.roundTrips ?? null,
     integrity,
     otherWorkAtStart,
     problems,
@@ -535,6 +561,48 @@ function table(header: string[], rows: string[][]): string[] {
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ')
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)]
 }
+
+// --- the floor --------------------------------------------------------------------------
+
+/**
+ * The unavoidable part of a refresh request, in the same run: read a form body of the same
+ * size as ours (grant_type, a refresh token, a client id), parse it, answer ~1 KB of JSON; on
+ * the minimal Next app and on bare node:http (tests/bench/harness/floor.ts).
+ */
+async function measureFloor(): Promise<FloorPair> {
+  progress('floor: starting the minimal Next app and bare node:http')
+  const floor = await startFloor(profileDir ? { cpuProfileDir: path.resolve(profileDir) } : {})
+  cleanup.add(floor.stop)
+  try {
+    const clientId = generateToken(TOKEN_PREFIXES.oauthClient)
+    const body = () =>
+      new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: generateToken(TOKEN_PREFIXES.oauthRefresh),
+        client_id: clientId,
+      }).toString()
+    progress(`floor: POST /floor/form, ${CONNECTIONS} connections, ${FLOOR_SECONDS} s on each`)
+    return await measureFloorPhase({
+      floor,
+      method: 'POST',
+      path: '/floor/form',
+      body,
+      contentType: 'application/x-www-form-urlencoded',
+      connections: CONNECTIONS,
+      seconds: FLOOR_SECONDS,
+      warmupRequests: WARMUP,
+    })
+  } finally {
+    await floor.stop()
+  }
+}
+
+const compared = (r: TargetResult): ComparedFigures => ({
+  requestsPerSecond: r.measured.requestsPerSecond,
+  latencyMs: r.measured.latencyMs,
+  serverCpuMsPerRequest: r.cpu.serverMsPerRequest,
+  postgresCpuMsPerRequest: r.database === 'postgres' ? r.cpu.postgresMsPerRequest : null,
+})
 
 const maybe = (value: number | null | undefined, digits = 0) =>
   value === null || value === undefined ? 'n/a' : value.toFixed(digits)
@@ -632,8 +700,10 @@ async function main(): Promise<void> {
     throw new Error(`--targets=${only?.join(',')} names none of ${allSpecs.map((s) => s.key)}`)
 
   const results: TargetResult[] = []
+  let floor: FloorPair | null = null
   try {
     for (const spec of specs) results.push(await runTarget(spec, spec.postgres ? admin : undefined))
+    if (withFloor) floor = await measureFloor()
   } finally {
     await cleanup.run()
   }
@@ -665,6 +735,8 @@ async function main(): Promise<void> {
         'client CPU%',
         'server ms/req',
         'pg ms/req',
+        'statements/refresh',
+        'pg writes/refresh',
       ],
       results.map((r) => [
         r.name,
@@ -681,6 +753,8 @@ async function main(): Promise<void> {
         String(r.cpu.loadGeneratorPercent),
         maybe(r.cpu.serverMsPerRequest, 2),
         r.database === 'postgres' ? maybe(r.cpu.postgresMsPerRequest, 2) : '-',
+        maybe(r.roundTrips?.perRefresh, 1),
+        maybe(r.roundTrips?.writesPerRefresh, 1),
       ]),
     ).join('\n'),
   )
@@ -698,6 +772,20 @@ async function main(): Promise<void> {
   out()
   for (const [label, ratio] of Object.entries(ratios))
     if (ratio !== null) out(`Throughput ratio, ours ${label}: ${ratio.toFixed(2)}x`)
+  for (const r of results)
+    if (r.roundTrips) out(`${r.name}, the statements of one refresh: ${r.roundTrips.example.join(' | ')}`)
+  const vsFloor: Record<string, FloorComparison> = {}
+  if (floor) {
+    out()
+    out('Against the floor (POST /floor/form, a body of the same size, measured in this run):')
+    out(
+      floorTable(
+        results.map((r) => ({ label: r.name, figures: compared(r) })),
+        floor,
+      ).join('\n'),
+    )
+    for (const r of results) vsFloor[r.name] = floorComparison(compared(r), floor)
+  }
   const pgRows = results.filter((r) => r.locks || r.perRefresh)
   if (pgRows.length > 0) {
     out()
@@ -744,7 +832,7 @@ async function main(): Promise<void> {
           }`,
         )
   }
-  const problems = results.flatMap((r) => r.problems)
+  const problems = [...results.flatMap((r) => r.problems), ...(floor ? floorProblems(floor) : [])]
   if (quiet.stillBusy.length > 0) problems.push(`other work was running: ${quiet.stillBusy.join('; ')}`)
   if (problems.length > 0) {
     out()
@@ -768,6 +856,8 @@ async function main(): Promise<void> {
           waitedForQuietSeconds: quiet.waitedSeconds,
           results,
           ratios,
+          floor,
+          vsFloor,
           problems,
         },
         null,
