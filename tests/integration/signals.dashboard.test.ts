@@ -141,6 +141,9 @@ describe('signals from the dashboard', () => {
   })
 
   it('holds the scan of past sessions while paused and runs it on resume', async () => {
+    // The engine is held while the signal is created and paused, so its queued backfill cannot
+    // start in between (on a busy machine it did, and found the signal still active).
+    await app.stop()
     const { signal, eventId } = await createSignal(database.db, {
       organizationId,
       name: 'Checkout, created paused',
@@ -152,6 +155,7 @@ describe('signals from the dashboard', () => {
     expect(await backfillSignal(database.db, { organizationId, signalId: signal.id })).toBe(0)
     expect((await signalRow(signal.id))!.backfillStatus).toBe('pending')
     expect(eventId).not.toBeNull()
+    await app.start()
 
     const resumed = await setSignalStatus(database.db, {
       organizationId,
