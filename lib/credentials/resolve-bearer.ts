@@ -1,7 +1,7 @@
 import { and, eq, gt, isNull, or, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { credentials, memberships, oauthAccessTokens, oauthConsents, oauthTokenChains } from '@/db/schema'
-import { prepared } from '@/lib/db/prepared'
+import { builtOnce } from '@/lib/db/built-once'
 import { cachedCredential } from './credential-cache'
 import { hashToken, TOKEN_PREFIXES } from './tokens'
 import { touchCredential } from './touch'
@@ -37,7 +37,7 @@ const MAX_TOKEN_LENGTH = 200
 async function resolveStaticKey(db: DbOrTx, token: string, kind: 'api' | 'mcp'): Promise<Principal | null> {
   const tokenHash = hashToken(token)
   const principal = await cachedCredential<Principal>(`bearer:${tokenHash}`, async () => {
-    const [row] = await prepared(db, 'bearer.staticKey', () =>
+    const [row] = await builtOnce(db, 'bearer.staticKey', () =>
       db
         .select({
           id: credentials.id,
@@ -80,8 +80,8 @@ async function resolveStaticKey(db: DbOrTx, token: string, kind: 'api' | 'mcp'):
  * one-line change once a bound is acceptable for them.
  */
 async function resolveAccessToken(db: DbOrTx, token: string): Promise<Principal | null> {
-  // Built once per database handle (lib/db/prepared.ts): it runs on every OAuth request.
-  const [row] = await prepared(db, 'bearer.accessToken', () =>
+  // Built once per database handle (lib/db/built-once.ts): it runs on every OAuth request.
+  const [row] = await builtOnce(db, 'bearer.accessToken', () =>
     db
       .select({
         id: oauthAccessTokens.id,

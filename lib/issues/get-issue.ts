@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { issues } from '@/db/schema'
 import type { Principal } from '@/lib/credentials/resolve-bearer'
-import { prepared } from '@/lib/db/prepared'
+import { builtOnce } from '@/lib/db/built-once'
 import { isUuid, NotFoundError } from '@/lib/errors'
 import { issueJson } from './issue-json'
 import { type Issue, toIssue } from './views'
@@ -13,7 +13,7 @@ export const ISSUE_NOT_FOUND = 'Issue not found'
 export async function getIssueRow(db: DbOrTx, organizationId: string, issueId: string) {
   // A malformed id names no issue: "not found", like an unknown one (documented in docs/api-and-mcp.md).
   if (!isUuid(issueId)) throw new NotFoundError(ISSUE_NOT_FOUND)
-  const [row] = await prepared(db, 'issues.byId', () =>
+  const [row] = await builtOnce(db, 'issues.byId', () =>
     db
       .select()
       .from(issues)
@@ -44,7 +44,7 @@ export async function getIssueJson(
   issueId: string,
 ): Promise<string> {
   if (!isUuid(issueId)) throw new NotFoundError(ISSUE_NOT_FOUND)
-  const [row] = await prepared(db, 'issues.jsonById', () =>
+  const [row] = await builtOnce(db, 'issues.jsonById', () =>
     db
       .select({ json: issueJson })
       .from(issues)

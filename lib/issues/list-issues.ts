@@ -2,7 +2,7 @@ import { and, desc, eq, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { type IssueStatus, issues } from '@/db/schema'
 import type { Principal } from '@/lib/credentials/resolve-bearer'
-import { prepared } from '@/lib/db/prepared'
+import { builtOnce } from '@/lib/db/built-once'
 import { decodeCursor } from '@/lib/pagination/cursor'
 import { type Page, toPage } from '@/lib/pagination/keyset'
 import { isoMillis, issueListItemJson } from './issue-json'
@@ -33,7 +33,7 @@ export const PAGE_ORDER = [desc(issues.createdAt), desc(issues.id)]
  * issues_org_status_created_idx in `created_at desc, id desc` order.
  */
 function pageStatement(db: DbOrTx, withStatus: boolean, withCursor: boolean) {
-  return prepared(db, `issues.page:${withStatus}:${withCursor}`, () =>
+  return builtOnce(db, `issues.page:${withStatus}:${withCursor}`, () =>
     db
       .select({
         id: issues.id,
@@ -58,7 +58,7 @@ function pageStatement(db: DbOrTx, withStatus: boolean, withCursor: boolean) {
 
 /** The same page with each item as its JSON text (issue-json.ts) and the keyset of each row. */
 function pageJsonStatement(db: DbOrTx, withStatus: boolean, withCursor: boolean) {
-  return prepared(db, `issues.pageJson:${withStatus}:${withCursor}`, () =>
+  return builtOnce(db, `issues.pageJson:${withStatus}:${withCursor}`, () =>
     db
       .select({ json: issueListItemJson, id: issues.id, createdAt: isoMillis(issues.createdAt) })
       .from(issues)

@@ -8,7 +8,7 @@ import type { DbOrTx } from '@/db/client'
  */
 const byHandle = new WeakMap<DbOrTx, Map<string, unknown>>()
 
-export function prepared<T>(db: DbOrTx, name: string, build: () => T): T {
+export function builtOnce<T>(db: DbOrTx, name: string, build: () => T): T {
   let statements = byHandle.get(db)
   if (!statements) {
     statements = new Map()
