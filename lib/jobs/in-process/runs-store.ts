@@ -29,35 +29,56 @@ export async function insertRuns(db: DbOrTx, rows: NewRun[]): Promise<void> {
   await db.insert(jobRuns).values(rows).onConflictDoNothing()
 }
 
+/** Some functions' runs and how many of them may be claimed now (one lane of the engine). */
+export interface ClaimRequest {
+  functionIds: string[]
+  limit: number
+}
+
 /**
- * Takes up to `limit` due runs: queued ones whose time has come, and running ones whose lease
- * expired (their process died). The materialized CTE pins the locked selection to exactly
+ * Takes, for each request, up to its `limit` due runs of its functions: queued ones whose time
+ * has come, and running ones whose lease expired (their process died). All requests go out in
+ * one statement, one materialized CTE per request: a CTE pins the locked selection to exactly
  * those rows (an `in (subquery)` may be re-planned and re-evaluated), and `skip locked` lets
  * concurrent claimers pass over each other's rows. Taking over an expired lease counts as an
  * attempt, as a lost worker does on Inngest.
  */
-export async function claimDue(
+export async function claimDueInLanes(
   db: Db,
-  functionIds: string[],
-  limit: number,
+  requests: ClaimRequest[],
   leaseMs: number,
 ): Promise<ClaimedRun[]> {
-  if (functionIds.length === 0 || limit <= 0) return []
+  const wanted = requests.filter((r) => r.functionIds.length > 0 && r.limit > 0)
+  if (wanted.length === 0) return []
   const claimId = randomUUID()
-  const due = and(
-    inArray(jobRuns.functionId, functionIds),
-    or(
-      and(eq(jobRuns.status, 'queued'), lte(jobRuns.runAfter, sql`now()`)),
-      and(eq(jobRuns.status, 'running'), lt(jobRuns.lockedUntil, sql`now()`)),
-    ),
+  const lanes = wanted.map((request, i) => {
+    const due = and(
+      inArray(jobRuns.functionId, request.functionIds),
+      or(
+        and(eq(jobRuns.status, 'queued'), lte(jobRuns.runAfter, sql`now()`)),
+        and(eq(jobRuns.status, 'running'), lt(jobRuns.lockedUntil, sql`now()`)),
+      ),
+    )
+    return {
+      name: sql.raw(`due_${i}`),
+      cte: sql`${sql.raw(`due_${i}`)} as materialized (
+      select ${jobRuns.id} from ${jobRuns} where ${due}
+      order by ${jobRuns.runAfter} limit ${request.limit}
+      for update skip locked
+    )`,
+    }
+  })
+  const ctes = sql.join(
+    lanes.map((lane) => lane.cte),
+    sql`, `,
+  )
+  const union = sql.join(
+    lanes.map((lane) => sql`select id from ${lane.name}`),
+    sql` union all `,
   )
   const wasRunning = sql`${jobRuns.status} = 'running'`
   const result = await db.execute(sql`
-    with due as materialized (
-      select ${jobRuns.id} from ${jobRuns} where ${due}
-      order by ${jobRuns.runAfter} limit ${limit}
-      for update skip locked
-    )
+    with ${ctes}
     update ${jobRuns} set
       status = 'running',
       attempt = case when ${wasRunning} then ${jobRuns.attempt} + 1 else ${jobRuns.attempt} end,
@@ -65,7 +86,7 @@ export async function claimDue(
       locked_until = ${msFromNow(leaseMs)},
       claim_id = ${claimId},
       updated_at = now()
-    from due where ${jobRuns.id} = due.id
+    from (${union}) as due where ${jobRuns.id} = due.id
     returning ${jobRuns.id}`)
   const ids = returnedIds(result)
   if (ids.length === 0) return []
@@ -75,6 +96,16 @@ export async function claimDue(
     .from(jobRuns)
     .where(and(inArray(jobRuns.id, ids), eq(jobRuns.claimId, claimId)))
   return rows.filter((row): row is ClaimedRun => row.claimId === claimId)
+}
+
+/** Takes up to `limit` due runs of the functions (a single lane; see claimDueInLanes). */
+export function claimDue(
+  db: Db,
+  functionIds: string[],
+  limit: number,
+  leaseMs: number,
+): Promise<ClaimedRun[]> {
+  return claimDueInLanes(db, [{ functionIds, limit }], leaseMs)
 }
 
 /** postgres.js returns the rows as an array, PGlite as `{ rows }`. */
