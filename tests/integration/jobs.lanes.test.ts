@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto'
+import { eq } from 'drizzle-orm'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import type { DatabaseHandle } from '@/db/client'
+import { jobRuns } from '@/db/schema'
+import { useDatabase } from '@/lib/db'
+import { createJobsEngine, defineJob, type JobDefinition, type JobsEngine } from '@/lib/jobs'
+import type { InProcessOptions } from '@/lib/jobs/in-process'
+import { createInngestClient, toInngestFunction } from '@/lib/jobs/inngest'
+import { createTestDatabase } from '../helpers/db'
+
+// A function with a concurrency limit of its own runs in its own lane: up to that many of its
+// runs at once, beside (not within) the shared pool that every other function keeps.
+
+let handle: DatabaseHandle
+const engines: JobsEngine[] = []
+
+beforeAll(async () => {
+  handle = await createTestDatabase()
+  useDatabase(handle)
+})
+afterEach(async () => {
+  await Promise.all(engines.splice(0).map((e) => e.stop()))
+})
+afterAll(async () => {
+  useDatabase(undefined)
+  await handle.close()
+})
+
+const fast: InProcessOptions = {
+  pollIntervalMs: 25,
+  leaseMs: 2000,
+  backoff: { baseMs: 20, maxMs: 100 },
+  stopTimeoutMs: 200,
+}
+
+async function startEngine(definitions: JobDefinition[], options: InProcessOptions): Promise<JobsEngine> {
+  const engine = createJobsEngine({ kind: 'in-process' }, definitions, { inProcess: { ...fast, ...options } })
+  engines.push(engine)
+  await engine.start()
+  return engine
+}
+
+async function waitFor<T>(probe: () => Promise<T | undefined | false> | T | undefined | false): Promise<T> {
+  const deadline = Date.now() + 10_000
+  for (;;) {
+    const value = await probe()
+    if (value) return value
+    if (Date.now() > deadline) throw new Error('timed out waiting')
+    await new Promise((r) => setTimeout(r, 15))
+  }
+}
+
+const uniqueName = (label: string) => `test/${label}.${randomUUID().slice(0, 8)}`
+
+const newCounter = () => ({ running: 0, peak: 0, done: 0 })
+
+/** Handlers that hold until the gate opens, counting how many run at once. */
+function gatedJob(label: string, gate: Promise<void>, concurrency?: number, counter = newCounter()) {
+  const event = uniqueName(label)
+  const def = defineJob({
+    id: event,
+    name: label,
+    trigger: { event },
+    retries: 0,
+    ...(concurrency === undefined ? {} : { concurrency }),
+    payload: z.object({ i: z.number() }),
+    async handler() {
+      counter.running++
+      counter.peak = Math.max(counter.peak, counter.running)
+      await gate
+      counter.running--
+      counter.done++
+    },
+  })
+  return { event, def, counter }
+}
+
+async function statuses(functionId: string): Promise<string[]> {
+  const rows = await handle.db
+    .select({ status: jobRuns.status })
+    .from(jobRuns)
+    .where(eq(jobRuns.functionId, functionId))
+  return rows.map((r) => r.status).sort()
+}
+
+describe('per-function concurrency (in-process lanes)', () => {
+  it('runs a function with its own limit up to that many at once, while the shared pool keeps its bound', async () => {
+    let open: () => void = () => {}
+    const gate = new Promise<void>((resolve) => {
+      open = resolve
+    })
+    // Two functions without a limit of their own, counted together: they share the pool.
+    const pool = newCounter()
+    const shared = gatedJob('shared-pool', gate, undefined, pool)
+    const sharedToo = gatedJob('shared-pool-too', gate, undefined, pool)
+    const laned = gatedJob('own-lane', gate, 5)
+    const engine = await startEngine([shared.def, sharedToo.def, laned.def], { concurrency: 2 })
+
+    await engine.send([
+      ...Array.from({ length: 8 }, (_, i) => ({ name: laned.event, data: { i } })),
+      ...Array.from({ length: 2 }, (_, i) => ({ name: shared.event, data: { i } })),
+      ...Array.from({ length: 2 }, (_, i) => ({ name: sharedToo.event, data: { i } })),
+    ])
+    // All slots taken at the same time: 5 in the lane and 2 in the shared pool, which the
+    // lane's runs never took although 3 more of them were due.
+    await waitFor(() => laned.counter.running === 5 && pool.running === 2)
+    expect((await statuses(laned.def.id)).filter((s) => s === 'running')).toHaveLength(5)
+    const sharedRunning = [...(await statuses(shared.def.id)), ...(await statuses(sharedToo.def.id))]
+    expect(sharedRunning.filter((s) => s === 'running')).toHaveLength(2)
+
+    open()
+    await waitFor(() => laned.counter.done === 8 && pool.done === 4)
+    await waitFor(async () => (await statuses(laned.def.id)).every((s) => s === 'completed'))
+    expect(laned.counter.peak).toBe(5)
+    expect(pool.peak).toBe(2)
+  })
+
+  it('refuses a limit that is not a positive integer, and hands it to Inngest as its concurrency', () => {
+    const base = {
+      id: 'limited',
+      name: 'limited',
+      trigger: { event: 'test/limited' },
+      retries: 0,
+      payload: z.object({}),
+      async handler() {},
+    }
+    expect(() => defineJob({ ...base, concurrency: 0 })).toThrow(/concurrency/)
+    expect(() => defineJob({ ...base, concurrency: 1.5 })).toThrow(/concurrency/)
+    const client = createInngestClient({ kind: 'in-process' })
+    expect(toInngestFunction(defineJob({ ...base, concurrency: 16 }), client).opts.concurrency).toBe(16)
+    expect(toInngestFunction(defineJob(base), client).opts.concurrency).toBeUndefined()
+  })
+})
