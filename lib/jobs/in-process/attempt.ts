@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { type Logger, withLogContext } from '@/lib/log'
 import { describeError, isNonRetriable } from '../errors'
@@ -19,6 +18,8 @@ export interface AttemptContext {
   log: Logger
   /** True once stop() began: runs hand their claim back at their next step. */
   stopping: () => boolean
+  /** Records a held run completed (group-committed with other runs'); false when no longer held. */
+  complete: (run: ClaimedRun) => Promise<boolean>
 }
 
 /** Delay before retry number `retry` (1 for the first): doubling from baseMs, at most maxMs. */
@@ -122,7 +123,7 @@ export class Attempt {
       // A handler that swallowed a Suspended must not turn a sleep into a completion.
       if (this.over) return
       this.settling = true
-      await this.write({ ...done, status: 'completed', completedAt: sql`now()` })
+      await this.ctx.complete(row)
     } catch (error) {
       if (this.over || error instanceof Suspended) return
       this.settling = true

@@ -1,5 +1,6 @@
 import type { JobDefinition, JobsEngine, SendEvent, SendOptions } from '../types'
 import { Attempt, type AttemptContext, drain } from './attempt'
+import { CompletionWriter } from './completions'
 import { Poller } from './poller'
 import { type ClaimedRun, claimDueInLanes, giveBack, insertRuns, prune } from './runs-store'
 import { Scheduler } from './scheduler'
@@ -31,7 +32,7 @@ function lanesFor(definitions: Iterable<JobDefinition>, sharedSlots: number): Ma
 }
 
 /** Options with their defaults applied (see InProcessOptions). */
-export interface EngineSettings extends Omit<AttemptContext, 'stopping'> {
+export interface EngineSettings extends Omit<AttemptContext, 'stopping' | 'complete'> {
   concurrency: number
   pollIntervalMs: number
   maxPollIntervalMs: number
@@ -63,7 +64,8 @@ export class InProcessEngine implements JobsEngine {
     definitions: readonly JobDefinition[],
     private readonly s: EngineSettings,
   ) {
-    this.ctx = { ...s, stopping: () => this.stopping }
+    const completions = new CompletionWriter(s.db)
+    this.ctx = { ...s, stopping: () => this.stopping, complete: (run) => completions.complete(run) }
     const { byId, byEvent } = indexDefinitions(definitions)
     this.byId = byId
     this.byEvent = byEvent

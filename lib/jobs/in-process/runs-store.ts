@@ -161,3 +161,27 @@ export async function prune(db: Db, retentionMs: number): Promise<void> {
     .delete(jobRuns)
     .where(and(eq(jobRuns.status, 'completed'), lt(jobRuns.completedAt, msFromNow(-retentionMs))))
 }
+
+/** Runs per completion statement: they travel as one JSON parameter, so this only bounds its size. */
+export const MAX_COMPLETIONS_PER_STATEMENT = 500
+
+/**
+ * Marks many held runs completed in one statement, each fenced by its own claim as
+ * updateOwned fences one; returns the ids it completed (a run missing from it was no longer
+ * held). One JSON parameter: the statement's text is the same for any number of runs.
+ */
+export async function completeRuns(db: Db, runs: readonly ClaimedRun[]): Promise<Set<string>> {
+  if (runs.length === 0) return new Set()
+  const input = JSON.stringify(runs.map((run) => ({ id: run.id, claim_id: run.claimId })))
+  const result = await db.execute(sql`
+    update ${jobRuns} set
+      status = 'completed',
+      completed_at = now(),
+      locked_until = null,
+      claim_id = null,
+      updated_at = now()
+    from jsonb_to_recordset(${input}::jsonb) as held (id uuid, claim_id uuid)
+    where ${jobRuns.id} = held.id and ${jobRuns.claimId} = held.claim_id and ${jobRuns.status} = 'running'
+    returning ${jobRuns.id}`)
+  return new Set(returnedIds(result))
+}
