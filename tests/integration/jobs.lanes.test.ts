@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import type { DatabaseHandle } from '@/db/client'
@@ -7,6 +7,7 @@ import { jobRuns } from '@/db/schema'
 import { useDatabase } from '@/lib/db'
 import { createJobsEngine, defineJob, type JobDefinition, type JobsEngine } from '@/lib/jobs'
 import type { InProcessOptions } from '@/lib/jobs/in-process'
+import { claimDue, claimDueInLanes, completeRuns } from '@/lib/jobs/in-process/runs-store'
 import { createInngestClient, toInngestFunction } from '@/lib/jobs/inngest'
 import { createTestDatabase } from '../helpers/db'
 
@@ -131,5 +132,51 @@ describe('per-function concurrency (in-process lanes)', () => {
     const client = createInngestClient({ kind: 'in-process' })
     expect(toInngestFunction(defineJob({ ...base, concurrency: 16 }), client).opts.concurrency).toBe(16)
     expect(toInngestFunction(defineJob(base), client).opts.concurrency).toBeUndefined()
+  })
+})
+
+const queueRun = (functionId: string) =>
+  handle.db
+    .insert(jobRuns)
+    .values({ functionId, idempotencyKey: randomUUID(), eventName: functionId, payload: {}, maxAttempts: 2 })
+
+describe('in-process runs store: lanes and batched completions', () => {
+  it('claims each lane up to its own limit in one statement', async () => {
+    const a = uniqueName('lane-a')
+    const b = uniqueName('lane-b')
+    for (let i = 0; i < 4; i++) await queueRun(a)
+    for (let i = 0; i < 4; i++) await queueRun(b)
+    const claimed = await claimDueInLanes(
+      handle.db,
+      [
+        { functionIds: [a], limit: 3 },
+        { functionIds: [b], limit: 1 },
+      ],
+      60_000,
+    )
+    expect(claimed.filter((r) => r.functionId === a)).toHaveLength(3)
+    expect(claimed.filter((r) => r.functionId === b)).toHaveLength(1)
+    expect(new Set(claimed.map((r) => r.claimId)).size).toBe(1)
+  })
+
+  it('completes only the runs still held under their claim', async () => {
+    const fn = uniqueName('complete')
+    for (let i = 0; i < 3; i++) await queueRun(fn)
+    const held = await claimDue(handle.db, [fn], 3, 60_000)
+    expect(held).toHaveLength(3)
+    const [lost, ...kept] = held
+    // Its lease ran out and another worker claimed it again: the first holder's completion is fenced off.
+    await handle.db
+      .update(jobRuns)
+      .set({ lockedUntil: sql`now() - interval '1 second'` })
+      .where(eq(jobRuns.id, lost!.id))
+    const [retaken] = await claimDue(handle.db, [fn], 1, 60_000)
+    expect(retaken?.id).toBe(lost!.id)
+
+    const completed = await completeRuns(handle.db, held)
+    expect([...completed].sort()).toEqual(kept.map((r) => r.id).sort())
+    expect(await statuses(fn)).toEqual(['completed', 'completed', 'running'])
+    // A second write of the same completions changes nothing.
+    expect((await completeRuns(handle.db, kept)).size).toBe(0)
   })
 })
