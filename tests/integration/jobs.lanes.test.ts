@@ -7,7 +7,7 @@ import { jobRuns } from '@/db/schema'
 import { useDatabase } from '@/lib/db'
 import { createJobsEngine, defineJob, type JobDefinition, type JobsEngine } from '@/lib/jobs'
 import type { InProcessOptions } from '@/lib/jobs/in-process'
-import { claimDue, claimDueInLanes, completeRuns } from '@/lib/jobs/in-process/runs-store'
+import { claimDue, claimDueInLanes, completeRuns, saveSteps } from '@/lib/jobs/in-process/runs-store'
 import { createInngestClient, toInngestFunction } from '@/lib/jobs/inngest'
 import { createTestDatabase } from '../helpers/db'
 
@@ -178,5 +178,31 @@ describe('in-process runs store: lanes and batched completions', () => {
     expect(await statuses(fn)).toEqual(['completed', 'completed', 'running'])
     // A second write of the same completions changes nothing.
     expect((await completeRuns(handle.db, kept)).size).toBe(0)
+  })
+
+  it('saves the step results of several runs in one statement, only where the run is still held', async () => {
+    const fn = uniqueName('steps')
+    for (let i = 0; i < 2; i++) await queueRun(fn)
+    const [held, lost] = await claimDue(handle.db, [fn], 2, 60_000)
+    await handle.db
+      .update(jobRuns)
+      .set({ lockedUntil: sql`now() - interval '1 second'` })
+      .where(eq(jobRuns.id, lost!.id))
+    await claimDue(handle.db, [fn], 1, 60_000)
+    const json = (value: unknown) => JSON.stringify({ value })
+    const saved = await saveSteps(
+      handle.db,
+      [
+        { run: held!, key: 'a', json: json({ ids: ['x', 'y'], quote: 'it\'s "quoted"' }) },
+        { run: lost!, key: 'a', json: json(1) },
+      ],
+      60_000,
+    )
+    expect([...saved]).toEqual([held!.id])
+    const rows = await handle.db.select().from(jobRuns).where(eq(jobRuns.functionId, fn))
+    expect(rows.find((r) => r.id === held!.id)?.steps).toEqual({
+      a: { value: { ids: ['x', 'y'], quote: 'it\'s "quoted"' } },
+    })
+    expect(rows.find((r) => r.id === lost!.id)?.steps).toEqual({})
   })
 })

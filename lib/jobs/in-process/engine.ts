@@ -1,7 +1,7 @@
 import type { JobDefinition, JobsEngine, SendEvent, SendOptions } from '../types'
 import { Attempt, type AttemptContext, drain } from './attempt'
-import { CompletionWriter } from './completions'
 import { Poller } from './poller'
+import { RunWriters } from './run-writers'
 import { type ClaimedRun, claimDueInLanes, giveBack, insertRuns, prune } from './runs-store'
 import { Scheduler } from './scheduler'
 import { indexDefinitions, runForTick, runsForEvents } from './triggers'
@@ -32,7 +32,7 @@ function lanesFor(definitions: Iterable<JobDefinition>, sharedSlots: number): Ma
 }
 
 /** Options with their defaults applied (see InProcessOptions). */
-export interface EngineSettings extends Omit<AttemptContext, 'stopping' | 'complete'> {
+export interface EngineSettings extends Omit<AttemptContext, 'stopping' | 'complete' | 'saveStep'> {
   concurrency: number
   pollIntervalMs: number
   maxPollIntervalMs: number
@@ -64,8 +64,13 @@ export class InProcessEngine implements JobsEngine {
     definitions: readonly JobDefinition[],
     private readonly s: EngineSettings,
   ) {
-    const completions = new CompletionWriter(s.db)
-    this.ctx = { ...s, stopping: () => this.stopping, complete: (run) => completions.complete(run) }
+    const writers = new RunWriters(s.db, s.leaseMs)
+    this.ctx = {
+      ...s,
+      stopping: () => this.stopping,
+      complete: (run) => writers.complete(run),
+      saveStep: (save) => writers.saveStep(save),
+    }
     const { byId, byEvent } = indexDefinitions(definitions)
     this.byId = byId
     this.byEvent = byEvent

@@ -185,3 +185,35 @@ export async function completeRuns(db: Db, runs: readonly ClaimedRun[]): Promise
     returning ${jobRuns.id}`)
   return new Set(returnedIds(result))
 }
+
+/** A completed step's result to record on a held run. */
+export interface StepSave {
+  run: ClaimedRun
+  key: string
+  /** The step's stored JSON (`{"value": ...}`). */
+  json: string
+}
+
+/**
+ * Records many runs' step results in one statement, each renewing its run's lease and fenced
+ * by its claim as saveStep is; returns the ids it wrote. The results travel inside one JSON
+ * parameter, spliced in as the JSON text they already are (no second serialization).
+ */
+export async function saveSteps(db: Db, saves: readonly StepSave[], leaseMs: number): Promise<Set<string>> {
+  if (saves.length === 0) return new Set()
+  const input = `[${saves
+    .map(
+      (s) =>
+        `{"id":${JSON.stringify(s.run.id)},"claim_id":${JSON.stringify(s.run.claimId)},"key":${JSON.stringify(s.key)},"result":${s.json}}`,
+    )
+    .join(',')}]`
+  const result = await db.execute(sql`
+    update ${jobRuns} set
+      steps = ${jobRuns.steps} || jsonb_build_object(saved.key, saved.result),
+      locked_until = ${msFromNow(leaseMs)},
+      updated_at = now()
+    from jsonb_to_recordset(${input}::jsonb) as saved (id uuid, claim_id uuid, key text, result jsonb)
+    where ${jobRuns.id} = saved.id and ${jobRuns.claimId} = saved.claim_id and ${jobRuns.status} = 'running'
+    returning ${jobRuns.id}`)
+  return new Set(returnedIds(result))
+}
