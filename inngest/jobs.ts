@@ -21,6 +21,9 @@ export interface JobDeps extends ProcessingDeps {
   deliverer: Deliverer
 }
 
+/** Fan-out runs of each webhook event type at once (per process in-process; per app on Inngest). */
+export const FAN_OUT_CONCURRENCY = 16
+
 const SessionEvent = z.object({ organizationId: z.string(), sessionId: z.string() })
 const SignalEvent = z.object({ organizationId: z.string(), signalId: z.string() })
 const AnyPayload = z.record(z.string(), z.unknown())
@@ -101,6 +104,9 @@ export function defineJobs(config: Config, deps: () => Promise<JobDeps>): JobDef
         name: `Deliver ${webhookEvent} webhooks`,
         trigger: { event: outboxName },
         retries: 3,
+        // Short and waiting on receivers, not the CPU: these runs get slots of their own, so a
+        // burst of events is delivered many at a time without taking the analysis jobs' slots.
+        concurrency: FAN_OUT_CONCURRENCY,
         payload: AnyPayload,
         handler: async ({ event, step }) => {
           const ids = await step.run('fan-out', async () =>

@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import { checkConcurrency } from './concurrency'
 import { checkRetries } from './retries'
 import type { JobDefinition } from './types'
 
@@ -9,5 +10,6 @@ import type { JobDefinition } from './types'
  */
 export function defineJob<TSchema extends z.ZodType>(def: JobDefinition<TSchema>): JobDefinition<TSchema> {
   checkRetries(def)
+  checkConcurrency(def)
   return def
 }

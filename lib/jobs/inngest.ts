@@ -1,6 +1,7 @@
 import { Inngest, type InngestFunction, NonRetriableError as InngestNonRetriableError } from 'inngest'
 import { getConfig, type JobsChoice } from '@/lib/config'
 import { currentRequestId, logger, withLogContext } from '@/lib/log'
+import { checkConcurrency } from './concurrency'
 import { isNonRetriable } from './errors'
 import { checkRetries } from './retries'
 import type { JobDefinition, JobsEngine, SendEvent, SendOptions, StepTools } from './types'
@@ -67,8 +68,16 @@ export function toInngestFunction(
   client: Inngest = getInngestClient(),
 ): InngestFunction.Any {
   const triggers = 'event' in def.trigger ? [{ event: def.trigger.event }] : [{ cron: def.trigger.cron }]
+  const concurrency = checkConcurrency(def)
   return client.createFunction(
-    { id: def.id, name: def.name, retries: inngestRetries(def), triggers },
+    {
+      id: def.id,
+      name: def.name,
+      retries: inngestRetries(def),
+      triggers,
+      // Inngest's per-function limit; without one the function takes Inngest's (account) default.
+      ...(concurrency === undefined ? {} : { concurrency }),
+    },
     async ({ event, step, attempt, runId }) => {
       const { data, requestId } = splitRequestId(event.data)
       const parsed = def.payload.safeParse(data)

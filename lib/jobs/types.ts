@@ -40,6 +40,15 @@ export interface JobDefinition<TSchema extends z.ZodType = z.ZodType> {
   trigger: JobTrigger
   /** Retries after the first attempt (Inngest's `retries`). */
   retries: number
+  /**
+   * Runs of this function at once (Inngest's per-function `concurrency`). Without it the
+   * function shares the engine's default pool with every other function that has none. The
+   * in-process engine gives a function with a limit its own slots, beyond that pool, so short
+   * I/O-bound jobs (webhook fan-outs) neither wait behind heavy ones nor crowd them out.
+   * Inngest counts the limit across all workers (as steps executing at once: a sleeping run
+   * counts on neither engine); the in-process engine counts it in each process.
+   */
+  concurrency?: number
   payload: TSchema
   handler(ctx: JobContext<z.infer<TSchema>>): Promise<unknown>
 }

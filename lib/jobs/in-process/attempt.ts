@@ -1,9 +1,15 @@
-import { sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { type Logger, withLogContext } from '@/lib/log'
 import { describeError, isNonRetriable } from '../errors'
 import type { JobDefinition } from '../types'
-import { type ClaimedRun, msFromNow, type RunUpdate, saveStep, updateOwned } from './runs-store'
+import {
+  type ClaimedRun,
+  msFromNow,
+  type RunUpdate,
+  type StepSave,
+  saveStep,
+  updateOwned,
+} from './runs-store'
 import { createStepTools, Suspended } from './steps'
 
 export interface Backoff {
@@ -19,6 +25,10 @@ export interface AttemptContext {
   log: Logger
   /** True once stop() began: runs hand their claim back at their next step. */
   stopping: () => boolean
+  /** Records a held run completed (group-committed with other runs'); false when no longer held. */
+  complete: (run: ClaimedRun) => Promise<boolean>
+  /** Records a held run's step result and renews its lease (group-committed); false when no longer held. */
+  saveStep: (save: StepSave) => Promise<boolean>
 }
 
 /** Delay before retry number `retry` (1 for the first): doubling from baseMs, at most maxMs. */
@@ -47,6 +57,16 @@ export class Attempt {
     const held = step
       ? await saveStep(db, this.row, step.key, step.json, values)
       : await updateOwned(db, this.row, values)
+    return this.held(held)
+  }
+
+  /** Records a completed step's result (renewing the lease) while this attempt still holds the run. */
+  async saveStep(key: string, json: string): Promise<boolean> {
+    if (this.over) return false
+    return this.held(await this.ctx.saveStep({ run: this.row, key, json }))
+  }
+
+  private held(held: boolean): boolean {
     if (!held && !this.settling) {
       this.over = true
       this.ctx.log.warn(
@@ -122,7 +142,7 @@ export class Attempt {
       // A handler that swallowed a Suspended must not turn a sleep into a completion.
       if (this.over) return
       this.settling = true
-      await this.write({ ...done, status: 'completed', completedAt: sql`now()` })
+      await this.ctx.complete(row)
     } catch (error) {
       if (this.over || error instanceof Suspended) return
       this.settling = true

@@ -1,14 +1,38 @@
 import type { JobDefinition, JobsEngine, SendEvent, SendOptions } from '../types'
 import { Attempt, type AttemptContext, drain } from './attempt'
 import { Poller } from './poller'
-import { type ClaimedRun, claimDue, giveBack, insertRuns, prune } from './runs-store'
+import { RunWriters } from './run-writers'
+import { type ClaimedRun, claimDueInLanes, giveBack, insertRuns, prune } from './runs-store'
 import { Scheduler } from './scheduler'
 import { indexDefinitions, runForTick, runsForEvents } from './triggers'
 
 const HOUR = 3_600_000
 
+/**
+ * Slots for some functions' runs: the shared pool (every function without a limit of its own,
+ * `concurrency` slots) or one function with its own `concurrency`, whose runs never take the
+ * shared pool's slots, so a burst of them cannot starve the others, nor they it.
+ */
+interface Lane {
+  functionIds: string[]
+  slots: number
+  running: number
+}
+
+function lanesFor(definitions: Iterable<JobDefinition>, sharedSlots: number): Map<string, Lane> {
+  const shared: Lane = { functionIds: [], slots: sharedSlots, running: 0 }
+  const byFunction = new Map<string, Lane>()
+  for (const def of definitions) {
+    const lane =
+      def.concurrency === undefined ? shared : { functionIds: [], slots: def.concurrency, running: 0 }
+    lane.functionIds.push(def.id)
+    byFunction.set(def.id, lane)
+  }
+  return byFunction
+}
+
 /** Options with their defaults applied (see InProcessOptions). */
-export interface EngineSettings extends Omit<AttemptContext, 'stopping'> {
+export interface EngineSettings extends Omit<AttemptContext, 'stopping' | 'complete' | 'saveStep'> {
   concurrency: number
   pollIntervalMs: number
   maxPollIntervalMs: number
@@ -28,6 +52,8 @@ export class InProcessEngine implements JobsEngine {
   private readonly scheduler: Scheduler
   private readonly poller: Poller
   private readonly inFlight = new Set<Attempt>()
+  /** Each function's lane (several functions share the default one). */
+  private readonly lanes: Map<string, Lane>
   private readonly ctx: AttemptContext
   private started = false
   private stopping = false
@@ -38,10 +64,17 @@ export class InProcessEngine implements JobsEngine {
     definitions: readonly JobDefinition[],
     private readonly s: EngineSettings,
   ) {
-    this.ctx = { ...s, stopping: () => this.stopping }
+    const writers = new RunWriters(s.db, s.leaseMs)
+    this.ctx = {
+      ...s,
+      stopping: () => this.stopping,
+      complete: (run) => writers.complete(run),
+      saveStep: (save) => writers.saveStep(save),
+    }
     const { byId, byEvent } = indexDefinitions(definitions)
     this.byId = byId
     this.byEvent = byEvent
+    this.lanes = lanesFor(byId.values(), s.concurrency)
     this.scheduler = new Scheduler(definitions, (def, tick) => void this.enqueueTick(def, tick))
     this.poller = new Poller({
       intervalMs: s.pollIntervalMs,
@@ -73,7 +106,16 @@ export class InProcessEngine implements JobsEngine {
     this.pruneTimer.unref()
     this.scheduler.start()
     this.s.log.info(
-      { functions: [...this.byId.keys()], concurrency: this.s.concurrency, schedules: this.scheduler.size },
+      {
+        functions: [...this.byId.keys()],
+        concurrency: this.s.concurrency,
+        ownLimits: Object.fromEntries(
+          [...this.byId.values()].flatMap((d) =>
+            d.concurrency === undefined ? [] : [[d.id, d.concurrency]],
+          ),
+        ),
+        schedules: this.scheduler.size,
+      },
       'in-process jobs engine started',
     )
     this.poller.start()
@@ -88,7 +130,7 @@ export class InProcessEngine implements JobsEngine {
     await this.poller.stop()
 
     const abandoned = await drain([...this.inFlight], this.s.stopTimeoutMs)
-    for (const attempt of abandoned) this.inFlight.delete(attempt)
+    for (const attempt of abandoned) this.release(attempt)
     if (abandoned.length > 0)
       this.s.log.warn(
         { runs: abandoned.map((a) => a.row.id) },
@@ -98,12 +140,15 @@ export class InProcessEngine implements JobsEngine {
     this.s.log.info('in-process jobs engine stopped')
   }
 
-  /** Claims as many due runs as there are free slots; true when it reached the database. */
+  /** Claims, in one statement, as many due runs as each lane has free slots; true when it reached the database. */
   private async pump(): Promise<boolean> {
-    const free = this.s.concurrency - this.inFlight.size
-    if (!this.started || free <= 0 || this.byId.size === 0) return false
+    if (!this.started) return false
+    const requests = [...new Set(this.lanes.values())]
+      .filter((lane) => lane.running < lane.slots)
+      .map((lane) => ({ functionIds: lane.functionIds, limit: lane.slots - lane.running }))
+    if (requests.length === 0) return false
     const db = await this.s.db()
-    const runs = await claimDue(db, [...this.byId.keys()], free, this.s.leaseMs)
+    const runs = await claimDueInLanes(db, requests, this.s.leaseMs)
     if (this.started) {
       for (const run of runs) this.launch(run)
       return true
@@ -118,13 +163,22 @@ export class InProcessEngine implements JobsEngine {
   private launch(run: ClaimedRun): void {
     const attempt = new Attempt(run, this.ctx)
     this.inFlight.add(attempt)
+    const lane = this.lanes.get(run.functionId)
+    if (lane) lane.running++
     attempt.done = attempt
       .execute(this.byId.get(run.functionId))
       .catch((error) => this.s.log.error({ err: error, runId: run.id }, 'job run bookkeeping failed'))
       .finally(() => {
-        this.inFlight.delete(attempt)
+        this.release(attempt)
         void this.poller.wake()
       })
+  }
+
+  /** Frees the attempt's slot once: when it settles, or earlier when stop() abandons it. */
+  private release(attempt: Attempt): void {
+    if (!this.inFlight.delete(attempt)) return
+    const lane = this.lanes.get(attempt.row.functionId)
+    if (lane) lane.running--
   }
 
   private async enqueueTick(def: JobDefinition, tick: number): Promise<void> {

@@ -7,7 +7,10 @@ import { InProcessEngine } from './engine'
 export interface InProcessOptions {
   /** Where job_runs live; the app's database by default. */
   db?: () => Promise<Db>
-  /** Handlers running at once in this process. */
+  /**
+   * Handlers running at once in this process in the shared pool: the runs of every function
+   * without a `concurrency` of its own. A function with one has that many slots besides.
+   */
   concurrency?: number
   /** How often to look for due runs that no local send or finish announced (other processes, backoffs, sleeps). */
   pollIntervalMs?: number

@@ -29,35 +29,56 @@ export async function insertRuns(db: DbOrTx, rows: NewRun[]): Promise<void> {
   await db.insert(jobRuns).values(rows).onConflictDoNothing()
 }
 
+/** Some functions' runs and how many of them may be claimed now (one lane of the engine). */
+export interface ClaimRequest {
+  functionIds: string[]
+  limit: number
+}
+
 /**
- * Takes up to `limit` due runs: queued ones whose time has come, and running ones whose lease
- * expired (their process died). The materialized CTE pins the locked selection to exactly
+ * Takes, for each request, up to its `limit` due runs of its functions: queued ones whose time
+ * has come, and running ones whose lease expired (their process died). All requests go out in
+ * one statement, one materialized CTE per request: a CTE pins the locked selection to exactly
  * those rows (an `in (subquery)` may be re-planned and re-evaluated), and `skip locked` lets
  * concurrent claimers pass over each other's rows. Taking over an expired lease counts as an
  * attempt, as a lost worker does on Inngest.
  */
-export async function claimDue(
+export async function claimDueInLanes(
   db: Db,
-  functionIds: string[],
-  limit: number,
+  requests: ClaimRequest[],
   leaseMs: number,
 ): Promise<ClaimedRun[]> {
-  if (functionIds.length === 0 || limit <= 0) return []
+  const wanted = requests.filter((r) => r.functionIds.length > 0 && r.limit > 0)
+  if (wanted.length === 0) return []
   const claimId = randomUUID()
-  const due = and(
-    inArray(jobRuns.functionId, functionIds),
-    or(
-      and(eq(jobRuns.status, 'queued'), lte(jobRuns.runAfter, sql`now()`)),
-      and(eq(jobRuns.status, 'running'), lt(jobRuns.lockedUntil, sql`now()`)),
-    ),
+  const lanes = wanted.map((request, i) => {
+    const due = and(
+      inArray(jobRuns.functionId, request.functionIds),
+      or(
+        and(eq(jobRuns.status, 'queued'), lte(jobRuns.runAfter, sql`now()`)),
+        and(eq(jobRuns.status, 'running'), lt(jobRuns.lockedUntil, sql`now()`)),
+      ),
+    )
+    return {
+      name: sql.raw(`due_${i}`),
+      cte: sql`${sql.raw(`due_${i}`)} as materialized (
+      select ${jobRuns.id} from ${jobRuns} where ${due}
+      order by ${jobRuns.runAfter} limit ${request.limit}
+      for update skip locked
+    )`,
+    }
+  })
+  const ctes = sql.join(
+    lanes.map((lane) => lane.cte),
+    sql`, `,
+  )
+  const union = sql.join(
+    lanes.map((lane) => sql`select id from ${lane.name}`),
+    sql` union all `,
   )
   const wasRunning = sql`${jobRuns.status} = 'running'`
   const result = await db.execute(sql`
-    with due as materialized (
-      select ${jobRuns.id} from ${jobRuns} where ${due}
-      order by ${jobRuns.runAfter} limit ${limit}
-      for update skip locked
-    )
+    with ${ctes}
     update ${jobRuns} set
       status = 'running',
       attempt = case when ${wasRunning} then ${jobRuns.attempt} + 1 else ${jobRuns.attempt} end,
@@ -65,7 +86,7 @@ export async function claimDue(
       locked_until = ${msFromNow(leaseMs)},
       claim_id = ${claimId},
       updated_at = now()
-    from due where ${jobRuns.id} = due.id
+    from (${union}) as due where ${jobRuns.id} = due.id
     returning ${jobRuns.id}`)
   const ids = returnedIds(result)
   if (ids.length === 0) return []
@@ -75,6 +96,16 @@ export async function claimDue(
     .from(jobRuns)
     .where(and(inArray(jobRuns.id, ids), eq(jobRuns.claimId, claimId)))
   return rows.filter((row): row is ClaimedRun => row.claimId === claimId)
+}
+
+/** Takes up to `limit` due runs of the functions (a single lane; see claimDueInLanes). */
+export function claimDue(
+  db: Db,
+  functionIds: string[],
+  limit: number,
+  leaseMs: number,
+): Promise<ClaimedRun[]> {
+  return claimDueInLanes(db, [{ functionIds, limit }], leaseMs)
 }
 
 /** postgres.js returns the rows as an array, PGlite as `{ rows }`. */
@@ -129,4 +160,60 @@ export async function prune(db: Db, retentionMs: number): Promise<void> {
   await db
     .delete(jobRuns)
     .where(and(eq(jobRuns.status, 'completed'), lt(jobRuns.completedAt, msFromNow(-retentionMs))))
+}
+
+/** Runs per completion statement: they travel as one JSON parameter, so this only bounds its size. */
+export const MAX_COMPLETIONS_PER_STATEMENT = 500
+
+/**
+ * Marks many held runs completed in one statement, each fenced by its own claim as
+ * updateOwned fences one; returns the ids it completed (a run missing from it was no longer
+ * held). One JSON parameter: the statement's text is the same for any number of runs.
+ */
+export async function completeRuns(db: Db, runs: readonly ClaimedRun[]): Promise<Set<string>> {
+  if (runs.length === 0) return new Set()
+  const input = JSON.stringify(runs.map((run) => ({ id: run.id, claim_id: run.claimId })))
+  const result = await db.execute(sql`
+    update ${jobRuns} set
+      status = 'completed',
+      completed_at = now(),
+      locked_until = null,
+      claim_id = null,
+      updated_at = now()
+    from jsonb_to_recordset(${input}::jsonb) as held (id uuid, claim_id uuid)
+    where ${jobRuns.id} = held.id and ${jobRuns.claimId} = held.claim_id and ${jobRuns.status} = 'running'
+    returning ${jobRuns.id}`)
+  return new Set(returnedIds(result))
+}
+
+/** A completed step's result to record on a held run. */
+export interface StepSave {
+  run: ClaimedRun
+  key: string
+  /** The step's stored JSON (`{"value": ...}`). */
+  json: string
+}
+
+/**
+ * Records many runs' step results in one statement, each renewing its run's lease and fenced
+ * by its claim as saveStep is; returns the ids it wrote. The results travel inside one JSON
+ * parameter, spliced in as the JSON text they already are (no second serialization).
+ */
+export async function saveSteps(db: Db, saves: readonly StepSave[], leaseMs: number): Promise<Set<string>> {
+  if (saves.length === 0) return new Set()
+  const input = `[${saves
+    .map(
+      (s) =>
+        `{"id":${JSON.stringify(s.run.id)},"claim_id":${JSON.stringify(s.run.claimId)},"key":${JSON.stringify(s.key)},"result":${s.json}}`,
+    )
+    .join(',')}]`
+  const result = await db.execute(sql`
+    update ${jobRuns} set
+      steps = ${jobRuns.steps} || jsonb_build_object(saved.key, saved.result),
+      locked_until = ${msFromNow(leaseMs)},
+      updated_at = now()
+    from jsonb_to_recordset(${input}::jsonb) as saved (id uuid, claim_id uuid, key text, result jsonb)
+    where ${jobRuns.id} = saved.id and ${jobRuns.claimId} = saved.claim_id and ${jobRuns.status} = 'running'
+    returning ${jobRuns.id}`)
+  return new Set(returnedIds(result))
 }

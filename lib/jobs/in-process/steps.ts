@@ -57,7 +57,7 @@ export function createStepTools(attempt: Attempt): StepTools {
       const json = JSON.stringify({ value })
       const bytes = Buffer.byteLength(json)
       if (bytes > MAX_STEP_RESULT_BYTES) throw new StepResultTooLargeError(id, bytes)
-      const saved = await attempt.write({ lockedUntil: msFromNow(ctx.leaseMs) }, { key, json })
+      const saved = await attempt.saveStep(key, json)
       if (!saved) throw new Suspended()
       // Returned as JSON on every path, so a first run and a replay see the same value.
       const stored = JSON.parse(json) as StepMemo
