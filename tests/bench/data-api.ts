@@ -758,8 +758,12 @@ async function main(): Promise<void> {
   const worstRatio = Math.max(...listPages.map((r) => Math.max(r.p99Ratio.autocannon, r.p99Ratio.paced)))
   // A phase that could not keep up with the rate has no meaningful p99 at that rate.
   const allSustained = listPages.every((r) => r.autocannon.sustained && r.paced.sustained && r.raw.sustained)
+  // Issue 17's goal: every read, list and single issue, paced (an open loop, as users arrive).
+  const worstPacedP99 = Math.max(...results.map((r) => r.paced.latencyMs.p99))
   const goal = {
     ...GOAL,
+    worstPacedP99Ms: worstPacedP99,
+    pacedP99Met: results.every((r) => r.paced.sustained) && worstPacedP99 < GOAL.p99Ms,
     worstListP99Ms: worstP99,
     worstListP99Ratio: worstRatio,
     allSustained,
@@ -879,7 +883,10 @@ async function main(): Promise<void> {
     )
   out()
   out(
-    `Goal: p99 < ${GOAL.p99Ms} ms for a 25-item page at any depth: ${goal.p99Met ? 'MET' : 'NOT MET'} (worst ${ms(worstP99)} ms); within ${GOAL.ratio}x of the raw query's p99: ${goal.ratioMet ? 'MET' : 'NOT MET'} (worst ${worstRatio.toFixed(1)}x)${allSustained ? '' : `; ${RATE} req/s not sustained by every list phase`}`,
+    `Goal (issue 17): p99 < ${GOAL.p99Ms} ms at ${RATE} req/s paced for every list and single read: ${goal.pacedP99Met ? 'MET' : 'NOT MET'} (worst ${ms(worstPacedP99)} ms)`,
+  )
+  out(
+    `Earlier goal: p99 < ${GOAL.p99Ms} ms for a 25-item page at any depth, autocannon and paced: ${goal.p99Met ? 'MET' : 'NOT MET'} (worst ${ms(worstP99)} ms); within ${GOAL.ratio}x of the raw query's p99: ${goal.ratioMet ? 'MET' : 'NOT MET'} (worst ${worstRatio.toFixed(1)}x)${allSustained ? '' : `; ${RATE} req/s not sustained by every list phase`}`,
   )
   out(
     `Breakdown of a first-page request (paced p50): route floor ${ms(breakdown.routeFloorMs)} ms, auth lookup +${ms(breakdown.authLookupMs)} ms (raw ${ms(breakdown.rawAuthLookupMs)}), rate limit + list query + JSON +${ms(breakdown.rateLimitQueryAndJsonMs)} ms (raw query ${ms(breakdown.rawListQueryMs)}); server CPU ${maybe(breakdown.serverCpuMsPerListRequest)} ms/request (${maybe(breakdown.serverCpuMsPer401NoToken)} for a 401 without token)`,
