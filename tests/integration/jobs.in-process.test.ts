@@ -260,6 +260,41 @@ describe('in-process engine: steps, retries and failures', () => {
     })
   })
 
+  it('keeps every result of steps run in parallel, and memoizes them across a retry', async () => {
+    const event = uniqueName('parallel-steps')
+    const ran: string[] = []
+    let failOnce = true
+    const def = defineJob({
+      id: event,
+      name: 'parallel steps',
+      trigger: { event },
+      retries: 2,
+      payload: z.object({}),
+      async handler({ step, attempt }) {
+        // Saved together, these land in the same group-committed write unless it splits them.
+        const results = await Promise.all(
+          ['p1', 'p2', 'p3'].map((name) =>
+            step.run(name, async () => {
+              ran.push(`${name}@${attempt}`)
+              return name
+            }),
+          ),
+        )
+        if (failOnce) {
+          failOnce = false
+          throw new Error('after the parallel steps')
+        }
+        return results
+      },
+    })
+    const engine = await startEngine([def])
+    await engine.send({ name: event, data: {} })
+    const [row] = await settled(def.id)
+    expect(row?.status).toBe('completed')
+    expect(ran.sort()).toEqual(['p1@0', 'p2@0', 'p3@0'])
+    expect(row?.steps).toEqual({ p1: { value: 'p1' }, p2: { value: 'p2' }, p3: { value: 'p3' } })
+  })
+
   it('retries with backoff until retries are exhausted, then fails with the last error', async () => {
     const event = uniqueName('flaky')
     const attempts: number[] = []

@@ -18,7 +18,8 @@ interface Pending<T> {
  * come while its statement is on its way go together in the next one. Each caller still learns
  * only after its own row is written whether it still held the run, so nothing is reported
  * written before it is; under load the engine pays one round trip per batch, not per run.
- * A run has at most one write waiting (its handler awaits each), so a batch names a run once.
+ * A batch names each run once (see the steps' `take`): one statement cannot apply two rows to
+ * the same run.
  */
 class GroupCommit<T extends { run: ClaimedRun }> {
   private queue: Pending<T>[] = []
@@ -84,9 +85,16 @@ export class RunWriters {
       (queue) => {
         let bytes = 0
         let n = 0
+        // A handler may run steps in parallel (Promise.all of step.run), so one run can have
+        // several saves waiting; `UPDATE … FROM` would apply only one of them to its row. The
+        // batch ends before a run it already names; the next batch takes the rest.
+        const runs = new Set<string>()
         while (n < queue.length && n < MAX_COMPLETIONS_PER_STATEMENT) {
-          bytes += queue[n]!.item.json.length
+          const item = queue[n]!.item
+          if (runs.has(item.run.id)) break
+          bytes += item.json.length
           if (n > 0 && bytes > MAX_STEP_BYTES_PER_STATEMENT) break
+          runs.add(item.run.id)
           n++
         }
         return n
