@@ -6,14 +6,13 @@ import { LRUCache } from 'lru-cache'
  * may still be accepted by another for at most this long. On the instance that revokes it,
  * `forgetCredentials()` makes the next request ask the database at once.
  */
-export const CREDENTIAL_CACHE_TTL_MS = 5_000
+const CREDENTIAL_CACHE_TTL_MS = 5_000
 
 const MAX_ENTRIES = 10_000
 
+/** A resolved principal; boxed so that any value, whatever its type, can be cached. */
 interface Entry {
   value: unknown
-  /** Absolute time after which the credential itself is no longer valid (OAuth expiry). */
-  validUntil: number
 }
 
 interface CredentialCache {
@@ -45,21 +44,15 @@ const shared = holder.__serviceCredentialCache
  */
 export async function cachedCredential<T>(
   cacheKey: string,
-  resolve: () => Promise<{ value: T; validUntil?: number } | null>,
-  now: () => number = Date.now,
+  resolve: () => Promise<T | null>,
 ): Promise<T | null> {
   const hit = shared.entries.get(cacheKey)
-  if (hit && hit.validUntil > now()) return hit.value as T
+  if (hit) return hit.value as T
   const startedAt = shared.generation
   const found = await resolve()
-  if (!found) return null
-  if (startedAt === shared.generation) {
-    shared.entries.set(cacheKey, {
-      value: found.value,
-      validUntil: found.validUntil ?? Number.POSITIVE_INFINITY,
-    })
-  }
-  return found.value
+  if (found === null) return null
+  if (startedAt === shared.generation) shared.entries.set(cacheKey, { value: found })
+  return found
 }
 
 /**

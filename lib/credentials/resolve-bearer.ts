@@ -1,7 +1,8 @@
 import { and, eq, gt, isNull, or, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
-import { credentials, memberships, oauthAccessTokens, oauthConsents, oauthTokenChains } from '@/db/schema'
+import { memberships, oauthAccessTokens, oauthConsents, oauthTokenChains } from '@/db/schema'
 import { builtOnce } from '@/lib/db/built-once'
+import { findActiveCredential } from './active-credential'
 import { cachedCredential } from './credential-cache'
 import { hashToken, TOKEN_PREFIXES } from './tokens'
 import { touchCredential } from './touch'
@@ -32,39 +33,21 @@ const MAX_TOKEN_LENGTH = 200
 /**
  * A static key's principal comes from the short-lived credential cache (credential-cache.ts):
  * revokeKey clears it on this instance at once, and another instance may accept a revoked key
- * for at most CREDENTIAL_CACHE_TTL_MS. Keys do not expire, so nothing else can end one.
+ * for at most 5 s. Keys do not expire, so nothing else can end one.
  */
 async function resolveStaticKey(db: DbOrTx, token: string, kind: 'api' | 'mcp'): Promise<Principal | null> {
   const tokenHash = hashToken(token)
   const principal = await cachedCredential<Principal>(`bearer:${tokenHash}`, async () => {
-    const [row] = await builtOnce(db, 'bearer.staticKey', () =>
-      db
-        .select({
-          id: credentials.id,
-          organizationId: credentials.organizationId,
-          scopes: credentials.scopes,
-        })
-        .from(credentials)
-        .where(
-          and(
-            eq(credentials.tokenHash, sql.placeholder('tokenHash')),
-            eq(credentials.kind, sql.placeholder('kind')),
-            isNull(credentials.revokedAt),
-          ),
-        )
-        .prepare('bearer_static_key'),
-    ).execute({ tokenHash, kind })
+    const row = await findActiveCredential(db, tokenHash, kind)
     if (!row) return null
     return {
-      value: {
-        kind: kind === 'api' ? 'api_key' : 'mcp_key',
-        organizationId: row.organizationId,
-        scopes: row.scopes,
-        credentialId: row.id,
-        clientId: null,
-        resource: null,
-        rateLimitKey: `key:${row.id}`,
-      },
+      kind: kind === 'api' ? 'api_key' : 'mcp_key',
+      organizationId: row.organizationId,
+      scopes: row.scopes,
+      credentialId: row.id,
+      clientId: null,
+      resource: null,
+      rateLimitKey: `key:${row.id}`,
     }
   })
   // Coalesced to one write a minute per key, cached or not, so "last used" stays true.

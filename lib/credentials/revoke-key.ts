@@ -21,9 +21,11 @@ export async function revokeKey(
     .set({ revokedAt: sql`now()` })
     .where(and(scope, isNull(credentials.revokedAt)))
     .returning({ id: credentials.id, revokedAt: credentials.revokedAt })
-  // Callers pass the pool, not a transaction, so the revocation has committed here.
-  forgetCredentials()
-  if (updated?.revokedAt) return { id: updated.id, revokedAt: updated.revokedAt }
+  if (updated?.revokedAt) {
+    // Callers pass the pool, not a transaction, so the revocation has committed here.
+    forgetCredentials()
+    return { id: updated.id, revokedAt: updated.revokedAt }
+  }
   const [existing] = await db
     .select({ id: credentials.id, revokedAt: credentials.revokedAt })
     .from(credentials)

@@ -41,7 +41,7 @@ export async function revokeTokenRequest(db: Db, form: URLSearchParams, presente
     return
   }
   if (token.startsWith(TOKEN_PREFIXES.oauthAccess)) {
-    await db
+    const revoked = await db
       .update(oauthAccessTokens)
       .set({ revokedAt: sql`now()` })
       .where(
@@ -51,6 +51,9 @@ export async function revokeTokenRequest(db: Db, form: URLSearchParams, presente
           isNull(oauthAccessTokens.revokedAt),
         ),
       )
-    forgetCredentials()
+      .returning({ id: oauthAccessTokens.id })
+    // Only a revocation that changed a row forgets: anyone with a client id may call this
+    // endpoint with made-up tokens, and must not be able to empty the cache at will.
+    if (revoked.length > 0) forgetCredentials()
   }
 }
