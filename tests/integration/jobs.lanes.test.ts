@@ -129,6 +129,10 @@ describe('per-function concurrency (in-process lanes)', () => {
     }
     expect(() => defineJob({ ...base, concurrency: 0 })).toThrow(/concurrency/)
     expect(() => defineJob({ ...base, concurrency: 1.5 })).toThrow(/concurrency/)
+    // a definition built by hand, past defineJob, is refused when the engine is made
+    expect(() => createJobsEngine({ kind: 'in-process' }, [{ ...base, concurrency: 0 }])).toThrow(
+      /concurrency/,
+    )
     const client = createInngestClient({ kind: 'in-process' })
     expect(toInngestFunction(defineJob({ ...base, concurrency: 16 }), client).opts.concurrency).toBe(16)
     expect(toInngestFunction(defineJob(base), client).opts.concurrency).toBeUndefined()

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { currentRequestId } from '@/lib/log'
+import { checkConcurrency } from '../concurrency'
 import { checkRetries } from '../retries'
 import type { JobDefinition, SendEvent } from '../types'
 import type { NewRun } from './runs-store'
@@ -12,6 +13,8 @@ export function indexDefinitions(definitions: readonly JobDefinition[]) {
   for (const def of definitions) {
     if (byId.has(def.id)) throw new Error(`Duplicate job id ${def.id}`)
     checkRetries(def)
+    // A definition not made with defineJob is checked here too: a limit of 0 would be a lane that never runs.
+    checkConcurrency(def)
     byId.set(def.id, def)
     if ('event' in def.trigger)
       byEvent.set(def.trigger.event, [...(byEvent.get(def.trigger.event) ?? []), def])
