@@ -65,6 +65,7 @@ export class ConnectionPools {
   private readonly pools: LRUCache<string, Agent>
   private opened = 0
   private readonly closing = new Set<Promise<void>>()
+  private closed = false
 
   constructor(private readonly options: ConnectionPoolsOptions) {
     this.pools = new LRUCache<string, Agent>({
@@ -83,6 +84,8 @@ export class ConnectionPools {
    * so that no eviction can close the pool in between.
    */
   dispatcherFor(target: VettedTarget): Agent {
+    // A pool opened after close() would never be closed: its sockets would outlive the owner.
+    if (this.closed) throw new Error('webhook connection pools are closed')
     const key = poolKey(target)
     let agent = this.pools.get(key)
     if (!agent) {
@@ -111,6 +114,7 @@ export class ConnectionPools {
 
   /** Closes every pool (their in-flight requests finish first). */
   async close(): Promise<void> {
+    this.closed = true
     this.pools.clear()
     await Promise.all(this.closing)
   }

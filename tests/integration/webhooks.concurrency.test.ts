@@ -209,6 +209,9 @@ describe('keep-alive pools and DNS rebinding', () => {
     expect(receiver.connections() - connections).toBe(2)
     expect(deliver.pools.stats()).toEqual({ open: 1, opened: 3 })
     await deliver.close()
+    // Once closed, nothing opens a pool again: the attempt fails instead of leaking sockets.
+    expect(await deliver(request())).toMatchObject({ ok: false })
+    expect(deliver.pools.stats()).toEqual({ open: 0, opened: 3 })
   })
 })
 
