@@ -44,9 +44,9 @@ export interface SweepOptions {
   delays: readonly number[]
   /** Deliveries claimed per round. */
   batch?: number
-  /** Attempts in flight at once, over all endpoints. */
+  /** Attempts in flight at once, over all endpoints, in this call (each call has its own queue). */
   concurrency?: number
-  /** Attempts in flight at once to one endpoint; its deliveries start oldest first. */
+  /** Attempts in flight at once to one endpoint in this call; its deliveries start oldest first. */
   perEndpoint?: number
   /** Stop after this many claims (a job step should end in bounded time). */
   maxRounds?: number
