@@ -22,7 +22,7 @@ export interface JobDeps extends ProcessingDeps {
 }
 
 /** Fan-out runs of each webhook event type at once (per process in-process; per app on Inngest). */
-export const FAN_OUT_CONCURRENCY = 16
+const FAN_OUT_CONCURRENCY = 16
 
 const SessionEvent = z.object({ organizationId: z.string(), sessionId: z.string() })
 const SignalEvent = z.object({ organizationId: z.string(), signalId: z.string() })

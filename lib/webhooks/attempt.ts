@@ -70,8 +70,6 @@ export async function recordOnEndpoint(db: Db, endpointId: string, outcome: Deli
     )
 }
 
-export type AttemptResult = 'succeeded' | 'retrying' | 'failed' | 'cancelled' | 'skipped'
-
 export interface DeliveryWithEndpoint {
   delivery: typeof webhookDeliveries.$inferSelect
   endpoint: typeof webhookEndpoints.$inferSelect

@@ -56,7 +56,7 @@ function pinnedLookup(addresses: readonly { address: string; family: 4 | 6 }[]) 
 }
 
 /** The pool key: the vetted address set (order-free), the host (TLS server name) and the port. */
-export function poolKey(target: VettedTarget): string {
+function poolKey(target: VettedTarget): string {
   const addresses = target.addresses.map((a) => a.address).sort()
   return `${addresses.join(',')}|${target.hostname}|${target.port}`
 }

@@ -18,7 +18,7 @@ export interface AttemptRecord {
 }
 
 /** Records per statement: they travel as one JSON parameter, so this only bounds its size. */
-export const MAX_RECORDS_PER_STATEMENT = 500
+const MAX_RECORDS_PER_STATEMENT = 500
 
 /** One record as a row of the statement's JSON input (jsonb_to_recordset reads these names). */
 function inputRow(r: AttemptRecord) {

@@ -54,8 +54,8 @@ export interface SweepOptions {
   ids?: string[]
 }
 
-export const DEFAULT_CONCURRENCY = 32
-export const DEFAULT_PER_ENDPOINT = 8
+const DEFAULT_CONCURRENCY = 32
+const DEFAULT_PER_ENDPOINT = 8
 
 /**
  * Attempts every due delivery; returns how many attempts were made. Claims come in rounds,
