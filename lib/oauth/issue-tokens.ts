@@ -1,8 +1,9 @@
-import { and, eq, isNull, lt, or, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { oauthAccessTokens, oauthConsents, oauthRefreshTokens } from '@/db/schema'
 import type { Config } from '@/lib/config'
 import { generateToken, hashToken, TOKEN_PREFIXES } from '@/lib/credentials/tokens'
+import { lastUseStale } from '@/lib/db/last-used'
 
 /** RFC 6749 §5.1, as the spec lists it. */
 export interface TokenResponse {
@@ -69,14 +70,6 @@ export async function issueTokens(
     await tx
       .update(oauthConsents)
       .set({ lastUsedAt: sql`now()` })
-      .where(
-        and(
-          eq(oauthConsents.id, chain.consentId),
-          or(
-            isNull(oauthConsents.lastUsedAt),
-            lt(oauthConsents.lastUsedAt, sql`now() - interval '60 seconds'`),
-          ),
-        ),
-      )
+      .where(and(eq(oauthConsents.id, chain.consentId), lastUseStale(oauthConsents.lastUsedAt)))
   return response
 }

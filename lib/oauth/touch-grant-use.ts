@@ -1,27 +1,14 @@
-import { and, eq, isNull, lt, or, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { oauthClients, oauthConsents } from '@/db/schema'
+import { lastUseStale, lastUseWrites } from '@/lib/db/last-used'
 import { logger } from '@/lib/log'
 
-// last_used_at is for people ("Connected apps: last used 3 minutes ago"), not for auditing.
 // Every refresh of every user of an app would otherwise write the app's one oauth_clients
-// row, so concurrent refreshes queue on its row lock; once a minute per row per process is
-// plenty, and the database condition keeps it to once a minute across processes too.
-const TOUCH_INTERVAL_MS = 60_000
-const MAX_TRACKED = 10_000
-const lastTouched = new Map<string, number>()
-
-/** Whether `key` is due a write now; remembers that it got one. */
-function due(key: string, now: number): boolean {
-  const previous = lastTouched.get(key)
-  if (previous !== undefined && now - previous < TOUCH_INTERVAL_MS) return false
-  if (lastTouched.size >= MAX_TRACKED) lastTouched.clear()
-  lastTouched.set(key, now)
-  return true
-}
-
-const stale = (column: typeof oauthClients.lastUsedAt | typeof oauthConsents.lastUsedAt) =>
-  or(isNull(column), lt(column, sql`now() - interval '60 seconds'`))
+// row, so concurrent refreshes would queue on its row lock.
+const writes = lastUseWrites()
+const due = (key: string, now: number) => writes.due(key, now)
+const stale = lastUseStale
 
 /**
  * Records that a client and its consent issued tokens, at most once a minute per row. Called
@@ -33,22 +20,22 @@ export function touchGrantUse(
   use: { clientId: string; consentId: string | null },
   now = Date.now(),
 ): Promise<void> {
-  const writes: Promise<unknown>[] = []
+  const pending: Promise<unknown>[] = []
   if (due(`client:${use.clientId}`, now))
-    writes.push(
+    pending.push(
       db
         .update(oauthClients)
         .set({ lastUsedAt: sql`now()` })
         .where(and(eq(oauthClients.clientId, use.clientId), stale(oauthClients.lastUsedAt))),
     )
   if (use.consentId && due(`consent:${use.consentId}`, now))
-    writes.push(
+    pending.push(
       db
         .update(oauthConsents)
         .set({ lastUsedAt: sql`now()` })
         .where(and(eq(oauthConsents.id, use.consentId), stale(oauthConsents.lastUsedAt))),
     )
-  return Promise.all(writes).then(
+  return Promise.all(pending).then(
     () => undefined,
     (error: unknown) => logger.warn({ err: error, ...use }, 'could not record OAuth client use'),
   )
