@@ -19,7 +19,13 @@ export const ISSUE_PRIORITIES = ['critical', 'high', 'medium', 'low'] as const
 export type IssuePriority = (typeof ISSUE_PRIORITIES)[number]
 export const ISSUE_SOURCES = ['session_analysis', 'insight'] as const
 export type IssueSource = (typeof ISSUE_SOURCES)[number]
-export const ISSUE_ACTIVITY_KINDS = ['created', 'status_changed', 'regressed', 'ticket_linked'] as const
+export const ISSUE_ACTIVITY_KINDS = [
+  'created',
+  'status_changed',
+  'regressed',
+  'ticket_linked',
+  'note',
+] as const
 export type IssueActivityKind = (typeof ISSUE_ACTIVITY_KINDS)[number]
 export const ISSUE_ACTORS = ['user', 'credential', 'oauth_client', 'system'] as const
 export type IssueActor = (typeof ISSUE_ACTORS)[number]

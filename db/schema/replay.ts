@@ -1,4 +1,16 @@
-import { bigint, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core'
+import type { TrailEntry, TrailKind } from '@/lib/analysis/trail'
 import { createdAt, id, oneOf, ts, updatedAt } from './columns'
 import { organizations } from './organizations'
 
@@ -52,6 +64,13 @@ export const replaySessions = pgTable(
     rageClickCount: integer('rage_click_count'),
     /** Compact digest of the session (pages, clicks, errors, ...) that signals match against. */
     digest: jsonb('digest').$type<Record<string, unknown>>(),
+    /**
+     * Whether the stored trail (session_timeline_entries) stopped at its entry limit; null
+     * when no pass of this version stored a trail (processed before trails existed).
+     */
+    trailTruncated: boolean('trail_truncated'),
+    /** What the user did and what went wrong, written by the model when one is configured. */
+    aiSummary: text('ai_summary'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -95,5 +114,31 @@ export const replayBatches = pgTable(
     // Ingest idempotency: a batch re-sent for the same session and sequence is stored once.
     uniqueIndex('replay_batches_org_session_sequence_unique').on(t.organizationId, t.sessionId, t.sequence),
     index('replay_batches_created_idx').on(t.organizationId, t.createdAt),
+  ],
+)
+
+/**
+ * One entry of a session's trail (lib/analysis/trail.ts), written by the processing pass that
+ * analysed it; a later pass replaces the whole trail. Read by the timeline and reproduction.
+ */
+export const sessionTimelineEntries = pgTable(
+  'session_timeline_entries',
+  {
+    sessionId: uuid('session_id')
+      .notNull()
+      .references(() => replaySessions.id, { onDelete: 'cascade' }),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    /** 0-based order within the session's trail. */
+    position: integer('position').notNull(),
+    /** Epoch milliseconds, as in the entry. */
+    at: bigint('at', { mode: 'number' }).notNull(),
+    kind: text('kind').$type<TrailKind>().notNull(),
+    entry: jsonb('entry').$type<TrailEntry>().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.sessionId, t.position] }),
+    index('session_timeline_entries_at_idx').on(t.sessionId, t.at),
   ],
 )
