@@ -1,7 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm'
 import { z } from 'zod'
 import type { Db, DbOrTx } from '@/db/client'
-import { issueActivities, issues } from '@/db/schema'
+import { ISSUE_ACTORS, issueActivities, issues } from '@/db/schema'
 import type { Actor } from '@/lib/actor'
 import { isUuid, NotFoundError } from '@/lib/errors'
 import { afterCursor, type Page, toPage } from '@/lib/pagination/keyset'
@@ -28,15 +28,14 @@ export const NoteText = z
   .refine(withinLimit, `A note is limited to ${NOTE_MAX_CHARACTERS.toLocaleString('en-US')} characters.`)
   .refine(isStorableText, `The note ${NOT_STORABLE}`)
 
-const NOTE_AUTHOR_TYPES = ['user', 'credential', 'oauth_client'] as const
-
 /** One note as the Data API and MCP answer it. */
 export const Note = z.object({
   id: z.uuid(),
   issueId: z.uuid(),
   text: z.string(),
   author: z.object({
-    type: z.enum(NOTE_AUTHOR_TYPES),
+    /** `user`, `credential` or `oauth_client`: notes come from members, keys and connected apps. */
+    type: z.enum(ISSUE_ACTORS),
     id: z.string(),
     /** The member's name, or the key's or connected app's; null once deleted (or a member without a name). */
     name: z.string().nullable(),
@@ -70,8 +69,8 @@ function toNote(row: ActivityRow): Note {
     issueId: row.issueId,
     text: typeof text === 'string' ? text : '',
     author: {
-      // Only the Data API, MCP and dashboard write notes, each with one of these actor kinds.
-      type: row.actorType === 'system' ? 'credential' : row.actorType,
+      type: row.actorType,
+      // Only the system acts without an id, and it writes no notes.
       id: row.actorId ?? '',
       name: authorName(row),
     },
@@ -85,7 +84,11 @@ function toNote(row: ActivityRow): Note {
  * issue is looked at, so bad input stores nothing; the issue row is share-locked until the
  * note is in, so an issue deleted meanwhile is "not found" rather than a foreign-key failure.
  */
-export async function addIssueNote(db: Db, actor: Actor, input: { issueId: string; text: unknown }) {
+export async function addIssueNote(
+  db: Db,
+  actor: Actor,
+  input: { issueId: string; text: unknown },
+): Promise<Note> {
   const text = parseInput(NoteText, input.text)
   if (!isUuid(input.issueId)) throw new NotFoundError(ISSUE_NOT_FOUND)
   const id = await db.transaction(async (tx) => {
