@@ -504,9 +504,13 @@ function lengthRule(
   return null
 }
 
+/** A note's text as the action stores it: CR LF and lone CR read as newlines, then trimmed. */
+const noteText = (text: string | undefined) =>
+  (text ?? '').replaceAll('\r\n', '\n').replaceAll('\r', '\n').trim()
+
 /** The rule a note's text breaks, if any (lib/issues/issue-notes.ts). */
 function noteRule(text: string | undefined): string | null {
-  return lengthRule((text ?? '').trim(), {
+  return lengthRule(noteText(text), {
     min: 1,
     max: 5000,
     empty: 'Enter the text of the note.',
@@ -860,7 +864,7 @@ const FORM_ACTIONS: FormAction[] = [
         .where(eq(issueActivities.issueId, A.issues[0]!.id))
         .orderBy(desc(issueActivities.createdAt))
         .limit(1)
-      expect(latest).toMatchObject({ kind: 'note', actorType: 'user', metadata: { text: text!.trim() } })
+      expect(latest).toMatchObject({ kind: 'note', actorType: 'user', metadata: { text: noteText(text) } })
     },
   },
 ]

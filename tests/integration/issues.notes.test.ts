@@ -57,7 +57,8 @@ describe('addNoteAction', () => {
   it('adds the signed-in member’s note: in the history with their name, no status change, no event', async () => {
     const issue = await seedIssue(db, orgId, { updatedAt: new Date('2026-01-01T00:00:00Z') })
     signedIn.cookie = member.cookie
-    const outcome = await addNoteAction(issue.id, null, form('  Seen on Safari only.\n<b>not bold</b>  '))
+    // A browser sends the textarea's line breaks as CRLF; they are stored as newlines.
+    const outcome = await addNoteAction(issue.id, null, form('  Seen on Safari only.\r\n<b>not bold</b>  '))
     expect(outcome).toEqual({ ok: true, message: 'Note added to the history.' })
     const notes = await notesOf(issue.id)
     expect(notes).toHaveLength(1)

@@ -94,7 +94,9 @@ export async function addNoteAction(
   try {
     const note = await addIssueNote(await getDb(), member.actor, {
       issueId: textArgument(issueId),
-      text: formText(form, 'text'),
+      // A form sends a textarea's line breaks as CRLF (HTML's form encoding); the member typed
+      // newlines, as an API caller sends them.
+      text: formText(form, 'text').replace(/\r\n?/g, '\n'),
     })
     revalidate(note.issueId)
     return { ok: true, message: 'Note added to the history.' }
