@@ -1,5 +1,7 @@
 import { GET as getInsights } from '@/app/api/v1/insights/route'
+import { GET as getNotes, POST as postNote } from '@/app/api/v1/issues/[issueId]/notes/route'
 import { GET as getIssue, PATCH as patchIssue } from '@/app/api/v1/issues/[issueId]/route'
+import { PUT as putTicket } from '@/app/api/v1/issues/[issueId]/ticket/route'
 import { GET as getIssues } from '@/app/api/v1/issues/route'
 import { GET as getSignals } from '@/app/api/v1/signals/route'
 
@@ -38,4 +40,29 @@ export const api = {
     getSignals(new Request(url('/api/v1/signals', query), { headers: headers(token) })),
   listInsights: (token: string | null, query?: Query) =>
     getInsights(new Request(url('/api/v1/insights', query), { headers: headers(token) })),
+  // Notes and the ticket link (issue 18)
+  addNote: (token: string | null, issueId: string, body: unknown) =>
+    postNote(write('POST', `/api/v1/issues/${encodeURIComponent(issueId)}/notes`, token, body), {
+      params: Promise.resolve({ issueId }),
+    }),
+  listNotes: (token: string | null, issueId: string, query?: Query) =>
+    getNotes(
+      new Request(url(`/api/v1/issues/${encodeURIComponent(issueId)}/notes`, query), {
+        headers: headers(token),
+      }),
+      { params: Promise.resolve({ issueId }) },
+    ),
+  putTicket: (token: string | null, issueId: string, body: unknown) =>
+    putTicket(write('PUT', `/api/v1/issues/${encodeURIComponent(issueId)}/ticket`, token, body), {
+      params: Promise.resolve({ issueId }),
+    }),
+}
+
+/** A write request with a JSON body; a string body is sent as it is (for broken JSON). */
+function write(method: string, path: string, token: string | null, body: unknown) {
+  return new Request(url(path), {
+    method,
+    headers: headers(token, { 'content-type': 'application/json' }),
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  })
 }

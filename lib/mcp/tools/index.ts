@@ -1,5 +1,7 @@
 import type { McpTool } from '../tool'
+import { addIssueNoteTool } from './add-issue-note'
 import { getIssueTool } from './get-issue'
+import { linkIssueTicketTool } from './link-issue-ticket'
 import { listInsightsTool } from './list-insights'
 import { listIssuesTool } from './list-issues'
 import { listSignalsTool } from './list-signals'
@@ -12,4 +14,6 @@ export const TOOLS: readonly McpTool[] = [
   updateIssueTool,
   listSignalsTool,
   listInsightsTool,
+  addIssueNoteTool,
+  linkIssueTicketTool,
 ]
