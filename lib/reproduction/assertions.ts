@@ -5,7 +5,7 @@
  * a response (a DOM change, a same-origin request or a navigation). Each check is split in
  * what must run before the first page opens, right before the triggering step, and after it.
  */
-import { lit } from './code'
+import { commentText, lit } from './code'
 import type { Failure } from './failure'
 
 export interface Check {
@@ -68,7 +68,7 @@ function requestCheck(failure: Extract<Failure, { kind: 'request' }>): Check {
   return {
     setup: [],
     before: [
-      `// The recording saw ${failure.method} ${failure.path} answer ${failure.status}: wait for that request.`,
+      `// The recording saw ${commentText(`${failure.method} ${failure.path}`)} answer ${failure.status}: wait for that request.`,
       'const response = page.waitForResponse(',
       `  (answer) => ${matcher('answer.request()', 'answer.url()')},`,
       ')',

@@ -40,10 +40,15 @@ export function failureOf(issue: ReproductionIssue): Failure {
       const url = str(e.url) ?? ''
       return {
         kind: 'request',
-        method: (str(e.method) ?? 'GET').toUpperCase().slice(0, 16),
+        // An HTTP method is a token; anything else in it is not worth keeping.
+        method:
+          (str(e.method) ?? '')
+            .toUpperCase()
+            .replace(/[^A-Z]/g, '')
+            .slice(0, 16) || 'GET',
         url,
         path: pathOf(url, str(e.pageUrl) ?? undefined) ?? '/',
-        status: num(e.status) ?? 0,
+        status: Math.trunc(num(e.status) ?? 0),
       }
     }
     case 'rage_click':

@@ -50,10 +50,9 @@ function matches(entry: TrailEntry, failure: Failure): boolean {
         pathOf(withoutCutMarker(entry.url), entry.pageUrl) === failure.path
       )
     case 'click':
-      return (
-        entry.kind === (failure.rage ? 'rage_click' : 'dead_click') &&
-        (failure.selector === null || entry.target.selector === failure.selector)
-      )
+      // The trail's selector is built for finding the element again, not the evidence's
+      // Sentry-style one: the entry is matched by kind and time (both use the click's time).
+      return entry.kind === (failure.rage ? 'rage_click' : 'dead_click')
   }
 }
 

@@ -68,18 +68,26 @@ function marked(result: CallToolResult) {
 }
 
 describe('tools/list', () => {
-  it('names the server, tells the agent what the tools are for and lists the five tools', async () => {
+  it('names the server, tells the agent what the tools are for and lists the six tools', async () => {
     expect(reader.getServerVersion()).toMatchObject({
       name: 'session-replay-issues',
       version: packageJson.version,
     })
     const instructions = reader.getInstructions() ?? ''
-    for (const name of ['list_issues', 'get_issue', 'update_issue', 'list_signals', 'list_insights'])
+    for (const name of [
+      'list_issues',
+      'get_issue',
+      'get_issue_reproduction',
+      'update_issue',
+      'list_signals',
+      'list_insights',
+    ])
       expect(instructions).toContain(name)
     const { tools } = await reader.listTools()
     expect(tools.map((t) => t.name)).toEqual([
       'list_issues',
       'get_issue',
+      'get_issue_reproduction',
       'update_issue',
       'list_signals',
       'list_insights',

@@ -4,6 +4,7 @@
  * window, the fallback without a trail, and hostile page text. Every generated file must
  * type-check against @playwright/test's own types.
  */
+import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { TrailEntry, TrailTarget } from '@/lib/analysis/trail'
 import {
@@ -11,6 +12,7 @@ import {
   type ReproductionIssue,
   type ReproductionSession,
 } from '@/lib/reproduction/build-reproduction'
+import { fuzzRuns, hostileString } from '@/tests/helpers/fuzz'
 import { syntaxErrors, typeCheckTests } from '@/tests/helpers/generated-test'
 
 const SITE = 'https://shop.example.com'
@@ -606,5 +608,43 @@ describe('hostile page text', () => {
       session(trail, 1010),
     )
     expect(draft.test.length).toBeLessThan(10_000)
+  })
+
+  it('parses for arbitrary strings in every field of every kind', () => {
+    let n = 0
+    fc.assert(
+      fc.property(
+        fc.record({ a: hostileString, b: hostileString, c: hostileString }),
+        fc.constantFrom('js_error', 'console_error', 'network_error', 'dead_click', 'rage_click'),
+        ({ a, b, c }, kind) => {
+          const t = target({
+            name: a,
+            text: b,
+            selector: c,
+            testId: n % 4 === 0 ? c : null,
+            role: n % 2 ? a : 'button',
+          })
+          const issue: ReproductionIssue = {
+            id: jsIssue.id,
+            kind,
+            title: a,
+            evidence: { message: b, type: c, method: a, url: b, selector: c, pageUrl: a, status: 500 },
+            stepsToReplicate: `${a}\n${b}`,
+          }
+          const trail: TrailEntry[] = [
+            { kind: 'navigation', at: T0, pageUrl: `${SITE}/${a}`, url: `${SITE}/${b}`, change: 'load' },
+            input(500, `/${c}`, { ...t, tag: 'input' }, b),
+            input(600, `/${c}`, { ...t, tag: 'input', type: a }, null, true),
+            click(1000, `/${a}`, t),
+            error(1010, `/${a}`, b),
+          ]
+          const draft = buildReproduction(issue, session(trail, 1010))
+          if (n++ % 20 === 0) generated[`fuzz-${n}.spec.ts`] = draft.test
+          expect(syntaxErrors(draft.test)).toEqual([])
+          expect(syntaxErrors(buildReproduction(issue, null).test)).toEqual([])
+        },
+      ),
+      fuzzRuns(200),
+    )
   })
 })

@@ -1,5 +1,6 @@
 import type { McpTool } from '../tool'
 import { getIssueTool } from './get-issue'
+import { getIssueReproductionTool } from './get-issue-reproduction'
 import { listInsightsTool } from './list-insights'
 import { listIssuesTool } from './list-issues'
 import { listSignalsTool } from './list-signals'
@@ -9,6 +10,7 @@ import { updateIssueTool } from './update-issue'
 export const TOOLS: readonly McpTool[] = [
   listIssuesTool,
   getIssueTool,
+  getIssueReproductionTool,
   updateIssueTool,
   listSignalsTool,
   listInsightsTool,
