@@ -70,9 +70,8 @@ const target = (name: string, overrides: Partial<TrailTarget> = {}): TrailTarget
 function errorTrail(t0: number, clicks: string[], path = '/'): TrailEntry[] {
   const pageUrl = `${SITE}${path}`
   const trail: TrailEntry[] = [{ kind: 'navigation', at: t0, pageUrl, url: pageUrl, change: 'load' }]
-  clicks.forEach((name, i) =>
-    trail.push({ kind: 'click', at: t0 + 1000 * (i + 1), pageUrl, target: target(name), count: 1 }),
-  )
+  for (const [i, name] of clicks.entries())
+    trail.push({ kind: 'click', at: t0 + 1000 * (i + 1), pageUrl, target: target(name), count: 1 })
   const at = t0 + 1000 * (clicks.length + 1)
   trail.push({ kind: 'click', at, pageUrl, target: target('Apply coupon'), count: 1 })
   trail.push({
