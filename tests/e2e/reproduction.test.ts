@@ -82,7 +82,10 @@ function runPlaywright(): Promise<Map<string, { ok: boolean; output: string }>> 
         '-c',
         'playwright.config.mjs',
       ],
-      { cwd: WORK_DIR, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CI: '1' } },
+      {
+        cwd: WORK_DIR,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', CI: '1' },
+      },
     )
     let stdout = ''
     let stderr = ''
