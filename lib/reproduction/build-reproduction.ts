@@ -43,6 +43,11 @@ export interface ReproductionDraft {
 }
 
 const MAX_LIMITATIONS = 12
+/**
+ * The test's own size ceiling, so that it fits an agent's tool answer (lib/mcp/answer-budget.ts)
+ * with its limitations: long URLs and names make fewer steps fit.
+ */
+export const MAX_TEST_CHARS = 16_000
 const MAX_NOTES = 30
 const LOGIN_PATH = /(?:log-?in|sign-?in|auth|sso)/i
 
@@ -97,7 +102,7 @@ function sessionLimitations(
   const out: string[] = []
   if (dropped.length > 0 || session.earlierEntries)
     out.push(
-      `Only the last ${MAX_STEPS} steps before the failure are replayed; earlier ones were left out, so the test starts on ${commentText(entryUrl, 120)}.`,
+      `Only the last ${steps.length} steps before the failure are replayed; earlier ones were left out, so the test starts on ${commentText(entryUrl, 120)}.`,
     )
   const loginUrls = [entryUrl, ...steps.map(stepUrl)].filter(isLoginPage)
   if (loginUrls.length > 0 || steps.some(isPassword))
@@ -130,20 +135,18 @@ function fromTrail(
   const failure = failureOf(issue)
   const moment = locateMoment(trail, failure, session.failingAt)
   const failurePage = moment.actions.at(-1)?.pageUrl ?? trail.at(-1)?.pageUrl ?? session.entryUrl
-  const plan = planSteps(moment.actions, failurePage)
-  const check = checkFor(failure, elementOf(failure, plan.steps, null))
-  const written = writeTest(
-    {
-      issueId: issue.id,
-      title: issue.title,
-      sessionId: session.sessionId,
-      entryUrl: plan.entryUrl,
-      steps: plan.steps,
-      notes: [],
-      check,
-    },
-    new Placeholders(),
-  )
+  const write = (maxSteps: number) => {
+    const plan = planSteps(moment.actions, failurePage, maxSteps)
+    const check = checkFor(failure, elementOf(failure, plan.steps, null))
+    const test = { issueId: issue.id, title: issue.title, sessionId: session.sessionId, notes: [], check }
+    return { plan, check, written: writeTest({ ...test, ...plan }, new Placeholders()) }
+  }
+  let maxSteps = MAX_STEPS
+  let { plan, check, written } = write(maxSteps)
+  while (written.code.length > MAX_TEST_CHARS && maxSteps > 1) {
+    maxSteps = Math.floor((maxSteps * 3) / 4)
+    ;({ plan, check, written } = write(maxSteps))
+  }
   const limitations = [
     ...sessionLimitations(session, plan.entryUrl, plan.steps, plan.dropped),
     ...written.limitations,

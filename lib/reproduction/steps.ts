@@ -59,9 +59,9 @@ function toSteps(actions: readonly Action[]): Step[] {
 }
 
 /** `fallbackUrl`: the page to open when no step says where the user was. */
-export function planSteps(actions: readonly Action[], fallbackUrl: string): StepPlan {
+export function planSteps(actions: readonly Action[], fallbackUrl: string, maxSteps = MAX_STEPS): StepPlan {
   const all = toSteps(actions)
-  const cut = Math.max(0, all.length - MAX_STEPS)
+  const cut = Math.max(0, all.length - maxSteps)
   const dropped = all.slice(0, cut)
   const steps = all.slice(cut)
   const first = steps[0]

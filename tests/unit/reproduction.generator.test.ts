@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import type { TrailEntry, TrailTarget } from '@/lib/analysis/trail'
 import {
   buildReproduction,
+  MAX_TEST_CHARS,
   type ReproductionIssue,
   type ReproductionSession,
 } from '@/lib/reproduction/build-reproduction'
@@ -498,6 +499,17 @@ describe('bounds and fallbacks', () => {
     expect(draft.test).not.toContain('"Item 19"')
     expect(draft.test).toContain('"Item 20"')
     expect(draft.limitations[0]).toMatch(/Only the last 30 steps/)
+  })
+
+  it('keeps fewer steps when long URLs would make the test too big for an agent’s answer', () => {
+    const trail: TrailEntry[] = []
+    for (let i = 0; i < 40; i++) trail.push(nav(i * 60_000, `/${String(i).padStart(4, '0')}${'x'.repeat(1900)}`))
+    trail.push(click(40 * 60_000, '/end'))
+    trail.push(error(40 * 60_000 + 10, '/end', "TypeError: Cannot read properties of undefined (reading 'code')"))
+    const draft = build('long-urls', jsIssue, session(trail, 40 * 60_000 + 10))
+    expect(draft.test.length).toBeLessThanOrEqual(MAX_TEST_CHARS)
+    expect(draft.steps).toBeGreaterThan(1)
+    expect(draft.limitations[0]).toMatch(new RegExp(`^Only the last ${draft.steps - 1} steps`))
   })
 
   it('falls back to the written steps and the trigger when the session has no trail', () => {
