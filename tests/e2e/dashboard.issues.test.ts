@@ -268,7 +268,10 @@ describe('the issues pages in Chromium', () => {
     expect(test).toContain("import { expect, test } from '@playwright/test'")
     expect(test).toContain("Cannot read properties of undefined (reading 'price')")
     await reproduction.getByRole('button', { name: /^Copy issue-[0-9a-f]{8}\.spec\.ts$/ }).click()
-    await reproduction.getByRole('status').filter({ hasText: /Copied\.|Selected/ }).waitFor()
+    await reproduction
+      .getByRole('status')
+      .filter({ hasText: /Copied\.|Selected/ })
+      .waitFor()
 
     // Most recent session first, and it is the one in the player.
     const sessionRows = page.getByTestId('issue-session')

@@ -17,7 +17,9 @@ import { type BugSite, startBugSite } from './bug-site'
 import { POSTGRES_URL } from './dashboard'
 import { CHROMIUM_PATH, launchChromium, type RunningServer, startBuiltServer } from './server'
 
-const WORK_DIR = path.join(process.cwd(), 'test-results', `reproductions-${process.pid}`)
+// Inside the checkout, so the saved tests resolve @playwright/test from its node_modules; not
+// under test-results/, which Playwright's runs may clear.
+const WORK_DIR = path.join(process.cwd(), '.data', `e2e-reproductions-${process.pid}`)
 
 let database: TestDatabase
 let server: RunningServer
@@ -84,7 +86,13 @@ function runPlaywright(): Promise<Map<string, { ok: boolean; output: string }>> 
       ],
       {
         cwd: WORK_DIR,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', CI: '1' },
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          NODE_ENV: 'test',
+          CI: '1',
+          FORCE_COLOR: '0',
+        },
       },
     )
     let stdout = ''
@@ -132,6 +140,7 @@ beforeAll(async () => {
     `export default ${JSON.stringify({
       testDir: '.',
       testMatch: '*.spec.ts',
+      outputDir: 'out',
       workers: 1,
       retries: 0,
       timeout: 30_000,
@@ -142,6 +151,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
+  rmSync(WORK_DIR, { recursive: true, force: true })
   await browser?.close()
   await site?.stop()
   await server?.stop()
