@@ -113,6 +113,13 @@ function sessionLimitations(
     out.push(
       'The user was probably signed in before the first replayed step: sign in first (for example with a storageState) or the page may differ.',
     )
+  // displayUrl() (lib/analysis/url.ts) hides query values that look like tokens or ids.
+  if (
+    [entryUrl, ...steps.filter((step) => step.kind === 'goto').map(stepUrl)].some((url) => url.includes('=…'))
+  )
+    out.push(
+      'Some query values of the pages opened were hidden when recorded (shown as …): fill them in by hand.',
+    )
   const home = hostOf(entryUrl)
   const others = [
     ...new Set(steps.map((step) => hostOf(stepUrl(step))).filter((host) => host && host !== home)),

@@ -187,6 +187,8 @@ describe('a reproduction per bug, run with Playwright before and after the fix',
         `/api/v1/issues/${issues[i]!.id}/reproduction`,
       )
       expect(reproduction.sessionId, bug.name).not.toBeNull()
+      // Built from the session's trail, not from the issue's written steps.
+      expect(reproduction.test, bug.name).not.toContain('// Recorded step:')
       expect(reproduction.test, bug.name).toContain(JSON.stringify(site.url))
       reproductions.set(bug.name, reproduction)
       writeFileSync(path.join(WORK_DIR, reproduction.filename), reproduction.test)
