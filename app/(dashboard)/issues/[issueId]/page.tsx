@@ -254,7 +254,11 @@ export default async function IssuePage({
             ) : null}
           </section>
 
-          <section className="card" aria-labelledby="reproduction-heading" data-testid="reproduction">
+          <section
+            className={`card ${reproductionStyles.card}`}
+            aria-labelledby="reproduction-heading"
+            data-testid="reproduction"
+          >
             <h2 id="reproduction-heading">Reproduction</h2>
             <p className="muted">
               A Playwright test built from{' '}
