@@ -85,7 +85,10 @@ function clickCheck(failure: Extract<Failure, { kind: 'click' }>, element: strin
   return {
     setup: [],
     before: [
-      '// Watch for any response to the click: a DOM change, a same-origin request or a navigation.',
+      // An earlier step's late answer (a fetch that updates the page) would count as a response.
+      "// Let the earlier steps' effects settle, then watch for any response to the click:",
+      '// a DOM change, a same-origin request or a navigation.',
+      'await page.waitForTimeout(1_000)',
       'await page.evaluate(() => {',
       `  const flags = ${FLAG}`,
       '  flags.__reproChanged = false',
