@@ -4,6 +4,7 @@ import { ReplayBatch } from '@/lib/ingest/schema'
 import { Insight } from '@/lib/insights/views'
 import { Note } from '@/lib/issues/issue-notes'
 import { Issue, IssueListItem } from '@/lib/issues/views'
+import { Reproduction } from '@/lib/reproduction/views'
 import { Signal } from '@/lib/signals/views'
 import { AddNoteBody } from './issue-notes'
 import { LinkTicketBody } from './issue-ticket'
@@ -44,6 +45,9 @@ const schemas = {
   NoteResponse: z.object({ note: Note }),
   AddNoteBody,
   LinkTicketBody,
+  // Reproductions (issue 18)
+  Reproduction,
+  ReproductionResponse: z.object({ reproduction: Reproduction }),
 }
 
 /** Request bodies: their JSON Schema describes what a client sends (zod's input side). */
@@ -207,6 +211,30 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
             },
             '404': { description: 'Issue not found', content: jsonContent('Error') },
             ...dataApiErrors('write:issues'),
+          },
+        },
+      },
+      // Issue 18: an issue's reproduction.
+      '/api/v1/issues/{issueId}/reproduction': {
+        get: {
+          summary: 'A Playwright test that reproduces the issue from its best recorded session',
+          description:
+            'Built from the session whose trail holds the failing moment with the fewest steps before it; ' +
+            'an issue without a usable session still gets a test, built from its page, steps and evidence ' +
+            '(`sessionId` null, said in `limitations`).',
+          security: [{ bearer: ['read:service'] }],
+          parameters: [issueIdParam],
+          responses: {
+            '200': {
+              description: 'The reproduction',
+              headers: rateLimitHeaders,
+              content: jsonContent('ReproductionResponse'),
+            },
+            '404': {
+              description: 'Issue not found (also for a malformed id)',
+              content: jsonContent('Error'),
+            },
+            ...dataApiErrors('read:service'),
           },
         },
       },

@@ -15,6 +15,8 @@ const INSTRUCTIONS = [
   'Use list_issues to find issues (filter by status, newest first) and get_issue for the',
   'description, steps to replicate and replay link of one issue. Use update_issue to set an',
   "issue's status, for example resolved after a fix is shipped; it needs the write:issues scope.",
+  'Use get_issue_reproduction for a Playwright test that fails while the issue is there and passes',
+  'once it is fixed: run it before and after your fix.',
   'Use list_signals and list_insights to see trends. Lists return nextCursor: pass it back as',
   'cursor for the next page. Tool calls share the Data API rate limits of your credential.',
   'Issue titles, descriptions and steps, ticket details, signal names and prompts and insight',

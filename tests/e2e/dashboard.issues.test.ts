@@ -261,6 +261,17 @@ describe('the issues pages in Chromium', () => {
     expect(await page.getByTestId('evidence-stack').textContent()).toContain('addToCart')
     expect(await page.getByText('Triggered by a click on').textContent()).toContain('Buy now')
     await page.getByRole('heading', { name: 'Steps to replicate' }).waitFor()
+    // Issue 18: the reproduction test, with a copy button and its limitations.
+    const reproduction = page.getByTestId('reproduction')
+    await reproduction.getByRole('heading', { name: 'Reproduction' }).waitFor()
+    const test = (await page.getByTestId('reproduction-test').textContent()) ?? ''
+    expect(test).toContain("import { expect, test } from '@playwright/test'")
+    expect(test).toContain("Cannot read properties of undefined (reading 'price')")
+    await reproduction.getByRole('button', { name: /^Copy issue-[0-9a-f]{8}\.spec\.ts$/ }).click()
+    await reproduction
+      .getByRole('status')
+      .filter({ hasText: /Copied\.|Selected/ })
+      .waitFor()
 
     // Most recent session first, and it is the one in the player.
     const sessionRows = page.getByTestId('issue-session')

@@ -1,5 +1,6 @@
 import { GET as getInsights } from '@/app/api/v1/insights/route'
 import { GET as getNotes, POST as postNote } from '@/app/api/v1/issues/[issueId]/notes/route'
+import { GET as getReproduction } from '@/app/api/v1/issues/[issueId]/reproduction/route'
 import { GET as getIssue, PATCH as patchIssue } from '@/app/api/v1/issues/[issueId]/route'
 import { PUT as putTicket } from '@/app/api/v1/issues/[issueId]/ticket/route'
 import { GET as getIssues } from '@/app/api/v1/issues/route'
@@ -33,6 +34,13 @@ export const api = {
         method: 'PATCH',
         headers: headers(token, { 'content-type': 'application/json' }),
         body: typeof body === 'string' ? body : JSON.stringify(body),
+      }),
+      { params: Promise.resolve({ issueId }) },
+    ),
+  getReproduction: (token: string | null, issueId: string) =>
+    getReproduction(
+      new Request(url(`/api/v1/issues/${encodeURIComponent(issueId)}/reproduction`), {
+        headers: headers(token),
       }),
       { params: Promise.resolve({ issueId }) },
     ),

@@ -62,6 +62,7 @@ describe('GET /api/v1/openapi.json', () => {
         '/api/v1/insights',
         '/api/v1/issues',
         '/api/v1/issues/{issueId}',
+        '/api/v1/issues/{issueId}/reproduction',
         '/api/v1/signals',
         // Notes and the ticket link (issue 18)
         '/api/v1/issues/{issueId}/notes',
@@ -111,6 +112,21 @@ describe('GET /api/v1/openapi.json', () => {
       await api.patchIssue(read, issue.id, { status: 'resolved' }),
     )
     await expectDocumented('/api/v1/issues/{issueId}', 'patch', await api.patchIssue(write, issue.id, '{'))
+    await expectDocumented(
+      '/api/v1/issues/{issueId}/reproduction',
+      'get',
+      await api.getReproduction(read, issue.id),
+    )
+    await expectDocumented(
+      '/api/v1/issues/{issueId}/reproduction',
+      'get',
+      await api.getReproduction(read, 'nope'),
+    )
+    await expectDocumented(
+      '/api/v1/issues/{issueId}/reproduction',
+      'get',
+      await api.getReproduction(null, issue.id),
+    )
     await expectDocumented('/api/v1/signals', 'get', await api.listSignals(read))
     await expectDocumented('/api/v1/insights', 'get', await api.listInsights(read))
     await expectDocumented('/api/v1/insights', 'get', await api.listInsights(read, { limit: 500 }))

@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { GET as getInsights } from '@/app/api/v1/insights/route'
 import { GET as getNotes, POST as postNote } from '@/app/api/v1/issues/[issueId]/notes/route'
+import { GET as getReproduction } from '@/app/api/v1/issues/[issueId]/reproduction/route'
 import { GET as getIssue, PATCH as patchIssue } from '@/app/api/v1/issues/[issueId]/route'
 import { PUT as putTicket } from '@/app/api/v1/issues/[issueId]/ticket/route'
 import { GET as getIssues } from '@/app/api/v1/issues/route'
@@ -99,7 +100,12 @@ function call(
   method: Method,
   pathAndQuery: string,
   token: string | null,
-  options: { body?: string | Uint8Array; authorization?: string; issueId?: string } = {},
+  options: {
+    body?: string | Uint8Array
+    authorization?: string
+    issueId?: string
+    reproduction?: boolean
+  } = {},
 ): Promise<Answer> {
   const headers = new Headers({ 'content-type': 'application/json' })
   if (options.authorization !== undefined) headers.set('authorization', options.authorization)
@@ -110,6 +116,7 @@ function call(
   return answerOf(`${method} ${pathname}`, () => {
     if (options.issueId !== undefined) {
       const context = { params: Promise.resolve({ issueId: options.issueId }) }
+      if (options.reproduction) return getReproduction(req, context)
       return method === 'GET' ? getIssue(req, context) : patchIssue(req, context)
     }
     if (pathname === '/api/v1/issues') return getIssues(req)
@@ -288,6 +295,24 @@ describe('GET /api/v1/issues/<arbitrary segment>', () => {
         } else expectError(answer, 404, NOT_FOUND)
       }),
       fuzzRuns(150),
+    )
+  })
+})
+
+describe('GET /api/v1/issues/<arbitrary segment>/reproduction', () => {
+  it('answers 200 with a reproduction for our issue only and 404 Issue not found for any other segment', async () => {
+    await fc.assert(
+      fc.asyncProperty(issueIdSegment, async (segment) => {
+        const answer = await call('GET', `/api/v1/issues/${inPath(segment)}/reproduction`, readKey, {
+          issueId: segment,
+          reproduction: true,
+        })
+        if (namesOurIssue(segment)) {
+          expect(answer.status).toBe(200)
+          expect((jsonOf(answer) as { reproduction: { issueId: string } }).reproduction.issueId).toBe(issueId)
+        } else expectError(answer, 404, NOT_FOUND)
+      }),
+      fuzzRuns(100),
     )
   })
 })

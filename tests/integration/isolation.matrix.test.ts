@@ -178,6 +178,14 @@ describe.each(BEARERS)('Data API with A’s $name', ({ token, write }) => {
     }
   })
 
+  it('GET reproduction of every B issue (and of B ids of other kinds) is 404 Issue not found', async () => {
+    for (const [what, id] of bIds()) {
+      const response = await api.getReproduction(token(A), id)
+      expect(response.status, what).toBe(404)
+      expect(await body(response), what).toEqual({ error: 'Issue not found' })
+    }
+  })
+
   it('PATCH of every B issue is refused and leaves it as it was', async () => {
     for (const issue of B.issues) {
       const response = await api.patchIssue(token(A), issue.id, { status: 'resolved' })
@@ -284,6 +292,15 @@ describe.each(BEARERS)('MCP with A’s $name', ({ token, write }) => {
   it('get_issue with any B id is a tool error: Issue not found', async () => {
     for (const [what, id] of bIds()) {
       const result = await callTool(client, 'get_issue', { issueId: id })
+      expect(result.isError, what).toBe(true)
+      expect(textOf(result), what).toBe('Issue not found')
+      expect(JSON.stringify(result), what).not.toContain(B.name)
+    }
+  })
+
+  it('get_issue_reproduction with any B id is a tool error: Issue not found', async () => {
+    for (const [what, id] of bIds()) {
+      const result = await callTool(client, 'get_issue_reproduction', { issueId: id })
       expect(result.isError, what).toBe(true)
       expect(textOf(result), what).toBe('Issue not found')
       expect(JSON.stringify(result), what).not.toContain(B.name)

@@ -68,7 +68,7 @@ function marked(result: CallToolResult) {
 }
 
 describe('tools/list', () => {
-  it('names the server, tells the agent what the tools are for and lists the five tools', async () => {
+  it('names the server, tells the agent what the tools are for and lists every tool', async () => {
     expect(reader.getServerVersion()).toMatchObject({
       name: 'session-replay-issues',
       version: packageJson.version,
@@ -77,6 +77,7 @@ describe('tools/list', () => {
     for (const name of [
       'list_issues',
       'get_issue',
+      'get_issue_reproduction',
       'update_issue',
       'list_signals',
       'list_insights',
@@ -88,6 +89,7 @@ describe('tools/list', () => {
     expect(tools.map((t) => t.name)).toEqual([
       'list_issues',
       'get_issue',
+      'get_issue_reproduction',
       'update_issue',
       'list_signals',
       'list_insights',

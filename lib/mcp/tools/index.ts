@@ -1,6 +1,7 @@
 import type { McpTool } from '../tool'
 import { addIssueNoteTool } from './add-issue-note'
 import { getIssueTool } from './get-issue'
+import { getIssueReproductionTool } from './get-issue-reproduction'
 import { linkIssueTicketTool } from './link-issue-ticket'
 import { listInsightsTool } from './list-insights'
 import { listIssuesTool } from './list-issues'
@@ -11,6 +12,7 @@ import { updateIssueTool } from './update-issue'
 export const TOOLS: readonly McpTool[] = [
   listIssuesTool,
   getIssueTool,
+  getIssueReproductionTool,
   updateIssueTool,
   listSignalsTool,
   listInsightsTool,

@@ -12,6 +12,7 @@ import { getIssueRow } from '@/lib/issues/get-issue'
 import { issueHistory } from '@/lib/issues/issue-history'
 import { type IssueSession, issueSessionOf, issueSessionsOf } from '@/lib/issues/issue-sessions'
 import { ISSUE_STATUS_LABELS } from '@/lib/issues/labels'
+import { getIssueReproduction } from '@/lib/reproduction/get-reproduction'
 import { storedReplayLog } from '@/lib/sessions/replay-log'
 import { currentOrganization } from '@/lib/users/memberships'
 import { offset, PRIORITY_BADGE, STATUS_BADGE } from '../format'
@@ -20,6 +21,8 @@ import { IssueHistoryList } from './history-list'
 import { NoteForm } from './note-form'
 import { PriorityReason } from './priority-reason'
 import { QuickActions } from './quick-actions'
+import reproductionStyles from './reproduction.module.css'
+import { ReproductionCode } from './reproduction-code'
 import { StatusForm } from './status-form'
 import { TicketForm } from './ticket-form'
 
@@ -87,10 +90,11 @@ export default async function IssuePage({
   )
   const issue = await loadIssue(organization.id, issueId)
   const db = await getDb()
-  const [history, seen, requested] = await Promise.all([
+  const [history, seen, requested, reproduction] = await Promise.all([
     issueHistory(db, organization.id, issue.id),
     issueSessionsOf(db, organization.id, issue.id),
     requestedSession ? issueSessionOf(db, organization.id, issue.id, requestedSession) : null,
+    getIssueReproduction(db, { organizationId: organization.id }, issue.id),
   ])
 
   // The replay opens at the moment of the issue: the requested session at its offset, or the
@@ -249,6 +253,35 @@ export default async function IssuePage({
             {!evidence.headline && evidence.facts.length === 0 && evidence.stack.length === 0 ? (
               <p className="muted">No technical details were recorded for this issue.</p>
             ) : null}
+          </section>
+
+          <section
+            className={`card ${reproductionStyles.card}`}
+            aria-labelledby="reproduction-heading"
+            data-testid="reproduction"
+          >
+            <h2 id="reproduction-heading">Reproduction</h2>
+            <p className="muted">
+              A Playwright test built from{' '}
+              {reproduction.sessionId ? (
+                <Link href={`/sessions/${reproduction.sessionId}`}>the session it was seen in</Link>
+              ) : (
+                'the issue alone (no recorded session could be used)'
+              )}
+              : it fails while the bug is there and passes once it is fixed. Run it with{' '}
+              <code>npx playwright test {reproduction.filename}</code>.
+            </p>
+            <ReproductionCode code={reproduction.test} filename={reproduction.filename} />
+            <h3>Limitations</h3>
+            {reproduction.limitations.length > 0 ? (
+              <ul className={reproductionStyles.limitations} data-testid="reproduction-limitations">
+                {reproduction.limitations.map((line) => (
+                  <li key={line}>{line}</li>
+                ))}
+              </ul>
+            ) : (
+              <p className="muted">None known.</p>
+            )}
           </section>
 
           <section className="card" aria-labelledby="sessions-heading">

@@ -1,0 +1,223 @@
+/**
+ * Issue 18, "Done when": a session recorded in Chromium on a site with three real bugs (an
+ * uncaught TypeError, a request answered 500, a button that does nothing) becomes three issues;
+ * each issue's reproduction, fetched over HTTP, is run with Playwright against the site. While
+ * the bugs are there every test fails, and for the recorded reason; once the same origin serves
+ * the fixed site, the same tests pass.
+ */
+import { spawn } from 'node:child_process'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import type { Browser } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createKey } from '@/lib/credentials/create-key'
+import { createOrganization } from '@/lib/orgs/create-organization'
+import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { type BugSite, startBugSite } from './bug-site'
+import { POSTGRES_URL } from './dashboard'
+import { CHROMIUM_PATH, launchChromium, type RunningServer, startBuiltServer } from './server'
+
+// Inside the checkout, so the saved tests resolve @playwright/test from its node_modules; not
+// under test-results/, which Playwright's runs may clear.
+const WORK_DIR = path.join(process.cwd(), '.data', `e2e-reproductions-${process.pid}`)
+
+let database: TestDatabase
+let server: RunningServer
+let browser: Browser
+let site: BugSite
+let apiKey: string
+
+interface Reproduction {
+  issueId: string
+  sessionId: string | null
+  filename: string
+  test: string
+  limitations: string[]
+}
+
+/** What each bug's issue is called and what a failing run of its test must say. */
+const BUGS = [
+  { name: 'TypeError', title: /TypeError/, reason: "Cannot read properties of undefined (reading 'code')" },
+  { name: 'failed request', title: /POST \/api\/report returns 500/, reason: 'answered 500' },
+  { name: 'dead click', title: /^Unresponsive .*Subscribe/, reason: 'produced no response' },
+] as const
+
+const reproductions = new Map<string, Reproduction>()
+
+async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs = 90_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await check()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+  }
+}
+
+async function dataApi<T>(pathname: string): Promise<T> {
+  const response = await fetch(`${server.baseUrl}${pathname}`, {
+    headers: { Authorization: `Bearer ${apiKey}` },
+  })
+  expect(response.status, pathname).toBe(200)
+  return (await response.json()) as T
+}
+
+interface PlaywrightReport {
+  suites: {
+    file: string
+    specs: { ok: boolean; tests: { results: { status: string; errors: { message?: string }[] }[] }[] }[]
+  }[]
+}
+
+/** Runs the saved tests with Playwright's own runner, as a user would; the JSON report per file. */
+function runPlaywright(): Promise<Map<string, { ok: boolean; output: string }>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(process.cwd(), 'node_modules/@playwright/test/cli.js'),
+        'test',
+        '-c',
+        'playwright.config.mjs',
+      ],
+      {
+        cwd: WORK_DIR,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          NODE_ENV: 'test',
+          CI: '1',
+          FORCE_COLOR: '0',
+        },
+      },
+    )
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk
+    })
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk
+    })
+    child.on('error', reject)
+    child.on('close', () => {
+      try {
+        const report = JSON.parse(stdout) as PlaywrightReport
+        const byFile = new Map<string, { ok: boolean; output: string }>()
+        for (const suite of report.suites) {
+          const output = JSON.stringify(suite.specs.flatMap((spec) => spec.tests.flatMap((t) => t.results)))
+          byFile.set(path.basename(suite.file), { ok: suite.specs.every((spec) => spec.ok), output })
+        }
+        resolve(byFile)
+      } catch (error) {
+        reject(
+          new Error(
+            `no JSON report from Playwright (${String(error)}):\n${stdout.slice(0, 4000)}\n${stderr.slice(0, 4000)}`,
+          ),
+        )
+      }
+    })
+  })
+}
+
+beforeAll(async () => {
+  process.env.DATABASE_URL ||= POSTGRES_URL
+  database = await createTestDatabase()
+  server = await startBuiltServer({ DATABASE_URL: database.url! })
+  const org = await createOrganization(database.db, { name: 'Bug shop' })
+  const ingest = await createKey(database.db, { organizationId: org.id, type: 'ingest' })
+  apiKey = (await createKey(database.db, { organizationId: org.id, type: 'api' })).key
+  site = await startBugSite({ serviceUrl: server.baseUrl, apiKey: ingest.key })
+  browser = await launchChromium()
+  rmSync(WORK_DIR, { recursive: true, force: true })
+  mkdirSync(WORK_DIR, { recursive: true })
+  writeFileSync(
+    path.join(WORK_DIR, 'playwright.config.mjs'),
+    `export default ${JSON.stringify({
+      testDir: '.',
+      testMatch: '*.spec.ts',
+      outputDir: 'out',
+      workers: 1,
+      retries: 0,
+      timeout: 30_000,
+      reporter: 'json',
+      use: { headless: true, launchOptions: { executablePath: CHROMIUM_PATH, args: ['--no-sandbox'] } },
+    })}\n`,
+  )
+})
+
+afterAll(async () => {
+  rmSync(WORK_DIR, { recursive: true, force: true })
+  await browser?.close()
+  await site?.stop()
+  await server?.stop()
+  await database?.close()
+})
+
+describe('a reproduction per bug, run with Playwright before and after the fix', () => {
+  it('records one session in which the user meets all three bugs', async () => {
+    const context = await browser.newContext()
+    const shop = await context.newPage()
+    await shop.goto(site.url)
+    await shop.waitForFunction(() => typeof window.SessionReplay !== 'undefined')
+    await shop.getByRole('button', { name: 'Apply coupon' }).click()
+    await shop.waitForTimeout(1_000)
+    await shop.getByRole('button', { name: 'Load report' }).click()
+    await shop.getByText('Report 500').waitFor()
+    await shop.waitForTimeout(1_000)
+    await shop.getByRole('button', { name: 'Subscribe' }).click()
+    // A dead click at the end of a session needs 3 s of silence after it to be decided.
+    await shop.waitForTimeout(4_000)
+    await shop.evaluate(() => window.SessionReplay!.stop())
+    await context.close()
+  })
+
+  it('gets an issue for each bug and fetches its reproduction over HTTP', async () => {
+    const issues = await eventually('the three issues', async () => {
+      const { issues } = await dataApi<{ issues: { id: string; title: string }[] }>('/api/v1/issues?limit=50')
+      const found = BUGS.map((bug) => issues.find((issue) => bug.title.test(issue.title)))
+      return found.every(Boolean) ? (found as { id: string; title: string }[]) : undefined
+    })
+    for (const [i, bug] of BUGS.entries()) {
+      const { reproduction } = await dataApi<{ reproduction: Reproduction }>(
+        `/api/v1/issues/${issues[i]!.id}/reproduction`,
+      )
+      expect(reproduction.sessionId, bug.name).not.toBeNull()
+      // Built from the session's trail, not from the issue's written steps.
+      expect(reproduction.test, bug.name).not.toContain('// Recorded step:')
+      expect(reproduction.test, bug.name).toContain(JSON.stringify(site.url))
+      reproductions.set(bug.name, reproduction)
+      writeFileSync(path.join(WORK_DIR, reproduction.filename), reproduction.test)
+    }
+  })
+
+  it('each test fails against the buggy site, for the recorded reason', async () => {
+    const results = await runPlaywright()
+    for (const bug of BUGS) {
+      const reproduction = reproductions.get(bug.name)!
+      const result = results.get(reproduction.filename)
+      expect(result, `${bug.name}:\n${reproduction.test}`).toBeDefined()
+      expect(result!.ok, `${bug.name} passed while the bug is there:\n${reproduction.test}`).toBe(false)
+      expect(result!.output, `${bug.name}:\n${reproduction.test}`).toContain(
+        JSON.stringify(bug.reason).slice(1, -1),
+      )
+    }
+  })
+
+  it('the same tests pass once the same origin serves the fixed site', async () => {
+    site.fix()
+    const results = await runPlaywright()
+    for (const bug of BUGS) {
+      const reproduction = reproductions.get(bug.name)!
+      const result = results.get(reproduction.filename)
+      expect(
+        result?.ok,
+        `${bug.name} still fails after the fix: ${result?.output.slice(0, 3000)}\n${reproduction.test}`,
+      ).toBe(true)
+    }
+  })
+})
