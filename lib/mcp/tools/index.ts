@@ -1,7 +1,9 @@
 import type { McpTool } from '../tool'
 import { getIssueTool } from './get-issue'
+import { getSessionTool } from './get-session'
 import { listInsightsTool } from './list-insights'
 import { listIssuesTool } from './list-issues'
+import { listSessionsTool } from './list-sessions'
 import { listSignalsTool } from './list-signals'
 import { updateIssueTool } from './update-issue'
 
@@ -12,4 +14,6 @@ export const TOOLS: readonly McpTool[] = [
   updateIssueTool,
   listSignalsTool,
   listInsightsTool,
+  listSessionsTool,
+  getSessionTool,
 ]
