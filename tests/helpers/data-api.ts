@@ -1,6 +1,9 @@
 import { GET as getInsights } from '@/app/api/v1/insights/route'
 import { GET as getIssue, PATCH as patchIssue } from '@/app/api/v1/issues/[issueId]/route'
 import { GET as getIssues } from '@/app/api/v1/issues/route'
+import { GET as getSession } from '@/app/api/v1/sessions/[sessionId]/route'
+import { GET as getSessionTimeline } from '@/app/api/v1/sessions/[sessionId]/timeline/route'
+import { GET as getSessions } from '@/app/api/v1/sessions/route'
 import { GET as getSignals } from '@/app/api/v1/signals/route'
 
 const BASE = 'http://localhost:3000'
@@ -38,4 +41,19 @@ export const api = {
     getSignals(new Request(url('/api/v1/signals', query), { headers: headers(token) })),
   listInsights: (token: string | null, query?: Query) =>
     getInsights(new Request(url('/api/v1/insights', query), { headers: headers(token) })),
+  // Sessions (issue 18)
+  listSessions: (token: string | null, query?: Query) =>
+    getSessions(new Request(url('/api/v1/sessions', query), { headers: headers(token) })),
+  getSession: (token: string | null, sessionId: string) =>
+    getSession(
+      new Request(url(`/api/v1/sessions/${encodeURIComponent(sessionId)}`), { headers: headers(token) }),
+      { params: Promise.resolve({ sessionId }) },
+    ),
+  sessionTimeline: (token: string | null, sessionId: string, query?: Query) =>
+    getSessionTimeline(
+      new Request(url(`/api/v1/sessions/${encodeURIComponent(sessionId)}/timeline`, query), {
+        headers: headers(token),
+      }),
+      { params: Promise.resolve({ sessionId }) },
+    ),
 }
