@@ -3,6 +3,7 @@ import type { DbOrTx } from '@/db/client'
 import { issueSessions, replaySessions, signalMatches } from '@/db/schema'
 import { InvalidInputError, isUuid } from '@/lib/errors'
 import { afterCursor, type Page, toPage } from '@/lib/pagination/keyset'
+import { isStorableText, NOT_STORABLE } from '@/lib/validation'
 import type { SessionItem } from './api-views'
 import { parseInstant } from './instant'
 import { containing } from './list-sessions'
@@ -53,6 +54,8 @@ function text(value: string | undefined, name: string): string | undefined {
   if (value === undefined || value === '') return undefined
   if (value.length > MAX_FILTER_CHARS)
     throw new InvalidInputError(`${name} must be at most ${MAX_FILTER_CHARS} characters`)
+  // Postgres refuses NUL in a text parameter: a 400 here, not a driver error.
+  if (!isStorableText(value)) throw new InvalidInputError(`${name} ${NOT_STORABLE}`)
   return value
 }
 

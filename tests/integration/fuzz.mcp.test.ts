@@ -31,6 +31,7 @@ import {
   utf8Damage,
 } from '../helpers/fuzz'
 import { seedInsight, seedIssue, seedIssues, seedSignal } from '../helpers/seed'
+import { linkIssue, seedSession, seedTrail, target } from '../helpers/sessions'
 
 /**
  * Hostile input at POST /api/mcp through the real route handler: arbitrary arguments for every
@@ -46,6 +47,8 @@ let database: TestDatabase
 let writeKey: string
 let issueId: string
 let foreignIssueId: string
+let sessionId: string
+let foreignSessionId: string
 
 beforeAll(async () => {
   database = await createTestDatabase()
@@ -58,6 +61,23 @@ beforeAll(async () => {
   await seedIssues(database.db, org, 3)
   await seedSignal(database.db, org)
   await seedInsight(database.db, org)
+  // A session with a stored trail and an issue in it, and one of another organization (issue 18).
+  const at = Date.parse('2026-03-01T10:00:00Z')
+  const session = await seedSession(database.db, org, { startedAt: new Date(at), trailTruncated: false })
+  await seedTrail(database.db, session, [
+    { kind: 'click', at, pageUrl: 'https://x.example/', target: target(), count: 1 },
+    {
+      kind: 'error',
+      at: at + 5,
+      pageUrl: 'https://x.example/',
+      message: 'boom',
+      stack: null,
+      source: 'uncaught',
+    },
+  ])
+  await linkIssue(database.db, session, issueId, new Date(at + 5))
+  sessionId = session.id
+  foreignSessionId = (await seedSession(database.db, other)).id
 })
 afterAll(async () => {
   useDatabase(undefined)
@@ -150,6 +170,19 @@ const TOOL_FIELDS: Record<string, string[]> = {
   update_issue: ['issueId', 'status'],
   list_signals: ['limit', 'cursor'],
   list_insights: ['limit', 'cursor'],
+  list_sessions: [
+    'limit',
+    'cursor',
+    'userId',
+    'userEmail',
+    'url',
+    'hasErrors',
+    'issueId',
+    'signalId',
+    'from',
+    'to',
+  ],
+  get_session: ['sessionId', 'around', 'windowMs', 'limit', 'cursor', 'kinds'],
 }
 
 /** Values for a tool's own fields: right and wrong types, edges, ids of ours and not. */
@@ -163,6 +196,11 @@ const fieldValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.constant(null).map(() => foreignIssueId),
   fc.constant(null).map(() => `${issueId}\u0000`),
   fc.string({ unit: 'binary', minLength: 500, maxLength: 2000 }),
+  // Sessions (issue 18): ids, times, kinds.
+  fc.constant(null).map(() => sessionId),
+  fc.constant(null).map(() => foreignSessionId),
+  fc.constantFrom(true, false, '2026-03-01T10:00:00Z', '1740823200000', 'a\u0000b', '\ud800'),
+  fc.constantFrom(['error', 'click'], ['bogus'], [], ['error', 'error'], 60_000, 600_001),
 )
 
 /** Tool arguments are an object by definition (MCP); any keys, any values. */
