@@ -1,7 +1,7 @@
 import { MockLanguageModelV3 } from 'ai/test'
 import { and, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { replaySessions } from '@/db/schema'
+import { jobRuns, replaySessions } from '@/db/schema'
 import { getJobsEngine } from '@/inngest/app'
 import { setLanguageModelForTests } from '@/lib/ai/model'
 import { CUT_MARKER, TRAIL_KINDS, type TrailEntry } from '@/lib/analysis/trail'
@@ -671,17 +671,24 @@ describe('the ai-summary step of processing', () => {
       }),
     })
 
+  /** The session once its processing run has done the ai-summary step (after `processed`). */
   async function processed(ingestKey: string, externalId: string) {
     await ingestSession(ingestKey, externalId, endingNow(loadRecording('network-failed').events), {
       final: true,
     })
-    return waitFor(`${externalId} to be processed`, async () => {
-      const [row] = await database.db
-        .select()
-        .from(replaySessions)
-        .where(and(eq(replaySessions.organizationId, orgA), eq(replaySessions.externalId, externalId)))
-      return row?.status === 'processed' ? row : undefined
+    const sessionRow = async () =>
+      (
+        await database.db
+          .select()
+          .from(replaySessions)
+          .where(and(eq(replaySessions.organizationId, orgA), eq(replaySessions.externalId, externalId)))
+      )[0]
+    const { id } = await waitFor(`${externalId} to be stored`, sessionRow)
+    await waitFor(`${externalId} to be summarised`, async () => {
+      const runs = await database.db.select().from(jobRuns).where(eq(jobRuns.functionId, 'process-session'))
+      return runs.find((run) => run.payload.sessionId === id && 'ai-summary' in run.steps)
     })
+    return (await sessionRow())!
   }
 
   it('stores the model’s summary, marked untrusted in the prompt; a failing model leaves ours', async () => {
