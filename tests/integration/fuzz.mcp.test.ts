@@ -170,6 +170,10 @@ const TOOL_FIELDS: Record<string, string[]> = {
   update_issue: ['issueId', 'status'],
   list_signals: ['limit', 'cursor'],
   list_insights: ['limit', 'cursor'],
+}
+
+/** The session tools (issue 18), fuzzed in a property of their own so each stays within its time. */
+const SESSION_TOOL_FIELDS: Record<string, string[]> = {
   list_sessions: [
     'limit',
     'cursor',
@@ -213,7 +217,7 @@ const toolArguments = (tool: string): fc.Arbitrary<unknown> =>
       arbitrary: fc
         .tuple(
           fc
-            .subarray(TOOL_FIELDS[tool]!)
+            .subarray(TOOL_FIELDS[tool] ?? SESSION_TOOL_FIELDS[tool]!)
             .chain((fields) =>
               fc.tuple(...fields.map((f) => fieldValue.map((v) => [f, v] as [string, unknown]))),
             ),
@@ -263,6 +267,31 @@ describe('tools/call with arbitrary arguments', () => {
               ]),
             ],
           ],
+        ],
+      },
+    )
+  })
+
+  it('answers every call of the session tools with a result or a tool/protocol error, and writes nothing', async () => {
+    const call = fc
+      .constantFrom(...Object.keys(SESSION_TOOL_FIELDS))
+      .chain((tool) => fc.tuple(fc.constant(tool), toolArguments(tool)))
+    await fc.assert(
+      fc.asyncProperty(call, async ([tool, args]) => {
+        const counts = await rowCounts(database.db)
+        const id = nextId++
+        const params = args === undefined ? { name: tool } : { name: tool, arguments: args }
+        const answer = await send(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }))
+        expect(answer.status, answer.text.slice(0, 300)).toBe(200)
+        const [message] = expectProtocolAnswer(answer)
+        expect(message!.id).toBe(id)
+        expect(await rowCounts(database.db)).toEqual(counts)
+      }),
+      {
+        ...fuzzRuns(120),
+        examples: [
+          [['get_session', { sessionId, around: issueId, kinds: ['error'] }]],
+          [['list_sessions', { userId: 'a\u0000b', url: '\ud800' }]],
         ],
       },
     )
