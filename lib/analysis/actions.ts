@@ -1,16 +1,18 @@
 /**
  * The user's own actions — clicks and typing — turned into click records for the detectors,
- * steps for the timeline and entries for the digest (docs/design/analysis.md §4.2.2). Values typed are
- * never kept, only their length.
+ * steps for the timeline, entries for the digest (docs/design/analysis.md §4.2.2) and for the
+ * session trail. Steps and digest keep only the length of what was typed; the trail keeps a
+ * value only when the recorder did not mask it, and cut short (trail-recorder.ts).
  */
 import type { ClickRecord, Context } from './context'
 import type { DomNode } from './dom/document'
-import { elementLabel, stableSelector } from './dom/element'
+import { describeElement, elementLabel, stableSelector } from './dom/element'
 import { fieldControl, fieldLabel } from './dom/field'
 import { resolveClickTarget } from './dom/target'
 import { targetIdentity } from './follow-up'
 import { num, type Obj, str } from './rrweb'
 import { elementPhrase } from './text'
+import { shownSelector, trailTarget } from './trail-target'
 import type { ElementDescriptor } from './types'
 
 const UNKNOWN_ELEMENT: ElementDescriptor = {
@@ -48,11 +50,14 @@ export class UserActions {
 
   /** Records a click; returns it with the click before it, for the detectors. */
   click(data: Obj, at: number, seq: number): { click: ClickRecord; previous: ClickRecord | undefined } {
-    const { doc, page, clicks, responses, timeline, digest, store } = this.ctx
+    const { doc, page, clicks, responses, timeline, digest, store, trail } = this.ctx
     const id = num(data.id)
     const target = id === null ? null : resolveClickTarget(doc, id)
     const element = target?.element ?? UNKNOWN_ELEMENT
     const stable = stableSelector(element)
+    const shown = shownSelector(element, stable)
+    // A form field is named by its label, not by its content or its name attribute.
+    const field = target && FIELD_TAG.test(target.node.tag) ? this.fieldName(target.node) : null
     const down = this.mouseDown
     const click: ClickRecord = {
       seq,
@@ -65,6 +70,7 @@ export class UserActions {
       element,
       key: target ? `${doc.generation}:${target.node.id}` : `?:${id}`,
       stable,
+      trailTarget: trailTarget(target?.node ?? null, element, shown, field),
       page: page.current,
       errored: false,
     }
@@ -72,11 +78,9 @@ export class UserActions {
     responses.mark(seq)
     const previous = clicks.last()
     clicks.push(click)
-    const shown = /[#.[]/.test(stable) ? stable : element.selector
-    // A form field is named by its label, not by its content or its name attribute.
-    const label =
-      target && FIELD_TAG.test(target.node.tag) ? this.fieldName(target.node) : elementLabel(element)
+    const label = field ?? elementLabel(element)
     timeline.click(seq, at, page.current.url, click.key, label, shown)
+    trail.click(at, page.current.url, click.key, click.trailTarget)
     digest.add('clicks', { text: element.text, selector: element.selector, url: page.current.url, at })
     store.followUps.action({
       visit: page.current.visit,
@@ -88,7 +92,7 @@ export class UserActions {
   }
 
   input(data: Obj, at: number, seq: number): void {
-    const { doc, page, timeline, digest, store } = this.ctx
+    const { doc, page, timeline, digest, store, trail } = this.ctx
     const id = num(data.id)
     const node = id === null ? undefined : doc.get(id)
     // Programmatic value changes are responses, not user actions.
@@ -99,8 +103,19 @@ export class UserActions {
     if (control === 'toggle' && checked === false && node.attrs.type?.toLowerCase() === 'radio') return
     const key = `${doc.generation}:${node.id}`
     const field = this.fieldName(node)
-    const length = (str(data.text) ?? '').length
+    const text = str(data.text)
+    const length = (text ?? '').length
     timeline.input(seq, at, page.current.url, key, field, { control, length, checked })
+    trail.input(
+      at,
+      page.current.url,
+      key,
+      () => {
+        const element = describeElement(doc, node)
+        return trailTarget(node, element, shownSelector(element), field)
+      },
+      { control, text, checked, secret: node.attrs.type?.toLowerCase() === 'password' },
+    )
     digest.input(key, { field, length, url: page.current.url, at })
     const verb = control === 'text' ? 'typed into' : 'changed'
     store.followUps.action({

@@ -5,6 +5,7 @@
  */
 import { UserActions } from './actions'
 import { boundedStr, MAX_URL_CHARS } from './bounds'
+import { consoleLevel, consoleMessage } from './console-message'
 import { ClickLog, type Context } from './context'
 import { DeadDetector } from './detectors/dead'
 import { ErrorDetector } from './detectors/errors'
@@ -17,6 +18,8 @@ import { type PageChange, PageTracker } from './page'
 import { ResponseLog } from './responses'
 import { arr, CONSOLE_PLUGIN, EventType, isObj, Mouse, NETWORK_PLUGIN, type Obj, Source } from './rrweb'
 import { Timeline } from './timeline'
+import { TRAIL_LIMITS } from './trail'
+import { TrailRecorder } from './trail-recorder'
 import type { AnalysisResult, Analyzer, AnalyzerOptions, RrwebEvent } from './types'
 
 // Sources after which the page visibly changed (§4.3 "response"); Input and Selection are
@@ -55,6 +58,7 @@ class SessionAnalyzer implements Analyzer {
       timeline,
       store,
       digest: new DigestBuilder(),
+      trail: new TrailRecorder(),
       sessionStart: 0,
       report: (problem) =>
         store.add(problem, () =>
@@ -176,13 +180,14 @@ class SessionAnalyzer implements Analyzer {
   }
 
   private pageChange(change: PageChange, at: number, seq: number): void {
-    const { page, store, responses, timeline, digest } = this.ctx
+    const { page, store, responses, timeline, digest, trail } = this.ctx
     if (!change) return
     // The page that ended is the one before this change.
     store.pageEnded(page.current.visit - 1, at, 'page')
     this.network.pageLeft(at)
     responses.response(seq, at)
     timeline.page(seq, at, page.current.url, change)
+    trail.navigation(at, page.current.url, change)
     digest.add('pages', { url: page.current.url, pathPattern: page.current.pathPattern, at })
   }
 
@@ -191,16 +196,30 @@ class SessionAnalyzer implements Analyzer {
     if (data.tag === 'navigation') {
       this.ctx.responses.response(seq, at)
       this.pageChange(this.ctx.page.navigation(boundedStr(payload.href, MAX_URL_CHARS) ?? ''), at, seq)
-    } else if (data.tag === 'error') {
+    } else if (data.tag === 'error' && payload.handled !== true) {
       this.errors.customError(payload, at, seq)
       this.updateDeadline()
+    } else {
+      this.ctx.trail.custom(
+        at,
+        this.ctx.page.current.url,
+        typeof data.tag === 'string' ? data.tag : '',
+        data.payload,
+      )
     }
   }
 
   private plugin(data: Obj, at: number, seq: number): void {
     const payload = isObj(data.payload) ? data.payload : {}
-    if (data.plugin === CONSOLE_PLUGIN) this.errors.consolePlugin(payload, at, seq)
-    else if (data.plugin === NETWORK_PLUGIN) this.network.plugin(payload, at, seq)
+    if (data.plugin === CONSOLE_PLUGIN) {
+      this.ctx.trail.console(
+        at,
+        this.ctx.page.current.url,
+        consoleLevel(payload),
+        consoleMessage(payload, TRAIL_LIMITS.message),
+      )
+      this.errors.consolePlugin(payload, at, seq)
+    } else if (data.plugin === NETWORK_PLUGIN) this.network.plugin(payload, at, seq)
     else return
     this.updateDeadline()
   }
@@ -208,7 +227,7 @@ class SessionAnalyzer implements Analyzer {
   finish(): AnalysisResult {
     if (this.finished) throw new Error('Analyzer already finished')
     this.finished = true
-    const { store, page, digest } = this.ctx
+    const { store, page, digest, trail } = this.ctx
     const end = Number.isNaN(this.last) ? 0 : this.last
     const start = Number.isNaN(this.first) ? 0 : this.first
     this.errors.finish()
@@ -230,6 +249,7 @@ class SessionAnalyzer implements Analyzer {
         deadClickCount: store.countOf('dead_click'),
       },
       eventCount: this.eventCount,
+      trail: trail.result(),
     }
   }
 }

@@ -11,6 +11,8 @@ import type { PageRef, PageTracker } from './page'
 import type { Problem } from './problem'
 import type { ResponseLog } from './responses'
 import type { Timeline } from './timeline'
+import type { TrailTarget } from './trail'
+import type { TrailRecorder } from './trail-recorder'
 import type { AnalyzerOptions, ElementDescriptor } from './types'
 
 export interface ClickRecord {
@@ -25,6 +27,8 @@ export interface ClickRecord {
   /** Identity of the resolved element within its document. */
   key: string
   stable: string
+  /** The element as the session trail names it. */
+  trailTarget: TrailTarget
   page: PageRef
   /** A js_error followed within 1 s: the error is the report, not a dead click (§4.3). */
   errored: boolean
@@ -76,6 +80,7 @@ export interface Context {
   readonly timeline: Timeline
   readonly store: FindingStore
   readonly digest: DigestBuilder
+  readonly trail: TrailRecorder
   /** Epoch ms of the first event. */
   sessionStart: number
   /** Adds an occurrence to the store with its steps; false when it was merged away. */

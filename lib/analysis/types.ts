@@ -1,4 +1,5 @@
 import type { IssuePriority } from '@/db/schema'
+import type { SessionTrail } from './trail'
 
 /**
  * The analyser's contract with the rest of the service. It reads one session's rrweb events
@@ -86,6 +87,8 @@ export interface AnalysisResult {
   digest: SessionDigest
   summary: SessionSummary
   eventCount: number
+  /** What happened in the session, entry by entry, bounded (trail.ts). */
+  trail: SessionTrail
 }
 
 export interface AnalyzerOptions {

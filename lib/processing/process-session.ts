@@ -12,6 +12,7 @@ import { logger } from '@/lib/log'
 import { dispatchOutbox } from '@/lib/outbox/dispatch'
 import { enqueueEvent } from '@/lib/outbox/enqueue'
 import { EVENTS } from '@/lib/outbox/events'
+import { replaceTrail } from '@/lib/sessions/store-trail'
 import { activeSignals, matchSessionDeterministically } from '@/lib/signals/record-matches'
 import type { BlobStore } from '@/lib/storage/types'
 import {
@@ -136,6 +137,14 @@ export async function processSession(
         .where(eq(replayBatches.sessionId, sessionId))
       const late = (latest?.sequence ?? -1) > analysis.throughSequence
       const { summary, digest } = analysis.result
+      // An analysis memoized by a run that began before trails were recorded has none: the
+      // session then has no trail (null), not an empty one.
+      const trail = (analysis.result as Partial<AnalysisResult>).trail
+      await replaceTrail(tx, {
+        organizationId: claim.organizationId,
+        sessionId,
+        trail: trail ?? { entries: [], truncated: false },
+      })
       const [session] = await tx
         .update(replaySessions)
         .set({
@@ -149,6 +158,7 @@ export async function processSession(
           errorCount: summary.errorCount,
           rageClickCount: summary.rageClickCount,
           digest: digest as unknown as Record<string, unknown>,
+          trailTruncated: trail ? trail.truncated : null,
           // A summary of an earlier pass describes less than this one: the ai-summary step
           // writes the new one, and without a model the deterministic one is answered.
           aiSummary: null,

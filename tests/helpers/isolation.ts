@@ -22,6 +22,7 @@ import {
   outbox,
   replayBatches,
   replaySessions,
+  sessionTimelineEntries,
   signalMatches,
   signals,
   users,
@@ -29,11 +30,13 @@ import {
   webhookDeliveryAttempts,
   webhookEndpoints,
 } from '@/db/schema'
+import { analyzeEvents } from '@/lib/analysis'
 import { type CreatedKey, createKey } from '@/lib/credentials/create-key'
 import { generateToken, hashToken } from '@/lib/credentials/tokens'
 import { createInvitation } from '@/lib/invitations/create-invitation'
 import { updateIssueStatus } from '@/lib/issues/update-issue-status'
 import { createOrganization } from '@/lib/orgs/create-organization'
+import { replaceTrail } from '@/lib/sessions/store-trail'
 import { recordMatch } from '@/lib/signals/record-matches'
 import type { BlobStore } from '@/lib/storage/types'
 import { createEndpoint } from '@/lib/webhooks/endpoints'
@@ -161,6 +164,13 @@ export async function seedTenant(db: Db, name: string): Promise<Tenant> {
     })
   }
 
+  // The first session's trail, as its processing pass would store it.
+  await replaceTrail(db, {
+    organizationId: id,
+    sessionId: sessions[0]!.id,
+    trail: (await analyzeEvents(events)).trail,
+  })
+
   const issueRows = [
     await seedIssue(db, id, {
       title: `${name} checkout crash`,
@@ -279,6 +289,7 @@ const ORG_SCOPED: Record<string, OrgScopedTable> = {
   credentials,
   replaySessions,
   replayBatches,
+  sessionTimelineEntries,
   issues,
   issueSessions,
   issueActivities,

@@ -57,9 +57,10 @@ export class DeadDetector {
     const { element } = target
     const page = click.page
     const phrase = elementPhrase(element, click.stable)
+    const parts = clickParts(page.pathPattern, click.stable, element.text)
     const reported = this.ctx.report({
       kind: 'dead_click',
-      parts: clickParts(page.pathPattern, click.stable, element.text),
+      parts,
       at: click.at,
       seq: click.seq,
       page,
@@ -81,6 +82,7 @@ export class DeadDetector {
       },
     })
     if (reported) {
+      this.ctx.trail.deadClick(click.at, page.url, parts.join('|'), click.trailTarget)
       this.ctx.digest.add('deadClicks', {
         text: element.text,
         selector: element.selector,

@@ -17,6 +17,13 @@ const MERGE_MS = 1000
 const RESIZE_OBSERVER = /ResizeObserver loop/i
 const MAX_PENDING = 50
 
+/** How the error reached the page's handlers, as the trail names it. */
+function trailSource(error: RawError): 'uncaught' | 'unhandled_rejection' | 'custom' {
+  if (error.mechanism === 'onunhandledrejection') return 'unhandled_rejection'
+  if (error.mechanism === 'onerror' || error.source === 'console') return 'uncaught'
+  return 'custom'
+}
+
 interface Reported {
   key: string
   at: number
@@ -59,6 +66,7 @@ export class ErrorDetector {
       return
     }
     if (this.recent.length < MAX_PENDING) this.recent.push({ key, at, source: error.source, paired: false })
+    this.ctx.trail.error(at, this.ctx.page.current.url, error.message, error.trace, trailSource(error))
     this.pending = this.pending.filter((entry) => entry.key !== key || at - entry.problem.at > MERGE_MS)
 
     const { page, clicks } = this.ctx

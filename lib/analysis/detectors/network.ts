@@ -45,7 +45,9 @@ export class NetworkDetector {
     const { page, store, options } = this.ctx
     const rawUrl = boundedStr(request.url, MAX_URL_CHARS) ?? boundedStr(request.name, MAX_URL_CHARS)
     const status = num(request.status) ?? num(request.responseStatus)
-    if (!rawUrl || status === null) return
+    if (!rawUrl) return
+    this.trail(request, rawUrl, status, at)
+    if (status === null) return
     const ok = status >= 200 && status < 400
     // Successes matter only to findings that wait for one; most requests stop here unparsed.
     if (ok ? !store.hasSuccessKeys : status < 500 && status !== 429 && status !== 0) return
@@ -111,6 +113,23 @@ export class NetworkDetector {
     }
     if (status === 0) this.pending.push(problem)
     else this.report(problem)
+  }
+
+  /** Every request goes into the session trail, except the service's own ingest requests. */
+  private trail(request: Obj, rawUrl: string, status: number | null, at: number): void {
+    const { page, options, trail } = this.ctx
+    // Resolving percent-encodes, which can make a bounded URL longer again.
+    const url = clip(splitRequestUrl(rawUrl, page.current.url).href, MAX_URL_CHARS)
+    if (options.ignoreRequestUrls?.some((prefix) => url.startsWith(prefix))) return
+    // 0 is what fetch and XHR report when no answer came (network error, CORS, abort).
+    const answered = status !== null && status !== 0 ? status : null
+    trail.request(at, page.current.url, {
+      method: (boundedStr(request.method, MAX_NAME_CHARS) ?? 'GET').toUpperCase(),
+      url: displayUrl(url),
+      status: answered,
+      durationMs: num(request.duration),
+      failed: answered === null || answered >= 400,
+    })
   }
 
   private report(problem: Problem): void {

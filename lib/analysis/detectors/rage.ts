@@ -101,9 +101,10 @@ export class RageDetector {
     const { element } = target
     const page = last.page
     const phrase = elementPhrase(element, last.stable)
+    const parts = clickParts(page.pathPattern, last.stable, element.text)
     const reported = this.ctx.report({
       kind: 'rage_click',
-      parts: clickParts(page.pathPattern, last.stable, element.text),
+      parts,
       at: first.at,
       until: last.at,
       // Steps stop before the burst: the failure line itself says how often it was clicked.
@@ -128,6 +129,7 @@ export class RageDetector {
       },
     })
     if (!reported) return
+    this.ctx.trail.rageClick(first.at, page.url, parts.join('|'), last.trailTarget, burst.count)
     const entry = { text: element.text, selector: element.selector, url: page.url, at: first.at }
     this.ctx.digest.add('rageClicks', entry)
     this.ctx.digest.dropDeadClicks(entry.selector, entry.text, first.at, 60_000)

@@ -1,0 +1,211 @@
+/**
+ * Builds the session trail (trail.ts) during the analysis pass: the handlers that already read
+ * clicks, typing, pages, console, errors and requests hand each one over here. Every string is
+ * cut to TRAIL_LIMITS as it comes in and the list stops growing at TRAIL_LIMITS.entries, so a
+ * session of any length costs at most one bounded trail.
+ */
+import { boundedJson } from './bounded-json'
+import { cutText, type SessionTrail, TRAIL_LIMITS, type TrailEntry, type TrailTarget } from './trail'
+
+type Entry<K extends TrailEntry['kind']> = Extract<TrailEntry, { kind: K }>
+type Fields<K extends TrailEntry['kind']> = Omit<Entry<K>, 'kind' | 'at' | 'pageUrl'>
+
+const REPEAT_MS = 1000
+// A rage click makes dead clicks on its element within this window moot, as findings.ts does.
+const SUPERSEDE_MS = 60_000
+// Rage and dead clicks are decided seconds after the click (at most the dead detector's 100
+// pending clicks): room for them beyond the cap, so the time-sorted cut stays a true prefix.
+const LATE_ROOM = 128
+/**
+ * The whole trail as JSON stays under this many characters: it crosses a worker and is kept
+ * as a job step's result before it is stored. Every entry hitting every limit (a 4,000
+ * character stack on each of 2,000 errors) would be far more than a job step keeps.
+ */
+const MAX_TRAIL_JSON_CHARS = 1_000_000
+
+export interface InputChange {
+  control: Entry<'input'>['control']
+  /** The value as the recorder sent it, or null when the event had none. */
+  text: string | null
+  checked: boolean | null
+  /** Password fields: never keep what the recorder sent, masked or not. */
+  secret: boolean
+}
+
+/** What a field's value may show: rrweb masks a value as one `*` per character. */
+function inputValue(change: InputChange): Pick<Entry<'input'>, 'value' | 'masked' | 'length'> {
+  const text = change.text ?? ''
+  const length = text.length
+  if (change.control === 'toggle') return { value: null, masked: false, length: 0 }
+  if (change.secret) return { value: null, masked: true, length }
+  let masked = length > 0
+  for (let i = 0; masked && i < length; i++) masked = text.charCodeAt(i) === 42
+  return { value: masked ? null : keep(text, TRAIL_LIMITS.value), masked, length }
+}
+
+/**
+ * `text` cut to `max` and made storable: Postgres refuses NUL and an unpaired surrogate in a
+ * jsonb string, and one such character from a page must not keep the whole trail out.
+ */
+export function keep(text: string, max: number): string {
+  const cut = cutText(text, max)
+  let out: string | null = null
+  for (let i = 0; i < cut.length; i++) {
+    const code = cut.charCodeAt(i)
+    let bad = code === 0
+    if (code >= 0xd800 && code <= 0xdbff) {
+      const next = cut.charCodeAt(i + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        if (out !== null) out += cut[i]! + cut[i + 1]!
+        i++
+        continue
+      }
+      bad = true
+    } else if (code >= 0xdc00 && code <= 0xdfff) bad = true
+    if (bad && out === null) out = cut.slice(0, i)
+    if (out !== null) out += bad ? '\uFFFD' : cut[i]!
+  }
+  return out ?? cut
+}
+
+export function cutLabel(text: string | null): string | null {
+  return text === null ? null : keep(text, TRAIL_LIMITS.label)
+}
+
+export function cutUrl(url: string): string {
+  return keep(url, TRAIL_LIMITS.url)
+}
+
+export class TrailRecorder {
+  private readonly entries: TrailEntry[] = []
+  private truncated = false
+  private readonly superseded = new Set<TrailEntry>()
+  /** The latest click or input, for collapsing repeats into it. */
+  private lastAction: { entry: Entry<'click'> | Entry<'input'>; key: string; at: number } | null = null
+  private readonly deadClicks: { entry: Entry<'dead_click'>; key: string }[] = []
+
+  private add<K extends TrailEntry['kind']>(
+    kind: K,
+    at: number,
+    pageUrl: string,
+    fields: Fields<K>,
+    late = false,
+  ): Entry<K> | null {
+    if (this.entries.length >= TRAIL_LIMITS.entries + (late ? LATE_ROOM : 0)) {
+      this.truncated = true
+      return null
+    }
+    const entry = { kind, at, pageUrl: cutUrl(pageUrl), ...fields } as unknown as Entry<K>
+    this.entries.push(entry)
+    return entry
+  }
+
+  navigation(at: number, url: string, change: 'load' | 'navigation'): void {
+    this.lastAction = null
+    this.add('navigation', at, url, { url: cutUrl(url), change })
+  }
+
+  /** A click; repeats on the same element within a second add to its count. */
+  click(at: number, pageUrl: string, key: string, target: TrailTarget): void {
+    const last = this.lastAction
+    if (last?.entry.kind === 'click' && last.key === key && at - last.at <= REPEAT_MS) {
+      last.entry.count++
+      last.at = at
+      return
+    }
+    const entry = this.add('click', at, pageUrl, { target, count: 1 })
+    this.lastAction = entry ? { entry, key, at } : null
+  }
+
+  /** A change to a field; keystrokes into the field just typed in update its entry. */
+  input(at: number, pageUrl: string, key: string, target: () => TrailTarget, change: InputChange): void {
+    const last = this.lastAction
+    // rrweb reports isChecked for every input; only toggles have a state to show.
+    const shown = { ...inputValue(change), checked: change.control === 'toggle' ? change.checked : null }
+    if (last?.entry.kind === 'input' && last.key === key) {
+      Object.assign(last.entry, shown)
+      last.at = at
+      return
+    }
+    const entry = this.add('input', at, pageUrl, { target: target(), control: change.control, ...shown })
+    this.lastAction = entry ? { entry, key, at } : null
+  }
+
+  console(at: number, pageUrl: string, level: string, message: string): void {
+    this.add('console', at, pageUrl, {
+      level: keep(level, TRAIL_LIMITS.label),
+      message: keep(message, TRAIL_LIMITS.message),
+    })
+  }
+
+  /** `trace` holds the stack's lines; only as many are joined as the stack limit keeps. */
+  error(
+    at: number,
+    pageUrl: string,
+    message: string,
+    trace: readonly string[],
+    source: Entry<'error'>['source'],
+  ): void {
+    let stack = ''
+    for (const line of trace) {
+      if (stack.length > TRAIL_LIMITS.stack) break
+      stack = stack ? `${stack}\n${line}` : line
+    }
+    this.add('error', at, pageUrl, {
+      message: keep(message, TRAIL_LIMITS.message),
+      stack: stack ? keep(stack, TRAIL_LIMITS.stack) : null,
+      source,
+    })
+  }
+
+  request(at: number, pageUrl: string, fields: Fields<'request'>): void {
+    this.add('request', at, pageUrl, {
+      ...fields,
+      method: keep(fields.method, TRAIL_LIMITS.label),
+      url: cutUrl(fields.url),
+    })
+  }
+
+  /** A reported rage click; `key` identifies its element the way findings do. */
+  rageClick(at: number, pageUrl: string, key: string, target: TrailTarget, count: number): void {
+    this.add('rage_click', at, pageUrl, { target, count }, true)
+    for (const dead of this.deadClicks)
+      if (dead.key === key && Math.abs(dead.entry.at - at) <= SUPERSEDE_MS) this.superseded.add(dead.entry)
+  }
+
+  deadClick(at: number, pageUrl: string, key: string, target: TrailTarget): void {
+    const entry = this.add('dead_click', at, pageUrl, { target }, true)
+    if (entry) this.deadClicks.push({ entry, key })
+  }
+
+  custom(at: number, pageUrl: string, tag: string, payload: unknown): void {
+    this.add('custom', at, pageUrl, {
+      tag: keep(tag, TRAIL_LIMITS.message),
+      payload:
+        payload === undefined ? null : keep(boundedJson(payload, TRAIL_LIMITS.payload), TRAIL_LIMITS.payload),
+    })
+  }
+
+  /** The entries in time order (ties in the order they happened), cut to the bounds. */
+  result(): SessionTrail {
+    const order = this.entries.map((entry, index) => ({ entry, index }))
+    order.sort((a, b) => a.entry.at - b.entry.at || a.index - b.index)
+    const entries: TrailEntry[] = []
+    let truncated = this.truncated
+    let chars = 0
+    for (const { entry } of order) {
+      if (this.superseded.has(entry)) continue
+      if (entries.length >= TRAIL_LIMITS.entries) {
+        truncated = true
+        break
+      }
+      chars += JSON.stringify(entry).length
+      if (chars > MAX_TRAIL_JSON_CHARS) {
+        truncated = true
+        break
+      }
+      entries.push(entry)
+    }
+    return { entries, truncated }
+  }
+}
