@@ -532,13 +532,13 @@ describe('GET /api/v1/sessions/{id}/timeline', () => {
     // masked values stay masked
     expect(answer.entries[2]).toEqual({ ...TRAIL[2], offsetMs: 6000, position: 2 })
     expect(answer.entries[4]).toEqual({ ...TRAIL[4], offsetMs: 8000, position: 4 })
-    const error = answer.entries[5] as Json & { message: string; stack: string }
+    const error = answer.entries[5] as unknown as { message: string; stack: string }
     expect(error.message).toHaveLength(500)
     expect(error.message.endsWith(CUT_MARKER)).toBe(true)
     expect(LONG_MESSAGE.startsWith(error.message.slice(0, -CUT_MARKER.length))).toBe(true)
     expect(error.stack).toHaveLength(1500)
     expect(error.stack.endsWith(CUT_MARKER)).toBe(true)
-    const custom = answer.entries[8] as Json & { payload: string }
+    const custom = answer.entries[8] as unknown as { payload: string }
     expect(custom.payload).toHaveLength(500)
     expect(custom.payload.endsWith(CUT_MARKER)).toBe(true)
   })
