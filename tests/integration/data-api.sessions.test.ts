@@ -724,6 +724,15 @@ describe('the ai-summary step of processing', () => {
       expect(failed.aiSummary).toBeNull()
       const answer = (await body(await api.getSession(key, failed.id))) as { session: Json }
       expect(answer.session.summary).toMatchObject({ source: 'deterministic' })
+      // Built from the trail the pass stored: the failed request is named.
+      expect(answer.session.trailTruncated).toBe(false)
+      expect((answer.session.summary as { text: string }).text).toMatch(/What went wrong: .*failed request/)
+      const stored = (await body(await api.sessionTimeline(key, failed.id, { kinds: 'request' }))) as {
+        source: string
+        entries: { failed: boolean }[]
+      }
+      expect(stored.source).toBe('trail')
+      expect(stored.entries.some((entry) => entry.failed)).toBe(true)
     } finally {
       setLanguageModelForTests(undefined)
       await app.stop()
