@@ -17,11 +17,21 @@ const SUPERSEDE_MS = 60_000
 // pending clicks): room for them beyond the cap, so the time-sorted cut stays a true prefix.
 const LATE_ROOM = 128
 /**
- * The whole trail as JSON stays under this many characters: it crosses a worker and is kept
- * as a job step's result before it is stored. Every entry hitting every limit (a 4,000
- * character stack on each of 2,000 errors) would be far more than a job step keeps.
+ * The whole trail as UTF-8 JSON stays under this many bytes: it crosses a worker and is kept
+ * as a job step's result (at most 4 MB, with the findings) before it is stored. Every entry at
+ * every limit (a 4,000 character stack on each of 2,000 errors) would be several times that.
  */
-const MAX_TRAIL_JSON_CHARS = 1_000_000
+const MAX_TRAIL_JSON_BYTES = 1_000_000
+
+function utf8Length(text: string): number {
+  let bytes = text.length
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    // Two bytes below U+0800, three above; a surrogate pair is four, two per half.
+    if (code >= 0x80) bytes += code < 0x800 || (code >= 0xd800 && code <= 0xdfff) ? 1 : 2
+  }
+  return bytes
+}
 
 export interface InputChange {
   control: Entry<'input'>['control']
@@ -192,15 +202,15 @@ export class TrailRecorder {
     order.sort((a, b) => a.entry.at - b.entry.at || a.index - b.index)
     const entries: TrailEntry[] = []
     let truncated = this.truncated
-    let chars = 0
+    let bytes = 0
     for (const { entry } of order) {
       if (this.superseded.has(entry)) continue
       if (entries.length >= TRAIL_LIMITS.entries) {
         truncated = true
         break
       }
-      chars += JSON.stringify(entry).length
-      if (chars > MAX_TRAIL_JSON_CHARS) {
+      bytes += utf8Length(JSON.stringify(entry))
+      if (bytes > MAX_TRAIL_JSON_BYTES) {
         truncated = true
         break
       }

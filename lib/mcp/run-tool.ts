@@ -5,6 +5,7 @@ import { isPublicError, logUnexpected } from '@/lib/error-table'
 import { ForbiddenError, RateLimitedError } from '@/lib/errors'
 import { getRateLimiter } from '@/lib/ratelimit'
 import { DATA_API_BUDGETS } from '@/lib/ratelimit/policies'
+import { withinTextBudget } from './answer-budget'
 import { principalOf } from './auth-info'
 import type { McpTool } from './tool'
 
@@ -43,7 +44,7 @@ export async function runTool(
     const missing = tool.requiredScopes.find((scope) => !principal.scopes.includes(scope))
     if (missing) throw new ForbiddenError(`Missing required scope: ${missing}`)
     const output = await tool.run(args, { db: request.db, principal, requestId: request.requestId })
-    return { ...textResult(output.text), structuredContent: output.structured }
+    return { ...textResult(withinTextBudget(output.text)), structuredContent: output.structured }
   } catch (error) {
     return toolError(error, tool.name, request.requestId)
   }

@@ -1,3 +1,4 @@
+import { isUuid } from '@/lib/errors'
 import type { Insight } from '@/lib/insights/views'
 import type { Issue, IssueListItem } from '@/lib/issues/views'
 import type { Signal } from '@/lib/signals/views'
@@ -21,6 +22,29 @@ function ticket(issue: IssueListItem, untrusted: UntrustedMarkers): string | nul
   return `Ticket: ${untrusted.wrap([name, issue.ticketUrl].filter(Boolean).join(' '))}`
 }
 
+/** The session the replay link opens (we build the link: record-findings.ts previewUrl). */
+function previewSessionId(previewUrl: string | null): string | null {
+  if (!previewUrl) return null
+  try {
+    const session = new URL(previewUrl).searchParams.get('session')
+    return session && isUuid(session) ? session : null
+  } catch {
+    return null
+  }
+}
+
+/** What an agent can call next to see the session behind the issue and to reproduce it. */
+function nextCalls(issue: Issue): string {
+  const session = previewSessionId(issue.previewUrl)
+  const lines = [
+    session
+      ? `Session: ${session} (get_session with sessionId "${session}" and around "${issue.id}" shows what the user did around the problem)`
+      : null,
+    `Reproduce: get_issue_reproduction with issueId "${issue.id}" returns a Playwright test that fails until the bug is fixed.`,
+  ]
+  return lines.filter((line) => line !== null).join('\n')
+}
+
 export function issueDetails(issue: Issue, untrusted: UntrustedMarkers): string {
   const verified = issue.aiVerified === null ? 'not reviewed' : issue.aiVerified ? 'yes' : 'no'
   const lines = [
@@ -36,6 +60,7 @@ export function issueDetails(issue: Issue, untrusted: UntrustedMarkers): string 
     ticket(issue, untrusted),
     issue.description ? `\nDescription:\n${untrusted.wrap(issue.description)}` : null,
     issue.stepsToReplicate ? `\nSteps to replicate:\n${untrusted.wrap(issue.stepsToReplicate)}` : null,
+    `\n${nextCalls(issue)}`,
   ]
   return lines.filter((line) => line !== null).join('\n')
 }

@@ -306,10 +306,14 @@ describe('session processing through the in-process engine', () => {
     try {
       await ingestSession(key, 'ai-1', endingNow(loadRecording('network-failed').events), { final: true })
       await processed('ai-1')
-      const reviewed = await database.db
-        .select()
-        .from(issues)
-        .where(and(eq(issues.organizationId, organizationId), eq(issues.aiVerified, true)))
+      // The review is the step after the one that marks the session processed.
+      const reviewed = await waitFor('the model to review the new issues', async () => {
+        const rows = await database.db
+          .select()
+          .from(issues)
+          .where(and(eq(issues.organizationId, organizationId), eq(issues.aiVerified, true)))
+        return rows.length > 0 ? rows : undefined
+      })
       expect(reviewed.length).toBeGreaterThanOrEqual(1)
       expect(reviewed[0]).toMatchObject({
         title: review.title,
