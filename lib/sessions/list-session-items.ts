@@ -1,6 +1,7 @@
 import { and, desc, eq, exists, gt, gte, ilike, lte, or, type SQL, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { issueSessions, replaySessions, signalMatches } from '@/db/schema'
+import { cutText } from '@/lib/analysis/trail'
 import { InvalidInputError, isUuid } from '@/lib/errors'
 import { afterCursor, type Page, toPage } from '@/lib/pagination/keyset'
 import { isStorableText, NOT_STORABLE } from '@/lib/validation'
@@ -8,6 +9,7 @@ import type { SessionItem } from './api-views'
 import { parseInstant } from './instant'
 import { containing } from './list-sessions'
 import { type SessionLinks, sessionLinks, sessionReplayUrl } from './session-links'
+import { USER_AGENT_PARSE_MAX } from './user-agent'
 import { toSessionListItem } from './views'
 
 /** `limit` of GET /api/v1/sessions and list_sessions. */
@@ -187,7 +189,8 @@ export function toSessionItem(
     pageCount: item.pageCount,
     eventCount: item.eventCount,
     user: item.user,
-    userAgent: item.userAgent,
+    // Real ones are under 300 characters; the recorder may send 1,024 (cut with the marker).
+    userAgent: item.userAgent === null ? null : cutText(item.userAgent, USER_AGENT_PARSE_MAX),
     status: item.status,
     issues: links?.issues ?? [],
     signals: links?.signals ?? [],

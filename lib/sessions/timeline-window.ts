@@ -14,6 +14,11 @@ import { readTrail } from './trail-entries'
 export const TIMELINE_PAGE = { default: 50, max: 200 }
 /** `windowMs`: the whole span around `around` (half before, half after). */
 export const TIMELINE_WINDOW_MS = { default: 60_000, max: 600_000 }
+/**
+ * A page also ends once its entries hold this many bytes of JSON (the next page starts after
+ * the last one answered): 200 entries of long errors would otherwise be half a megabyte.
+ */
+export const TIMELINE_PAGE_BYTES = 64 * 1024
 /** Texts are cut to these for an agent's context (the stored trail keeps more). */
 export const TIMELINE_TEXT = { message: 500, stack: 1_500, url: 500, payload: 500 } as const
 
@@ -203,6 +208,18 @@ export async function sessionTimelineWindow(
   }
   const page = await readPage(read, kinds, query.limit, after)
   const startedAt = session.startedAt.getTime()
+  const entries: TimelineItem[] = []
+  let bytes = 0
+  let next = page.next
+  for (const row of page.rows) {
+    const item = toTimelineItem(row, startedAt)
+    bytes += Buffer.byteLength(JSON.stringify(item))
+    if (entries.length > 0 && bytes > TIMELINE_PAGE_BYTES) {
+      next = entries[entries.length - 1]!.position
+      break
+    }
+    entries.push(item)
+  }
   return {
     sessionId: session.id,
     startedAt: session.startedAt.toISOString(),
@@ -213,8 +230,7 @@ export async function sessionTimelineWindow(
     },
     kinds,
     truncated,
-    entries: page.rows.map((row) => toTimelineItem(row, startedAt)),
-    nextCursor:
-      page.next === null ? null : encodeCursor({ createdAt: new Date(0), id: String(page.next) }, scope),
+    entries,
+    nextCursor: next === null ? null : encodeCursor({ createdAt: new Date(0), id: String(next) }, scope),
   }
 }

@@ -4,10 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TrailEntry } from '@/lib/analysis/trail'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
+import { ANSWER_BUDGET } from '@/lib/mcp/answer-budget'
 import { SESSION_TEXT_MAX } from '@/lib/mcp/session-text'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { INVALID_CURSOR } from '@/lib/pagination/cursor'
-import { INVALID_AROUND, INVALID_KINDS } from '@/lib/sessions/timeline-window'
+import { INVALID_AROUND, INVALID_KINDS, TIMELINE_PAGE_BYTES } from '@/lib/sessions/timeline-window'
 import { api, type Query } from '../helpers/data-api'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { connectClient, type McpTestServer, startMcpServer, textOf } from '../helpers/mcp'
@@ -365,8 +366,22 @@ describe('the text stays within the session tools’ budget', () => {
     )
     expect(text).toContain('More timeline entries: call get_session again')
     expect(text).toContain('The recorded timeline stopped at its entry limit.')
-    const timeline = (result.structuredContent as { timeline: { entries: Json[] } }).timeline
-    expect(timeline.entries).toHaveLength(200)
+    // The page stopped at its byte budget, well inside the tool budget, and says where to go on.
+    const timeline = (result.structuredContent as { timeline: { entries: Json[]; nextCursor: string } })
+      .timeline
+    expect(timeline.entries.length).toBeGreaterThan(10)
+    expect(timeline.entries.length).toBeLessThan(200)
+    expect(Buffer.byteLength(JSON.stringify(timeline.entries))).toBeLessThanOrEqual(TIMELINE_PAGE_BYTES)
+    expect(Buffer.byteLength(JSON.stringify(result.structuredContent))).toBeLessThanOrEqual(
+      ANSWER_BUDGET.structuredBytes,
+    )
+    const rest = await call(client, 'get_session', {
+      sessionId: long.id,
+      limit: 200,
+      cursor: timeline.nextCursor,
+    })
+    const next = (rest.structuredContent as { timeline: { entries: { position: number }[] } }).timeline
+    expect(next.entries[0]!.position).toBe(timeline.entries.length)
     const list = await call(client, 'list_sessions', { limit: 100 })
     expect(textOf(list).length).toBeLessThanOrEqual(SESSION_TEXT_MAX)
   })
