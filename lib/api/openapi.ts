@@ -2,11 +2,14 @@ import { z } from 'zod'
 import { ISSUE_STATUSES } from '@/db/schema'
 import { ReplayBatch } from '@/lib/ingest/schema'
 import { Insight } from '@/lib/insights/views'
+import { Note } from '@/lib/issues/issue-notes'
 import { Issue, IssueListItem } from '@/lib/issues/views'
 import { SessionDetails, SessionItem, TimelineWindow } from '@/lib/sessions/api-views'
 import { SESSION_ITEMS_PAGE } from '@/lib/sessions/list-session-items'
 import { TIMELINE_PAGE, TIMELINE_WINDOW_MS } from '@/lib/sessions/timeline-window'
 import { Signal } from '@/lib/signals/views'
+import { AddNoteBody } from './issue-notes'
+import { LinkTicketBody } from './issue-ticket'
 import { UpdateIssueBody } from './issues'
 
 /**
@@ -44,7 +47,16 @@ const schemas = {
   SessionList: z.object({ sessions: z.array(SessionItem), nextCursor: Cursor }),
   SessionResponse: z.object({ session: SessionDetails }),
   SessionTimeline: TimelineWindow,
+  // Notes and the ticket link (issue 18)
+  Note,
+  NoteList: z.object({ notes: z.array(Note), nextCursor: Cursor }),
+  NoteResponse: z.object({ note: Note }),
+  AddNoteBody,
+  LinkTicketBody,
 }
+
+/** Request bodies: their JSON Schema describes what a client sends (zod's input side). */
+const REQUEST_BODIES: readonly string[] = ['ReplayBatch', 'UpdateIssueBody', 'AddNoteBody', 'LinkTicketBody']
 
 type SchemaName = keyof typeof schemas
 const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` })
@@ -173,7 +185,7 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
   const components = Object.fromEntries(
     Object.entries(schemas).map(([name, schema]) => {
       const { $schema: _ignored, ...json } = z.toJSONSchema(schema, {
-        io: name === 'ReplayBatch' || name === 'UpdateIssueBody' ? 'input' : 'output',
+        io: REQUEST_BODIES.includes(name) ? 'input' : 'output',
         unrepresentable: 'any',
       }) as Record<string, unknown>
       return [name, json]
@@ -218,6 +230,55 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
           security: [{ bearer: ['write:issues'] }],
           parameters: [issueIdParam],
           requestBody: { required: true, content: jsonContent('UpdateIssueBody') },
+          responses: {
+            '200': {
+              description: 'The issue',
+              headers: rateLimitHeaders,
+              content: jsonContent('IssueResponse'),
+            },
+            '404': { description: 'Issue not found', content: jsonContent('Error') },
+            ...dataApiErrors('write:issues'),
+          },
+        },
+      },
+      // Notes and the ticket link (issue 18)
+      '/api/v1/issues/{issueId}/notes': {
+        get: {
+          summary: "An issue's notes, newest first",
+          security: [{ bearer: ['read:service'] }],
+          parameters: [issueIdParam, limitParam(100, 25), cursorParam],
+          responses: {
+            '200': { description: 'A page', headers: rateLimitHeaders, content: jsonContent('NoteList') },
+            '404': {
+              description: 'Issue not found (also for a malformed id)',
+              content: jsonContent('Error'),
+            },
+            ...dataApiErrors('read:service'),
+          },
+        },
+        post: {
+          summary: "Add a note to an issue's history (changes no status, sends no webhook)",
+          security: [{ bearer: ['write:issues'] }],
+          parameters: [issueIdParam],
+          requestBody: { required: true, content: jsonContent('AddNoteBody') },
+          responses: {
+            '201': {
+              description: 'The note',
+              headers: rateLimitHeaders,
+              content: jsonContent('NoteResponse'),
+            },
+            '404': { description: 'Issue not found', content: jsonContent('Error') },
+            ...dataApiErrors('write:issues'),
+          },
+        },
+      },
+      '/api/v1/issues/{issueId}/ticket': {
+        put: {
+          summary:
+            'Link the ticket that tracks an issue, as the dashboard does (status ticket_created unless resolved)',
+          security: [{ bearer: ['write:issues'] }],
+          parameters: [issueIdParam],
+          requestBody: { required: true, content: jsonContent('LinkTicketBody') },
           responses: {
             '200': {
               description: 'The issue',

@@ -14,3 +14,13 @@ export interface ApiRequest<P> {
   /** The parsed JSON body of a route declared with `body: 'json'`; undefined otherwise. */
   body: unknown
 }
+
+/**
+ * One field of a JSON body, its own (a `"__proto__"` key holds nothing); a body that is not a
+ * JSON object has none. The domain function that takes it checks its type and value.
+ */
+export function bodyField(body: unknown, name: string): unknown {
+  return body && typeof body === 'object' && !Array.isArray(body) && Object.hasOwn(body, name)
+    ? (body as Record<string, unknown>)[name]
+    : undefined
+}

@@ -27,6 +27,8 @@ interface Access {
   limit: DataApiBudget
   /** The handler takes a JSON body (read within WRITE_BODY_LIMITS, after every check). */
   body?: 'json'
+  /** The status of a successful answer: 201 for a route that creates something, else 200. */
+  status?: 200 | 201
 }
 
 /**
@@ -81,7 +83,7 @@ export function dataApiRoute<P = Record<string, never>>(
           requestId,
         })
         const text = answer instanceof JsonText ? answer.text : JSON.stringify(answer)
-        return new Response(text, { status: 200, headers })
+        return new Response(text, { status: access.status ?? 200, headers })
       } catch (error) {
         const response = errorResponse(error, 'data-api', { requestId, scope: access.scope })
         // The request id and, once a credential was found, the rate-limit headers; the error

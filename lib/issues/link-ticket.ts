@@ -39,7 +39,7 @@ export const TicketInput = z.object({
       'The ticket URL must be a full http:// or https:// address, e.g. https://github.com/acme/shop/issues/12.',
     ),
   identifier: z
-    .string()
+    .string({ error: 'The identifier must be text, e.g. #12 or ENG-42.' })
     .trim()
     .max(TICKET_LIMITS.identifier, `The identifier is limited to ${TICKET_LIMITS.identifier} characters.`)
     .refine(isStorableText, `The identifier ${NOT_STORABLE}`)
@@ -107,7 +107,8 @@ async function writeTicket(
 export async function linkTicket(
   db: Db,
   actor: Actor,
-  input: { issueId: string } & TicketInput,
+  // Checked here against TicketInput, so each surface passes on whatever its caller sent.
+  input: { issueId: string; provider: unknown; url: unknown; identifier?: unknown },
 ): Promise<Issue> {
   // Input is checked before the issue is touched: bad input changes nothing.
   const ticket = parseInput(TicketInput, input)

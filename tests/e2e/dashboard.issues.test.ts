@@ -345,6 +345,16 @@ describe('the issues pages in Chromium', () => {
     expect(await page.getByTestId('issue-history').textContent()).toContain('Ticket linked: GitHub #12')
     await screenshot(page, 'issues-06-ticket')
 
+    // A note goes into the history with its author, as text: markup in it stays characters.
+    await page.getByLabel('Note', { exact: true }).fill('Fixed by <b>retrying</b> the save.\nSee #12.')
+    await page.getByRole('button', { name: 'Add note' }).click()
+    await page.getByText('Note added to the history.').waitFor()
+    const note = page.getByTestId('issue-note')
+    await until('the note to show', async () => (await note.count()) > 0)
+    expect(await note.textContent()).toBe('Fixed by <b>retrying</b> the save.\nSee #12.')
+    expect(await note.locator('b').count()).toBe(0)
+    expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('')
+
     await page.goto(`${baseUrl}/issues?status=ticket_created`)
     expect(await rowTitles()).toEqual(['PUT /api/profile returns 503 on /settings'])
     expect(await rows().first().getByRole('link', { name: '#12' }).getAttribute('href')).toBe(

@@ -1,5 +1,7 @@
 import { GET as getInsights } from '@/app/api/v1/insights/route'
+import { GET as getNotes, POST as postNote } from '@/app/api/v1/issues/[issueId]/notes/route'
 import { GET as getIssue, PATCH as patchIssue } from '@/app/api/v1/issues/[issueId]/route'
+import { PUT as putTicket } from '@/app/api/v1/issues/[issueId]/ticket/route'
 import { GET as getIssues } from '@/app/api/v1/issues/route'
 import { GET as getSession } from '@/app/api/v1/sessions/[sessionId]/route'
 import { GET as getSessionTimeline } from '@/app/api/v1/sessions/[sessionId]/timeline/route'
@@ -56,4 +58,29 @@ export const api = {
       }),
       { params: Promise.resolve({ sessionId }) },
     ),
+  // Notes and the ticket link (issue 18)
+  addNote: (token: string | null, issueId: string, body: unknown) =>
+    postNote(write('POST', `/api/v1/issues/${encodeURIComponent(issueId)}/notes`, token, body), {
+      params: Promise.resolve({ issueId }),
+    }),
+  listNotes: (token: string | null, issueId: string, query?: Query) =>
+    getNotes(
+      new Request(url(`/api/v1/issues/${encodeURIComponent(issueId)}/notes`, query), {
+        headers: headers(token),
+      }),
+      { params: Promise.resolve({ issueId }) },
+    ),
+  putTicket: (token: string | null, issueId: string, body: unknown) =>
+    putTicket(write('PUT', `/api/v1/issues/${encodeURIComponent(issueId)}/ticket`, token, body), {
+      params: Promise.resolve({ issueId }),
+    }),
+}
+
+/** A write request with a JSON body; a string body is sent as it is (for broken JSON). */
+function write(method: string, path: string, token: string | null, body: unknown) {
+  return new Request(url(path), {
+    method,
+    headers: headers(token, { 'content-type': 'application/json' }),
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  })
 }

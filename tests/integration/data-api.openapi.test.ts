@@ -67,9 +67,14 @@ describe('GET /api/v1/openapi.json', () => {
         '/api/v1/sessions',
         '/api/v1/sessions/{sessionId}',
         '/api/v1/sessions/{sessionId}/timeline',
+        // Notes and the ticket link (issue 18)
+        '/api/v1/issues/{issueId}/notes',
+        '/api/v1/issues/{issueId}/ticket',
       ].sort(),
     )
     expect(Object.keys(document.paths['/api/v1/issues/{issueId}']!).sort()).toEqual(['get', 'patch'])
+    expect(Object.keys(document.paths['/api/v1/issues/{issueId}/notes']!).sort()).toEqual(['get', 'post'])
+    expect(Object.keys(document.paths['/api/v1/issues/{issueId}/ticket']!)).toEqual(['put'])
     for (const schema of Object.values(document.components.schemas))
       expect(() => ajv.compile(schema)).not.toThrow()
   })
@@ -195,6 +200,40 @@ describe('GET /api/v1/openapi.json', () => {
       'get',
       await api.sessionTimeline(read, withTrail.id, { windowMs: '0' }),
     )
+  })
+
+  it('describes the real answers of the notes and ticket routes', async () => {
+    const org = (await createOrganization(database.db, { name: 'Notes documented' })).id
+    const read = (await createKey(database.db, { organizationId: org, type: 'api' })).key
+    const write = (await createKey(database.db, { organizationId: org, type: 'api', write: true })).key
+    const issue = await seedIssue(database.db, org)
+    const notes = '/api/v1/issues/{issueId}/notes'
+    const ticket = '/api/v1/issues/{issueId}/ticket'
+    const addNoteBody = ajv.compile(document.components.schemas.AddNoteBody!)
+    const linkTicketBody = ajv.compile(document.components.schemas.LinkTicketBody!)
+    expect(addNoteBody({ text: 'hello' })).toBe(true)
+    expect(addNoteBody({})).toBe(false)
+    const link = { provider: 'GitHub', url: 'https://github.com/a/b/issues/2', identifier: '#2' }
+    expect(linkTicketBody(link)).toBe(true)
+    expect(linkTicketBody({ ...link, identifier: null })).toBe(true)
+    expect(linkTicketBody({ url: link.url })).toBe(false)
+
+    const created = await api.addNote(write, issue.id, { text: 'documented' })
+    expect(created.status).toBe(201)
+    await expectDocumented(notes, 'post', created)
+    await api.addNote(write, issue.id, { text: 'second' })
+    await expectDocumented(notes, 'post', await api.addNote(write, issue.id, { text: '' }))
+    await expectDocumented(notes, 'post', await api.addNote(read, issue.id, { text: 'x' }))
+    await expectDocumented(notes, 'post', await api.addNote(write, 'nope', { text: 'x' }))
+    await expectDocumented(notes, 'get', await api.listNotes(read, issue.id, { limit: 1 }))
+    await expectDocumented(notes, 'get', await api.listNotes(read, issue.id))
+    await expectDocumented(notes, 'get', await api.listNotes(read, issue.id, { limit: 101 }))
+    await expectDocumented(notes, 'get', await api.listNotes(read, 'nope'))
+    await expectDocumented(notes, 'get', await api.listNotes(null, issue.id))
+    await expectDocumented(ticket, 'put', await api.putTicket(write, issue.id, link))
+    await expectDocumented(ticket, 'put', await api.putTicket(write, issue.id, { ...link, url: 'x' }))
+    await expectDocumented(ticket, 'put', await api.putTicket(read, issue.id, link))
+    await expectDocumented(ticket, 'put', await api.putTicket(write, 'nope', link))
   })
 
   it('describes the ingest request body and its answers', async () => {

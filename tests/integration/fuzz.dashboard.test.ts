@@ -1,7 +1,8 @@
-import { and, count, eq, gt, isNull, sql } from 'drizzle-orm'
+import { and, count, desc, eq, gt, isNull, sql } from 'drizzle-orm'
 import fc from 'fast-check'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import {
+  addNoteAction,
   changeStatusAction,
   linkTicketAction,
   unlinkTicketAction,
@@ -31,6 +32,7 @@ import {
   credentials,
   ISSUE_STATUSES,
   invitations,
+  issueActivities,
   issues,
   memberships,
   organizations,
@@ -304,6 +306,17 @@ const ID_ACTIONS: IdAction[] = [
     refusal: () => ISSUE_NOT_FOUND,
   },
   {
+    name: 'addNote',
+    kind: 'issue',
+    rest: fc.tuple(
+      actionArgument,
+      fc.constant(null).map(() => formDataOf({ text: 'Seen again' })),
+    ),
+    call: (id, prev, form) => addNoteAction(id as string, prev as null, form as FormData),
+    // The text is checked before the issue is looked up.
+    refusal: ([, , form]) => noteRule(sentText(form, 'text')) ?? ISSUE_NOT_FOUND,
+  },
+  {
     name: 'pauseSignal',
     kind: 'signal',
     rest: fc.constant([]),
@@ -489,6 +502,21 @@ function lengthRule(
   if (length > rules.max) return rules.long
   if (!storableText(value)) return `${rules.label} ${NOT_STORABLE}`
   return null
+}
+
+/** A note's text as the action stores it: CR LF and lone CR read as newlines, then trimmed. */
+const noteText = (text: string | undefined) =>
+  (text ?? '').replaceAll('\r\n', '\n').replaceAll('\r', '\n').trim()
+
+/** The rule a note's text breaks, if any (lib/issues/issue-notes.ts). */
+function noteRule(text: string | undefined): string | null {
+  return lengthRule(noteText(text), {
+    min: 1,
+    max: 5000,
+    empty: 'Enter the text of the note.',
+    long: 'A note is limited to 5,000 characters.',
+    label: 'The note',
+  })
 }
 
 const SURE_HOOK = /^https:\/\/hooks-[a-z]{1,8}\.example\.com\/[a-z0-9/]{0,20}$/
@@ -817,6 +845,26 @@ const FORM_ACTIONS: FormAction[] = [
         ticketUrl: url!.trim(),
         ticketIdentifier: (identifier ?? '').trim() || null,
       })
+    },
+  },
+  {
+    name: 'addNote (own issue)',
+    fields: { text: formValue(textField(plainName(5000))) },
+    valid: { text: plainName(5000) },
+    call: (previous, form) => addNoteAction(A.issues[0]!.id, previous as null, form as FormData),
+    verdict: ({ text }) => {
+      const broken = noteRule(text)
+      return broken ? { refuse: broken } : { accept: true }
+    },
+    stored: async (outcome, { text }) => {
+      expect(outcome).toEqual({ ok: true, message: 'Note added to the history.' })
+      const [latest] = await database.db
+        .select()
+        .from(issueActivities)
+        .where(eq(issueActivities.issueId, A.issues[0]!.id))
+        .orderBy(desc(issueActivities.createdAt))
+        .limit(1)
+      expect(latest).toMatchObject({ kind: 'note', actorType: 'user', metadata: { text: noteText(text) } })
     },
   },
 ]

@@ -2,7 +2,9 @@ import { asc, count } from 'drizzle-orm'
 import fc from 'fast-check'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { GET as getInsights } from '@/app/api/v1/insights/route'
+import { GET as getNotes, POST as postNote } from '@/app/api/v1/issues/[issueId]/notes/route'
 import { GET as getIssue, PATCH as patchIssue } from '@/app/api/v1/issues/[issueId]/route'
+import { PUT as putTicket } from '@/app/api/v1/issues/[issueId]/ticket/route'
 import { GET as getIssues } from '@/app/api/v1/issues/route'
 import { GET as getSession } from '@/app/api/v1/sessions/[sessionId]/route'
 import { GET as getSessionTimeline } from '@/app/api/v1/sessions/[sessionId]/timeline/route'
@@ -32,6 +34,7 @@ import {
   NASTY_STRINGS,
   ownEntries,
   pollutionPayload,
+  storableText,
 } from '../helpers/fuzz'
 import { seedInsight, seedIssue, seedIssues, seedOAuthToken, seedSignal } from '../helpers/seed'
 import { linkIssue, seedSession, seedTrail, target } from '../helpers/sessions'
@@ -419,6 +422,250 @@ describe('arbitrary Authorization headers', () => {
         expectError(answer, 403, 'Missing required scope: write:issues')
         expect(await issueState()).toEqual(before)
       }),
+      fuzzRuns(40),
+    )
+  })
+})
+
+// ---------------------------------------------------------------------------------------
+// Notes and the ticket link (issue 18)
+
+const ENTER_NOTE = 'Enter the text of the note.'
+const NOTE_TOO_LONG = 'A note is limited to 5,000 characters.'
+const NOTE_NOT_STORABLE = 'The note must not contain NUL characters or broken (unpaired) Unicode surrogates'
+const TICKET_MESSAGES = [
+  'Enter the ticket provider, e.g. GitHub, Linear or Jira.',
+  'The provider is limited to 64 characters.',
+  'The provider must not contain NUL characters or broken (unpaired) Unicode surrogates',
+  'Enter the ticket URL.',
+  'The ticket URL is limited to 2048 characters.',
+  'The ticket URL must not contain NUL characters or broken (unpaired) Unicode surrogates',
+  'The ticket URL must be a full http:// or https:// address, e.g. https://github.com/acme/shop/issues/12.',
+  'The identifier must be text, e.g. #12 or ENG-42.',
+  'The identifier is limited to 128 characters.',
+  'The identifier must not contain NUL characters or broken (unpaired) Unicode surrogates',
+]
+
+/** One request to the notes or ticket route of `segment`, with a raw body or none. */
+function callIssueWrite(
+  route: 'notes' | 'ticket',
+  method: 'GET' | 'POST' | 'PUT',
+  segment: string,
+  token: string | null,
+  options: { body?: string | Uint8Array; query?: string; authorization?: string } = {},
+): Promise<Answer> {
+  const headers = new Headers({ 'content-type': 'application/json' })
+  if (options.authorization !== undefined) headers.set('authorization', options.authorization)
+  else if (token) headers.set('authorization', `Bearer ${token}`)
+  const body = options.body === undefined ? undefined : new Uint8Array(Buffer.from(options.body))
+  const path = `/api/v1/issues/${inPath(segment)}/${route}${options.query ? `?${options.query}` : ''}`
+  const req = new Request(`${BASE}${path}`, { method, headers, body })
+  const context = { params: Promise.resolve({ issueId: segment }) }
+  return answerOf(`${method} ${route}`, () =>
+    route === 'ticket'
+      ? putTicket(req, context)
+      : method === 'GET'
+        ? getNotes(req, context)
+        : postNote(req, context),
+  )
+}
+
+/** A note body: `{text}` with any value, texts at and past the limit, pollution, bytes. */
+const noteBody: fc.Arbitrary<string | Uint8Array> = fc.oneof(
+  hostileJson.map((v) => JSON.stringify(v) ?? 'null'),
+  fc.record({ text: fc.oneof(hostileJson, hostileString) }).map((v) => JSON.stringify(v)),
+  fc
+    .tuple(fc.constantFrom('x', ' ', '😀', 'é\n'), fc.integer({ min: 4990, max: 5010 }))
+    .map(([unit, n]) => JSON.stringify({ text: unit.repeat(n) })),
+  fc
+    .tuple(hostileString, pollutionPayload)
+    .map(([text, pollution]) => JSON.stringify(ownEntries([['text', text], ...Object.entries(pollution)]))),
+  fc.constant('{"__proto__":{"text":"hidden"}}'),
+  hostileBytes,
+  fc.constantFrom(...NASTY_STRINGS),
+  fc.constantFrom(deeplyNested(10_000), `{"text":${deeplyNested(10_000)}}`),
+)
+
+/** What POST .../notes must answer, written apart from the code: the checks in their order. */
+function expectedNote(
+  body: string | Uint8Array,
+  segment: string,
+): { status: 201 } | { status: number; message: string } {
+  const bytes = Buffer.from(body)
+  if (bytes.byteLength > 64 * 1024) return { status: 413, message: TOO_LARGE }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(bytes.toString('utf8'))
+  } catch {
+    return { status: 400, message: BAD_JSON }
+  }
+  const text =
+    parsed && typeof parsed === 'object' && !Array.isArray(parsed) && Object.hasOwn(parsed, 'text')
+      ? (parsed as { text: unknown }).text
+      : undefined
+  if (typeof text !== 'string' || text.trim() === '') return { status: 400, message: ENTER_NOTE }
+  if ([...text.trim()].length > 5000) return { status: 400, message: NOTE_TOO_LONG }
+  if (!storableText(text.trim())) return { status: 400, message: NOTE_NOT_STORABLE }
+  if (!namesOurIssue(segment)) return { status: 404, message: NOT_FOUND }
+  return { status: 201 }
+}
+
+describe('POST /api/v1/issues/<segment>/notes with arbitrary bodies', () => {
+  it('answers 201 or the spec error the checks give, and stores a note only with 201', async () => {
+    await fc.assert(
+      fc.asyncProperty(noteBody, issueIdSegment, async (body, segment) => {
+        const before = await issueState()
+        const answer = await callIssueWrite('notes', 'POST', segment, writeKey, { body })
+        const expected = expectedNote(body, segment)
+        if (expected.status === 201) {
+          expect(answer.status, answer.text.slice(0, 300)).toBe(201)
+          const { note } = jsonOf(answer) as { note: { issueId: string; text: string } }
+          expect(note.issueId).toBe(issueId)
+          expect(await issueState()).toEqual({ ...before, history: before.history + 1 })
+        } else {
+          expectError(answer, expected.status, (expected as { message: string }).message)
+          expect(await issueState()).toEqual(before)
+        }
+      }),
+      {
+        ...fuzzRuns(150),
+        examples: [
+          [JSON.stringify({ text: 'x'.repeat(5001) }), issueId],
+          [JSON.stringify({ text: '\ud800' }), issueId],
+          ['{"text":"ok","text":""}', issueId],
+          ['{"text":"ok"}', foreignIssueId],
+        ],
+      },
+    )
+  })
+})
+
+describe('GET /api/v1/issues/<segment>/notes with arbitrary queries', () => {
+  it('answers a page, the spec 400 or 404, never anything else', async () => {
+    await fc.assert(
+      fc.asyncProperty(rawQuery, issueIdSegment, async (query, segment) => {
+        const answer = await callIssueWrite('notes', 'GET', segment, readKey, { query })
+        const params = new URL(`${BASE}/x?${query}`).searchParams
+        const limit = params.get('limit')
+        const cursor = params.get('cursor')?.trim()
+        if (limit !== null && !(/^\d+$/.test(limit) && Number(limit) >= 1 && Number(limit) <= 100))
+          expectError(answer, 400, limitMessage(100))
+        else if (!namesOurIssue(segment)) expectError(answer, 404, NOT_FOUND)
+        // The issue list's cursors belong to another list: refused here.
+        else if (cursor) expectError(answer, 400, INVALID_CURSOR)
+        else {
+          expect(answer.status, answer.text.slice(0, 300)).toBe(200)
+          expect(Array.isArray((jsonOf(answer) as { notes: unknown }).notes)).toBe(true)
+        }
+      }),
+      fuzzRuns(100),
+    )
+  })
+})
+
+/** Ticket bodies: the fields with any values, near-miss URLs, pollution, bytes. */
+const ticketBody: fc.Arbitrary<string | Uint8Array> = fc.oneof(
+  hostileJson.map((v) => JSON.stringify(v) ?? 'null'),
+  fc
+    .record(
+      {
+        provider: fc.oneof(hostileJson, hostileString, fc.constantFrom('GitHub', 'Linear')),
+        url: fc.oneof(
+          hostileJson,
+          hostileString,
+          fc.webUrl({ validSchemes: ['https', 'http'] }),
+          fc.constantFrom('ftp://x.example/1', 'https://', 'javascript:alert(1)', 'github.com/a/b'),
+        ),
+        identifier: fc.oneof(hostileJson, hostileString, fc.constant(null)),
+      },
+      { requiredKeys: [] },
+    )
+    .map((v) => JSON.stringify(v)),
+  fc.constant('{"__proto__":{"provider":"GitHub","url":"https://github.com/a/b/issues/1"}}'),
+  hostileBytes,
+  fc.constantFrom(...NASTY_STRINGS),
+)
+
+describe('PUT /api/v1/issues/<segment>/ticket with arbitrary bodies', () => {
+  it('answers 200 with the issue or one of the spec errors, and changes nothing unless 200', async () => {
+    await fc.assert(
+      fc.asyncProperty(ticketBody, issueIdSegment, async (body, segment) => {
+        const before = await issueState()
+        const answer = await callIssueWrite('ticket', 'PUT', segment, writeKey, { body })
+        if (answer.status === 200) {
+          expect(namesOurIssue(segment)).toBe(true)
+          expect((jsonOf(answer) as { issue: { id: string } }).issue.id).toBe(issueId)
+          return
+        }
+        const { error } = jsonOf(answer) as { error: string }
+        const allowed: Record<number, string[]> = {
+          400: [BAD_JSON, ...TICKET_MESSAGES],
+          404: [NOT_FOUND],
+          413: [TOO_LARGE],
+        }
+        expect(allowed[answer.status], `${answer.status} ${answer.text.slice(0, 300)}`).toContain(error)
+        expectError(answer, answer.status, error)
+        if (answer.status === 404) expect(namesOurIssue(segment)).toBe(false)
+        expect(await issueState()).toEqual(before)
+      }),
+      {
+        ...fuzzRuns(150),
+        examples: [
+          ['{"provider":"GitHub","url":"https://github.com/a/b/issues/1"}', foreignIssueId],
+          ['{"provider":"GitHub","url":"https://github.com/a/b/issues/1","identifier":7}', issueId],
+        ],
+      },
+    )
+  })
+})
+
+describe('notes and ticket routes with arbitrary Authorization headers, and read-only keys', () => {
+  it('answers 401 with the route’s challenge and writes nothing', async () => {
+    const routes = [
+      ['notes', 'GET', 'read:service'],
+      ['notes', 'POST', 'write:issues'],
+      ['ticket', 'PUT', 'write:issues'],
+    ] as const
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          headerValue,
+          fc.constant(null).map(() => `Bearer ${writeKey}\u0001`),
+          fc.constant(null).map(() => `Basic ${writeKey}`),
+        ),
+        fc.constantFrom(...routes),
+        async (authorization, [route, method, scope]) => {
+          const before = await issueState()
+          const answer = await callIssueWrite(route, method, issueId, null, {
+            authorization,
+            body:
+              method === 'GET'
+                ? undefined
+                : '{"text":"x","provider":"GitHub","url":"https://github.com/a/b/issues/1"}',
+          })
+          expectError(answer, 401, MISSING)
+          expect(answer.headers.get('www-authenticate')).toBe(`Bearer scope="${scope}"`)
+          expect(await issueState()).toEqual(before)
+        },
+      ),
+      fuzzRuns(60),
+    )
+  })
+
+  it('answers 403 to a read-only key whatever the body, and writes nothing', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(noteBody, ticketBody),
+        fc.constantFrom('notes', 'ticket'),
+        async (body, route) => {
+          const before = await issueState()
+          const answer = await callIssueWrite(route, route === 'notes' ? 'POST' : 'PUT', issueId, readKey, {
+            body,
+          })
+          expectError(answer, 403, 'Missing required scope: write:issues')
+          expect(await issueState()).toEqual(before)
+        },
+      ),
       fuzzRuns(40),
     )
   })

@@ -170,6 +170,15 @@ const TOOL_FIELDS: Record<string, string[]> = {
   update_issue: ['issueId', 'status'],
   list_signals: ['limit', 'cursor'],
   list_insights: ['limit', 'cursor'],
+  add_issue_note: ['issueId', 'text'],
+  link_issue_ticket: ['issueId', 'provider', 'url', 'identifier'],
+}
+
+/** The tables a successful call of a write tool may add rows to: its history and its event. */
+const WRITES: Record<string, string[]> = {
+  update_issue: ['issueActivities', 'outbox'],
+  add_issue_note: ['issueActivities'],
+  link_issue_ticket: ['issueActivities', 'outbox'],
 }
 
 /** The session tools (issue 18), fuzzed in a property of their own so each stays within its time. */
@@ -205,6 +214,8 @@ const fieldValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.constant(null).map(() => foreignSessionId),
   fc.constantFrom(true, false, '2026-03-01T10:00:00Z', '1740823200000', 'a\u0000b', '\ud800'),
   fc.constantFrom(['error', 'click'], ['bogus'], [], ['error', 'error'], 60_000, 600_001),
+  // Notes and tickets: values that pass, and the note limit's edge.
+  fc.constantFrom('GitHub', 'https://github.com/acme/shop/issues/1', 'x'.repeat(5000), 'x'.repeat(5001)),
 )
 
 /** Tool arguments are an object by definition (MCP); any keys, any values. */
@@ -248,10 +259,14 @@ describe('tools/call with arbitrary arguments', () => {
         const [message] = expectProtocolAnswer(answer)
         expect(message!.id).toBe(id)
         const succeeded = message!.result !== undefined && message!.result.isError !== true
-        if (!(tool === 'update_issue' && succeeded)) expect(await issueState()).toEqual(before)
-        // A status change writes its history; nothing else may create rows.
+        const changesIssues = tool === 'update_issue' || tool === 'link_issue_ticket'
+        if (!(changesIssues && succeeded)) expect(await issueState()).toEqual(before)
+        // A successful write adds its history and event; nothing else may create rows.
         const after = await rowCounts(database.db)
-        expect({ ...after, issueActivities: 0 }).toEqual({ ...counts, issueActivities: 0 })
+        const written = succeeded ? (WRITES[tool] ?? []) : []
+        const without = (rows: Record<string, number>) =>
+          Object.fromEntries(Object.entries(rows).filter(([table]) => !written.includes(table)))
+        expect(without(after)).toEqual(without(counts))
       }),
       {
         ...fuzzRuns(200),
@@ -397,8 +412,9 @@ describe('arbitrary JSON-RPC envelopes and batches', () => {
       fc.asyncProperty(fc.oneof(envelope, hostileJson, pollutionPayload), async (message) => {
         const before = await issueState()
         expectProtocolAnswer(await send(JSON.stringify(message) ?? 'null'))
-        // Only tools/call update_issue with a valid status could write; envelopes here may.
-        if (!JSON.stringify(message ?? null).includes('update_issue'))
+        // Only tools/call of a write tool with valid arguments could write; envelopes here may.
+        const text = JSON.stringify(message ?? null)
+        if (!['update_issue', 'link_issue_ticket'].some((tool) => text.includes(tool)))
           expect(await issueState()).toEqual(before)
       }),
       fuzzRuns(200),

@@ -3,6 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { and, eq, inArray } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import {
+  addNoteAction,
   changeStatusAction,
   linkTicketAction,
   unlinkTicketAction,
@@ -202,6 +203,26 @@ describe.each(BEARERS)('Data API with A’s $name', ({ token, write }) => {
     await expectBIssuesUnchanged()
   })
 
+  it('notes and the ticket link of every B issue are refused and leave it as it was', async () => {
+    const ticket = { provider: 'GitHub', url: 'https://github.com/a/a/issues/1', identifier: '#1' }
+    for (const issue of B.issues) {
+      const listed = await api.listNotes(token(A), issue.id)
+      expect(listed.status).toBe(404)
+      expect(await body(listed)).toEqual({ error: 'Issue not found' })
+      for (const response of [
+        await api.addNote(token(A), issue.id, { text: 'from A' }),
+        await api.putTicket(token(A), issue.id, ticket),
+      ]) {
+        // Without write:issues the scope check answers first; with it, B's issue does not exist.
+        expect(response.status).toBe(write ? 404 : 403)
+        expect(await body(response)).toEqual({
+          error: write ? 'Issue not found' : 'Missing required scope: write:issues',
+        })
+      }
+    }
+    await expectBIssuesUnchanged()
+  })
+
   it('lists hold A’s issues, signals and insights and none of B’s', async () => {
     const lists = [
       ['issues', api.listIssues, A.issues, B.issues],
@@ -285,6 +306,20 @@ describe.each(BEARERS)('MCP with A’s $name', ({ token, write }) => {
       expect(result.isError).toBe(true)
       expect(textOf(result)).toBe(write ? 'Issue not found' : 'Missing required scope: write:issues')
     }
+    await expectBIssuesUnchanged()
+  })
+
+  it('add_issue_note and link_issue_ticket on B’s issues are tool errors and change nothing', async () => {
+    const ticket = { provider: 'GitHub', url: 'https://github.com/a/a/issues/1' }
+    for (const issue of B.issues)
+      for (const [tool, args] of [
+        ['add_issue_note', { issueId: issue.id, text: 'from A' }],
+        ['link_issue_ticket', { issueId: issue.id, ...ticket }],
+      ] as const) {
+        const result = await callTool(client, tool, args)
+        expect(result.isError, tool).toBe(true)
+        expect(textOf(result), tool).toBe(write ? 'Issue not found' : 'Missing required scope: write:issues')
+      }
     await expectBIssuesUnchanged()
   })
 
@@ -509,6 +544,11 @@ describe('dashboard server actions signed in as A, with B’s ids', () => {
           error: ISSUE_NOT_FOUND,
         },
         { what: 'unlinkTicket', run: () => unlinkTicketAction(issue.id), error: ISSUE_NOT_FOUND },
+        {
+          what: 'addNote',
+          run: () => addNoteAction(issue.id, null, form({ text: 'from A' })),
+          error: ISSUE_NOT_FOUND,
+        },
       )
     for (const signal of B.signals)
       list.push(

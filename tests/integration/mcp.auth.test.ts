@@ -117,7 +117,7 @@ describe('credentials', () => {
 
   it('accepts a token bound to the canonical resource with one trailing slash', async () => {
     const client = await connectClient(server.url, await withBoundResource('http://localhost:3000/api/mcp/'))
-    expect((await client.listTools()).tools).toHaveLength(7)
+    expect((await client.listTools()).tools).toHaveLength(9)
     await client.close()
   })
 

@@ -38,7 +38,7 @@ describe('rate limits are the Data API budgets', () => {
     expect(result.isError).toBe(true)
     expect(textOf(result)).toMatch(/^Rate limit exceeded: retry in [1-9]\d* seconds$/)
     // listing tools is protocol, not a Data API read: it still answers
-    expect((await client.listTools()).tools).toHaveLength(7)
+    expect((await client.listTools()).tools).toHaveLength(9)
     await client.close()
   })
 

@@ -80,6 +80,8 @@ describe('tools/list', () => {
       'update_issue',
       'list_signals',
       'list_insights',
+      'add_issue_note',
+      'link_issue_ticket',
       'list_sessions',
       'get_session',
     ])
@@ -91,6 +93,8 @@ describe('tools/list', () => {
       'update_issue',
       'list_signals',
       'list_insights',
+      'add_issue_note',
+      'link_issue_ticket',
       'list_sessions',
       'get_session',
     ])
@@ -131,12 +135,26 @@ describe('tools/list', () => {
 
   it('annotates reads as read-only and update_issue as an idempotent, non-destructive write', async () => {
     const { tools } = await reader.listTools()
-    for (const tool of tools.filter((t) => t.name !== 'update_issue'))
+    const writes = ['update_issue', 'add_issue_note', 'link_issue_ticket']
+    for (const tool of tools.filter((t) => !writes.includes(t.name)))
       expect(tool.annotations, tool.name).toMatchObject({ readOnlyHint: true, openWorldHint: false })
     expect(tools.find((t) => t.name === 'update_issue')!.annotations).toMatchObject({
       readOnlyHint: false,
       idempotentHint: true,
       destructiveHint: false,
+    })
+    // A second note is a second note; the same ticket again changes nothing.
+    expect(tools.find((t) => t.name === 'add_issue_note')!.annotations).toMatchObject({
+      readOnlyHint: false,
+      idempotentHint: false,
+      destructiveHint: false,
+      openWorldHint: false,
+    })
+    expect(tools.find((t) => t.name === 'link_issue_ticket')!.annotations).toMatchObject({
+      readOnlyHint: false,
+      idempotentHint: true,
+      destructiveHint: false,
+      openWorldHint: false,
     })
   })
 })

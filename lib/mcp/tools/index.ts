@@ -1,6 +1,8 @@
 import type { McpTool } from '../tool'
+import { addIssueNoteTool } from './add-issue-note'
 import { getIssueTool } from './get-issue'
 import { getSessionTool } from './get-session'
+import { linkIssueTicketTool } from './link-issue-ticket'
 import { listInsightsTool } from './list-insights'
 import { listIssuesTool } from './list-issues'
 import { listSessionsTool } from './list-sessions'
@@ -14,6 +16,8 @@ export const TOOLS: readonly McpTool[] = [
   updateIssueTool,
   listSignalsTool,
   listInsightsTool,
+  addIssueNoteTool,
+  linkIssueTicketTool,
   listSessionsTool,
   getSessionTool,
 ]

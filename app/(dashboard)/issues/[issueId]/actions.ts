@@ -6,6 +6,7 @@ import { ISSUE_STATUSES } from '@/db/schema'
 import { type Actor, actorOfMember } from '@/lib/actor'
 import { getDb } from '@/lib/db'
 import { type ActionResult, actionFailure, actionMember } from '@/lib/http/actions'
+import { addIssueNote } from '@/lib/issues/issue-notes'
 import { ISSUE_STATUS_LABELS } from '@/lib/issues/labels'
 import { linkTicket, unlinkTicket } from '@/lib/issues/link-ticket'
 import { updateIssueStatus } from '@/lib/issues/update-issue-status'
@@ -80,5 +81,26 @@ export async function unlinkTicketAction(issueId: string): Promise<ActionResult>
     return { ok: true, message: `Ticket removed. Status: ${ISSUE_STATUS_LABELS[issue.status]}.` }
   } catch (error) {
     return actionFailure(error, 'remove the ticket')
+  }
+}
+
+export async function addNoteAction(
+  issueId: string,
+  _previous: ActionResult | null,
+  form: FormData,
+): Promise<ActionResult> {
+  const member = await memberActor()
+  if (!member.ok) return member
+  try {
+    const note = await addIssueNote(await getDb(), member.actor, {
+      issueId: textArgument(issueId),
+      // A form sends a textarea's line breaks as CRLF (HTML's form encoding); the member typed
+      // newlines, as an API caller sends them.
+      text: formText(form, 'text').replace(/\r\n?/g, '\n'),
+    })
+    revalidate(note.issueId)
+    return { ok: true, message: 'Note added to the history.' }
+  } catch (error) {
+    return actionFailure(error, 'add the note')
   }
 }

@@ -54,6 +54,8 @@ function What({ entry }: { entry: IssueHistoryEntry }) {
         <>Ticket removed</>
       )
     }
+    case 'note':
+      return <>Note</>
   }
 }
 
@@ -71,6 +73,12 @@ export function IssueHistoryList({ history, now }: { history: IssueHistoryEntry[
             by {entry.actor.via ? `${entry.actor.via} ` : ''}
             {entry.actor.name} · <RelativeTime date={entry.at} now={now} />
           </span>
+          {entry.note !== null ? (
+            // Text, never markup: React escapes it; the CSS keeps its line breaks.
+            <span className={styles.note} data-testid="issue-note">
+              {entry.note}
+            </span>
+          ) : null}
         </li>
       ))}
     </ol>

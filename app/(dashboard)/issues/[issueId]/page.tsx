@@ -17,6 +17,7 @@ import { currentOrganization } from '@/lib/users/memberships'
 import { offset, PRIORITY_BADGE, STATUS_BADGE } from '../format'
 import styles from '../issues.module.css'
 import { IssueHistoryList } from './history-list'
+import { NoteForm } from './note-form'
 import { PriorityReason } from './priority-reason'
 import { QuickActions } from './quick-actions'
 import { StatusForm } from './status-form'
@@ -330,6 +331,7 @@ export default async function IssuePage({
           </section>
           <section className="card" aria-labelledby="history-heading">
             <h2 id="history-heading">History</h2>
+            <NoteForm issueId={issue.id} />
             <IssueHistoryList history={history} now={now} />
           </section>
         </aside>
