@@ -5,6 +5,9 @@ import { Insight } from '@/lib/insights/views'
 import { Note } from '@/lib/issues/issue-notes'
 import { Issue, IssueListItem } from '@/lib/issues/views'
 import { Reproduction } from '@/lib/reproduction/views'
+import { SessionDetails, SessionItem, TimelineWindow } from '@/lib/sessions/api-views'
+import { SESSION_ITEMS_PAGE } from '@/lib/sessions/list-session-items'
+import { TIMELINE_PAGE, TIMELINE_WINDOW_MS } from '@/lib/sessions/timeline-window'
 import { Signal } from '@/lib/signals/views'
 import { AddNoteBody } from './issue-notes'
 import { LinkTicketBody } from './issue-ticket'
@@ -39,6 +42,12 @@ const schemas = {
   IngestOk: z.object({ ok: z.literal(true) }),
   IngestValidationError,
   IngestError,
+  // Sessions (issue 18)
+  SessionItem,
+  SessionDetails,
+  SessionList: z.object({ sessions: z.array(SessionItem), nextCursor: Cursor }),
+  SessionResponse: z.object({ session: SessionDetails }),
+  SessionTimeline: TimelineWindow,
   // Notes and the ticket link (issue 18)
   Note,
   NoteList: z.object({ notes: z.array(Note), nextCursor: Cursor }),
@@ -103,6 +112,77 @@ function listOperation(summary: string, scope: string, name: SchemaName, paramet
       ...dataApiErrors(scope),
     },
   }
+}
+
+// Sessions (issue 18): the three read endpoints an agent uses to look at a replay.
+const sessionIdParam = {
+  name: 'sessionId',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', format: 'uuid' },
+}
+const queryParam = (
+  name: string,
+  description: string,
+  schema: Record<string, unknown> = { type: 'string' },
+) => ({
+  name,
+  in: 'query',
+  description,
+  schema,
+})
+
+function sessionOperation(summary: string, name: SchemaName, parameters: unknown[]) {
+  return {
+    summary,
+    security: [{ bearer: ['read:service'] }],
+    parameters: [sessionIdParam, ...parameters],
+    responses: {
+      '200': { description: 'The answer', headers: rateLimitHeaders, content: jsonContent(name) },
+      '404': { description: 'Session not found (also for a malformed id)', content: jsonContent('Error') },
+      ...dataApiErrors('read:service'),
+    },
+  }
+}
+
+const sessionPaths = {
+  '/api/v1/sessions': {
+    get: listOperation('List recorded sessions, newest first', 'read:service', 'SessionList', [
+      limitParam(SESSION_ITEMS_PAGE.max, SESSION_ITEMS_PAGE.default),
+      cursorParam,
+      queryParam('userId', 'The user id the site identified the user with (exact)'),
+      queryParam('userEmail', "The user's e-mail (exact, any case)"),
+      queryParam('url', 'Contained in the entry URL or in any page the user visited'),
+      queryParam('hasErrors', 'true: sessions with errors; false: analysed sessions without', {
+        type: 'string',
+        enum: ['true', 'false'],
+      }),
+      queryParam('issueId', 'Sessions in which this issue occurred', { type: 'string', format: 'uuid' }),
+      queryParam('signalId', 'Sessions this signal matched', { type: 'string', format: 'uuid' }),
+      queryParam('from', 'Started at or after (ISO 8601 with a time zone)', { type: 'string' }),
+      queryParam('to', 'Started at or before (ISO 8601 with a time zone)', { type: 'string' }),
+    ]),
+  },
+  '/api/v1/sessions/{sessionId}': {
+    get: sessionOperation('Get one session with a summary of what happened', 'SessionResponse', []),
+  },
+  '/api/v1/sessions/{sessionId}/timeline': {
+    get: sessionOperation("A window of the session's timeline", 'SessionTimeline', [
+      queryParam(
+        'around',
+        'An ISO 8601 time, epoch milliseconds, or an issue id (its first occurrence in this session); without it, the whole session from its start',
+      ),
+      queryParam('windowMs', 'The span centred on `around`', {
+        type: 'integer',
+        minimum: 1,
+        maximum: TIMELINE_WINDOW_MS.max,
+        default: TIMELINE_WINDOW_MS.default,
+      }),
+      limitParam(TIMELINE_PAGE.max, TIMELINE_PAGE.default),
+      cursorParam,
+      queryParam('kinds', 'Comma-separated entry kinds to keep, e.g. error,request'),
+    ]),
+  },
 }
 
 export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string }) {
@@ -250,6 +330,7 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
           cursorParam,
         ]),
       },
+      ...sessionPaths,
       '/api/sdk/replay': {
         servers: [{ url: urls.ingestUrl }],
         post: {

@@ -3,6 +3,7 @@ import { and, eq, max, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { replayBatches, replaySessions } from '@/db/schema'
 import { matchSignalsWithModel, reviewNewIssues } from '@/lib/ai/apply'
+import { writeSessionSummary } from '@/lib/ai/summarise-session'
 import type { AnalysisResult } from '@/lib/analysis/types'
 import { AnalysisStopped } from '@/lib/analysis-worker/pool'
 import { recordFindings } from '@/lib/issues/record-findings'
@@ -158,6 +159,9 @@ export async function processSession(
           rageClickCount: summary.rageClickCount,
           digest: digest as unknown as Record<string, unknown>,
           trailTruncated: trail ? trail.truncated : null,
+          // A summary of an earlier pass describes less than this one: the ai-summary step
+          // writes the new one, and without a model the deterministic one is answered.
+          aiSummary: null,
         })
         .where(eq(replaySessions.id, sessionId))
         .returning({
@@ -186,6 +190,9 @@ export async function processSession(
         sessionId,
         digest: analysis.result.digest,
       }),
+    )
+    await step.run('ai-summary', () =>
+      writeSessionSummary(db, model, { organizationId: claim.organizationId, sessionId }),
     )
   }
 

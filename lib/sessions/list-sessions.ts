@@ -44,7 +44,7 @@ const LIST_COLUMNS = {
 }
 
 /** `%`, `_` and `\` typed by a user are literal characters, not LIKE wildcards. */
-function containing(text: string): string {
+export function containing(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 }
 

@@ -4,6 +4,9 @@ import { GET as getReproduction } from '@/app/api/v1/issues/[issueId]/reproducti
 import { GET as getIssue, PATCH as patchIssue } from '@/app/api/v1/issues/[issueId]/route'
 import { PUT as putTicket } from '@/app/api/v1/issues/[issueId]/ticket/route'
 import { GET as getIssues } from '@/app/api/v1/issues/route'
+import { GET as getSession } from '@/app/api/v1/sessions/[sessionId]/route'
+import { GET as getSessionTimeline } from '@/app/api/v1/sessions/[sessionId]/timeline/route'
+import { GET as getSessions } from '@/app/api/v1/sessions/route'
 import { GET as getSignals } from '@/app/api/v1/signals/route'
 
 const BASE = 'http://localhost:3000'
@@ -48,6 +51,21 @@ export const api = {
     getSignals(new Request(url('/api/v1/signals', query), { headers: headers(token) })),
   listInsights: (token: string | null, query?: Query) =>
     getInsights(new Request(url('/api/v1/insights', query), { headers: headers(token) })),
+  // Sessions (issue 18)
+  listSessions: (token: string | null, query?: Query) =>
+    getSessions(new Request(url('/api/v1/sessions', query), { headers: headers(token) })),
+  getSession: (token: string | null, sessionId: string) =>
+    getSession(
+      new Request(url(`/api/v1/sessions/${encodeURIComponent(sessionId)}`), { headers: headers(token) }),
+      { params: Promise.resolve({ sessionId }) },
+    ),
+  sessionTimeline: (token: string | null, sessionId: string, query?: Query) =>
+    getSessionTimeline(
+      new Request(url(`/api/v1/sessions/${encodeURIComponent(sessionId)}/timeline`, query), {
+        headers: headers(token),
+      }),
+      { params: Promise.resolve({ sessionId }) },
+    ),
   // Notes and the ticket link (issue 18)
   addNote: (token: string | null, issueId: string, body: unknown) =>
     postNote(write('POST', `/api/v1/issues/${encodeURIComponent(issueId)}/notes`, token, body), {

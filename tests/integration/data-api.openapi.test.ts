@@ -9,7 +9,8 @@ import { makeBatch } from '../fixtures/replay-batch'
 import { api } from '../helpers/data-api'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { sendBatch } from '../helpers/ingest'
-import { seedInsight, seedIssue, seedSignal } from '../helpers/seed'
+import { seedInsight, seedIssue, seedOAuthToken, seedSignal } from '../helpers/seed'
+import { linkIssue, matchSignal, seedSession, seedTrail, target } from '../helpers/sessions'
 
 type Json = Record<string, unknown>
 let database: TestDatabase
@@ -64,6 +65,9 @@ describe('GET /api/v1/openapi.json', () => {
         '/api/v1/issues/{issueId}',
         '/api/v1/issues/{issueId}/reproduction',
         '/api/v1/signals',
+        '/api/v1/sessions',
+        '/api/v1/sessions/{sessionId}',
+        '/api/v1/sessions/{sessionId}/timeline',
         // Notes and the ticket link (issue 18)
         '/api/v1/issues/{issueId}/notes',
         '/api/v1/issues/{issueId}/ticket',
@@ -130,6 +134,88 @@ describe('GET /api/v1/openapi.json', () => {
     await expectDocumented('/api/v1/signals', 'get', await api.listSignals(read))
     await expectDocumented('/api/v1/insights', 'get', await api.listInsights(read))
     await expectDocumented('/api/v1/insights', 'get', await api.listInsights(read, { limit: 500 }))
+  })
+
+  it('describes the real answers of the sessions endpoints (issue 18), for every timeline entry kind', async () => {
+    const db = database.db
+    const org = (await createOrganization(db, { name: 'Sessions documented' })).id
+    const read = (await createKey(db, { organizationId: org, type: 'api' })).key
+    const at = Date.parse('2026-05-01T12:00:00Z')
+    const page = 'https://shop.example/p'
+    const withTrail = await seedSession(db, org, { startedAt: new Date(at), trailTruncated: false })
+    await seedTrail(db, withTrail, [
+      { kind: 'navigation', at, pageUrl: page, url: page, change: 'load' },
+      { kind: 'click', at: at + 1, pageUrl: page, target: target(), count: 1 },
+      {
+        kind: 'input',
+        at: at + 2,
+        pageUrl: page,
+        target: target({ tag: 'input' }),
+        control: 'toggle',
+        value: null,
+        masked: false,
+        length: 0,
+        checked: true,
+      },
+      { kind: 'console', at: at + 3, pageUrl: page, level: 'warn', message: 'w' },
+      { kind: 'error', at: at + 4, pageUrl: page, message: 'e', stack: null, source: 'unhandled_rejection' },
+      {
+        kind: 'request',
+        at: at + 5,
+        pageUrl: page,
+        method: 'GET',
+        url: page,
+        status: null,
+        durationMs: null,
+        failed: true,
+      },
+      { kind: 'rage_click', at: at + 6, pageUrl: page, target: target({ role: null, name: null }), count: 4 },
+      { kind: 'dead_click', at: at + 7, pageUrl: page, target: target() },
+      { kind: 'custom', at: at + 8, pageUrl: page, tag: 'checkout', payload: null },
+    ])
+    const issue = await seedIssue(db, org)
+    await linkIssue(db, withTrail, issue.id, new Date(at + 4))
+    await matchSignal(db, withTrail, (await seedSignal(db, org)).id)
+    const withDigest = await seedSession(db, org, {
+      digest: {
+        pages: [{ url: page, at }],
+        clicks: [],
+        errors: [{ message: 'boom', url: page, at }],
+        networkFailures: [],
+        rageClicks: [],
+        deadClicks: [],
+      },
+    })
+    const fresh = await seedSession(db, org, {
+      status: 'receiving',
+      pageCount: null,
+      viewport: null,
+      userAgent: null,
+    })
+
+    await expectDocumented('/api/v1/sessions', 'get', await api.listSessions(read))
+    await expectDocumented('/api/v1/sessions', 'get', await api.listSessions(read, { limit: 1 }))
+    await expectDocumented('/api/v1/sessions', 'get', await api.listSessions(read, { hasErrors: 'maybe' }))
+    await expectDocumented('/api/v1/sessions', 'get', await api.listSessions(null))
+    const writeOnly = (await seedOAuthToken(db, org, { scope: 'write:issues' })).token
+    await expectDocumented('/api/v1/sessions', 'get', await api.listSessions(writeOnly))
+    for (const session of [withTrail, withDigest, fresh]) {
+      await expectDocumented('/api/v1/sessions/{sessionId}', 'get', await api.getSession(read, session.id))
+      const timeline = await api.sessionTimeline(read, session.id)
+      expect(timeline.status).toBe(200)
+      await expectDocumented('/api/v1/sessions/{sessionId}/timeline', 'get', timeline)
+    }
+    await expectDocumented(
+      '/api/v1/sessions/{sessionId}/timeline',
+      'get',
+      await api.sessionTimeline(read, withTrail.id, { around: issue.id, limit: 2, kinds: 'error,click' }),
+    )
+    await expectDocumented('/api/v1/sessions/{sessionId}', 'get', await api.getSession(read, 'nope'))
+    await expectDocumented(
+      '/api/v1/sessions/{sessionId}/timeline',
+      'get',
+      await api.sessionTimeline(read, withTrail.id, { windowMs: '0' }),
+    )
   })
 
   it('describes the real answers of the notes and ticket routes', async () => {

@@ -302,6 +302,7 @@ describe.skipIf(!serverUrl)('killing the worker process (SIGKILL) mid-processing
       expect(Object.keys(runs[0]!.steps).sort()).toEqual([
         'ai-review',
         'ai-signals',
+        'ai-summary',
         'analyze',
         'claim',
         'dispatch',

@@ -7,6 +7,9 @@ import { GET as getReproduction } from '@/app/api/v1/issues/[issueId]/reproducti
 import { GET as getIssue, PATCH as patchIssue } from '@/app/api/v1/issues/[issueId]/route'
 import { PUT as putTicket } from '@/app/api/v1/issues/[issueId]/ticket/route'
 import { GET as getIssues } from '@/app/api/v1/issues/route'
+import { GET as getSession } from '@/app/api/v1/sessions/[sessionId]/route'
+import { GET as getSessionTimeline } from '@/app/api/v1/sessions/[sessionId]/timeline/route'
+import { GET as getSessions } from '@/app/api/v1/sessions/route'
 import { GET as getSignals } from '@/app/api/v1/signals/route'
 import { ISSUE_STATUSES, issueActivities, issues } from '@/db/schema'
 import { INVALID_STATUS } from '@/lib/api/params'
@@ -35,6 +38,7 @@ import {
   storableText,
 } from '../helpers/fuzz'
 import { seedInsight, seedIssue, seedIssues, seedOAuthToken, seedSignal } from '../helpers/seed'
+import { linkIssue, seedSession, seedTrail, target } from '../helpers/sessions'
 
 /**
  * Hostile input at the Data API through the real route handlers: arbitrary query strings,
@@ -688,6 +692,219 @@ describe('notes and ticket routes with arbitrary Authorization headers, and read
         },
       ),
       fuzzRuns(40),
+    )
+  })
+})
+
+// ---------------------------------------------------------------------------------------
+// Sessions (issue 18): the list, one session and its timeline, with hostile queries and ids.
+
+describe('the sessions endpoints with arbitrary queries, ids and credentials', () => {
+  let key: string
+  let sessionId: string
+  let sessionIssueId: string
+  let foreignSessionId: string
+  const sessionCursors: string[] = []
+
+  beforeAll(async () => {
+    const db = database.db
+    const org = (await createOrganization(db, { name: 'Fuzz sessions' })).id
+    const other = (await createOrganization(db, { name: 'Fuzz sessions other' })).id
+    key = (await createKey(db, { organizationId: org, type: 'api' })).key
+    const at = Date.parse('2026-03-01T10:00:00Z')
+    const session = await seedSession(db, org, {
+      startedAt: new Date(at),
+      trailTruncated: false,
+      errorCount: 1,
+    })
+    await seedSession(db, org, { userId: 'u-1', digest: { pages: [{ url: 'https://x.example/a', at }] } })
+    await seedTrail(db, session, [
+      { kind: 'navigation', at, pageUrl: 'https://x.example/', url: 'https://x.example/', change: 'load' },
+      { kind: 'click', at: at + 10, pageUrl: 'https://x.example/', target: target(), count: 1 },
+      {
+        kind: 'error',
+        at: at + 20,
+        pageUrl: 'https://x.example/',
+        message: 'boom',
+        stack: null,
+        source: 'uncaught',
+      },
+    ])
+    sessionId = session.id
+    const issue = await seedIssue(db, org)
+    sessionIssueId = issue.id
+    await linkIssue(db, session, issue.id, new Date(at + 20))
+    foreignSessionId = (await seedSession(db, other, { trailTruncated: false })).id
+    const page = jsonOf(await sessionCall(`/api/v1/sessions?limit=1`, key)) as { nextCursor: string }
+    sessionCursors.push(page.nextCursor)
+    const timeline = jsonOf(
+      await sessionCall(`/api/v1/sessions/${sessionId}/timeline?limit=1`, key, sessionId),
+    ) as {
+      nextCursor: string
+    }
+    sessionCursors.push(timeline.nextCursor)
+  })
+
+  function sessionCall(pathAndQuery: string, token: string | null, id?: string, authorization?: string) {
+    const headers = new Headers()
+    if (authorization !== undefined) headers.set('authorization', authorization)
+    else if (token) headers.set('authorization', `Bearer ${token}`)
+    const req = new Request(`${BASE}${pathAndQuery}`, { headers })
+    const pathname = new URL(req.url).pathname
+    return answerOf(`GET ${pathname}`, () => {
+      if (id === undefined) return getSessions(req)
+      const context = { params: Promise.resolve({ sessionId: id }) }
+      return pathname.endsWith('/timeline') ? getSessionTimeline(req, context) : getSession(req, context)
+    })
+  }
+
+  const LIST_NAMES = [
+    'limit',
+    'cursor',
+    'userId',
+    'userEmail',
+    'url',
+    'hasErrors',
+    'issueId',
+    'signalId',
+    'from',
+    'to',
+  ]
+  const TIMELINE_NAMES = ['limit', 'cursor', 'around', 'windowMs', 'kinds']
+  const sessionValue: fc.Arbitrary<string> = fc.oneof(
+    hostileString,
+    fc.integer({ min: -5, max: 700_000 }).map(String),
+    fc.constantFrom('true', 'false', 'TRUE', '1', '0', '100', '101', '200', '201', '600000', '1e3'),
+    fc.constantFrom(
+      '2026-03-01T10:00:00Z',
+      '2026-03-01',
+      '2026-13-45T99:99:99Z',
+      '2026-03-01T10:00:00',
+      '1740823200000',
+    ),
+    fc.constantFrom('error,request', 'navigation', 'error,,bogus', ' click ', 'ERROR', '\u0000', 'a\u0000b'),
+    fc.uuid(),
+    fc.constant(null).map(() => sessionIssueId),
+    fc.constant(null).map(() => sessionCursors[0]!),
+    fc.constant(null).map(() => sessionCursors[1]!),
+    fc.string({ unit: 'binary', minLength: 400, maxLength: 1200 }),
+  )
+  const sessionQuery = (names: string[]) =>
+    fc
+      .array(
+        fc.oneof(
+          fc
+            .constantFrom(...names)
+            .chain((name) => sessionValue.map((v) => new URLSearchParams([[name, v]]).toString())),
+          fc.constantFrom('limit', 'cursor=%zz', '%', '&&', 'url=%00', 'userId=%ff'),
+        ),
+        { maxLength: 5 },
+      )
+      .map((parts) => parts.join('&'))
+
+  const LIST_ERRORS = [
+    /^limit must be an integer between 1 and 100$/,
+    /^cursor is invalid: /,
+    /^hasErrors must be true or false$/,
+    /^(issueId|signalId) must be a UUID$/,
+    /^(from|to) must be an ISO 8601 time with a time zone, e\.g\. 2026-01-31T12:00:00Z$/,
+    /^from must not be after to$/,
+    /^(userId|userEmail|url) must be at most 500 characters$/,
+    /^(userId|userEmail|url) must not contain NUL characters/,
+  ]
+  const TIMELINE_ERRORS = [
+    /^limit must be an integer between 1 and 200$/,
+    /^cursor is invalid: /,
+    /^windowMs must be an integer between 1 and 600000$/,
+    /^kinds must be a comma-separated list of: /,
+    /^around must be an ISO 8601 time with a time zone, epoch milliseconds or the id of an issue of this session$/,
+    /^around: issue [0-9a-fA-F-]{36} did not occur in this session$/,
+  ]
+
+  function expectPageOr400(answer: Answer, errors: RegExp[], check: (body: Record<string, unknown>) => void) {
+    expect([200, 400], answer.text.slice(0, 300)).toContain(answer.status)
+    expect(answer.headers.get('cache-control')).toBe('no-store')
+    const body = jsonOf(answer) as Record<string, unknown>
+    if (answer.status === 400) {
+      expect(Object.keys(body)).toEqual(['error'])
+      expect(
+        errors.some((pattern) => pattern.test(String(body.error))),
+        String(body.error),
+      ).toBe(true)
+    } else check(body)
+  }
+
+  it('GET /api/v1/sessions answers a page of our sessions or a 400 naming the parameter', async () => {
+    await fc.assert(
+      fc.asyncProperty(sessionQuery(LIST_NAMES), async (query) => {
+        const answer = await sessionCall(`/api/v1/sessions?${query}`, key)
+        expectPageOr400(answer, LIST_ERRORS, (body) => {
+          const ids = (body.sessions as { id: string }[]).map((item) => item.id)
+          expect(ids).not.toContain(foreignSessionId)
+          expect(body.nextCursor === null || typeof body.nextCursor === 'string').toBe(true)
+        })
+      }),
+      { ...fuzzRuns(150), examples: [['url=%25_%5C&userEmail=%C3%A9'], ['from=2026-03-02&to=2026-03-01']] },
+    )
+  })
+
+  it('GET /api/v1/sessions/{id}/timeline answers a window of our session or a 400', async () => {
+    await fc.assert(
+      fc.asyncProperty(sessionQuery(TIMELINE_NAMES), async (query) => {
+        const answer = await sessionCall(`/api/v1/sessions/${sessionId}/timeline?${query}`, key, sessionId)
+        expectPageOr400(answer, TIMELINE_ERRORS, (body) => {
+          expect(body.sessionId).toBe(sessionId)
+          expect(Array.isArray(body.entries)).toBe(true)
+        })
+      }),
+      {
+        ...fuzzRuns(150),
+        examples: [[`around=${'9'.repeat(15)}&windowMs=600000`], ['kinds=error&kinds=click']],
+      },
+    )
+  })
+
+  it('GET /api/v1/sessions/<segment>[/timeline] is 200 for our session only, else 404 Session not found', async () => {
+    const segment = fc.oneof(
+      hostileString,
+      fc.uuid(),
+      fc.constantFrom('..', '%2e%2e', "1' OR '1'='1", '00000000-0000-0000-0000-000000000000'),
+      fc.constant(null).map(() => sessionId),
+      fc.constant(null).map(() => sessionId.toUpperCase()),
+      fc.constant(null).map(() => `${sessionId}\u0000`),
+      fc.constant(null).map(() => foreignSessionId),
+      fc.constant(null).map(() => sessionIssueId),
+    )
+    await fc.assert(
+      fc.asyncProperty(segment, fc.boolean(), async (id, timeline) => {
+        const path = `/api/v1/sessions/${inPath(id)}${timeline ? '/timeline' : ''}`
+        const answer = await sessionCall(path, key, id)
+        if (id.toLowerCase() === sessionId) expect(answer.status, answer.text.slice(0, 300)).toBe(200)
+        else expectError(answer, 404, 'Session not found')
+      }),
+      fuzzRuns(120),
+    )
+  })
+
+  it('answers 401 with the challenge to any Authorization header that is not a credential', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          headerValue,
+          fc.constant(null).map(() => `Bearer ${key}\u0001`),
+        ),
+        fc.constantFrom<[string, string | undefined]>(
+          ['/api/v1/sessions', undefined],
+          ['/api/v1/sessions/x', 'x'],
+          ['/api/v1/sessions/x/timeline', 'x'],
+        ),
+        async (header, [path, id]) => {
+          const answer = await sessionCall(path, null, id, header)
+          expectError(answer, 401, MISSING)
+          expect(answer.headers.get('www-authenticate')).toBe('Bearer scope="read:service"')
+        },
+      ),
+      fuzzRuns(60),
     )
   })
 })

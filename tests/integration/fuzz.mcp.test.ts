@@ -31,6 +31,7 @@ import {
   utf8Damage,
 } from '../helpers/fuzz'
 import { seedInsight, seedIssue, seedIssues, seedSignal } from '../helpers/seed'
+import { linkIssue, seedSession, seedTrail, target } from '../helpers/sessions'
 
 /**
  * Hostile input at POST /api/mcp through the real route handler: arbitrary arguments for every
@@ -46,6 +47,8 @@ let database: TestDatabase
 let writeKey: string
 let issueId: string
 let foreignIssueId: string
+let sessionId: string
+let foreignSessionId: string
 
 beforeAll(async () => {
   database = await createTestDatabase()
@@ -58,6 +61,23 @@ beforeAll(async () => {
   await seedIssues(database.db, org, 3)
   await seedSignal(database.db, org)
   await seedInsight(database.db, org)
+  // A session with a stored trail and an issue in it, and one of another organization (issue 18).
+  const at = Date.parse('2026-03-01T10:00:00Z')
+  const session = await seedSession(database.db, org, { startedAt: new Date(at), trailTruncated: false })
+  await seedTrail(database.db, session, [
+    { kind: 'click', at, pageUrl: 'https://x.example/', target: target(), count: 1 },
+    {
+      kind: 'error',
+      at: at + 5,
+      pageUrl: 'https://x.example/',
+      message: 'boom',
+      stack: null,
+      source: 'uncaught',
+    },
+  ])
+  await linkIssue(database.db, session, issueId, new Date(at + 5))
+  sessionId = session.id
+  foreignSessionId = (await seedSession(database.db, other)).id
 })
 afterAll(async () => {
   useDatabase(undefined)
@@ -161,6 +181,23 @@ const WRITES: Record<string, string[]> = {
   link_issue_ticket: ['issueActivities', 'outbox'],
 }
 
+/** The session tools (issue 18), fuzzed in a property of their own so each stays within its time. */
+const SESSION_TOOL_FIELDS: Record<string, string[]> = {
+  list_sessions: [
+    'limit',
+    'cursor',
+    'userId',
+    'userEmail',
+    'url',
+    'hasErrors',
+    'issueId',
+    'signalId',
+    'from',
+    'to',
+  ],
+  get_session: ['sessionId', 'around', 'windowMs', 'limit', 'cursor', 'kinds'],
+}
+
 /** Values for a tool's own fields: right and wrong types, edges, ids of ours and not. */
 const fieldValue: fc.Arbitrary<unknown> = fc.oneof(
   hostileJson,
@@ -172,6 +209,11 @@ const fieldValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.constant(null).map(() => foreignIssueId),
   fc.constant(null).map(() => `${issueId}\u0000`),
   fc.string({ unit: 'binary', minLength: 500, maxLength: 2000 }),
+  // Sessions (issue 18): ids, times, kinds.
+  fc.constant(null).map(() => sessionId),
+  fc.constant(null).map(() => foreignSessionId),
+  fc.constantFrom(true, false, '2026-03-01T10:00:00Z', '1740823200000', 'a\u0000b', '\ud800'),
+  fc.constantFrom(['error', 'click'], ['bogus'], [], ['error', 'error'], 60_000, 600_001),
   // Notes and tickets: values that pass, and the note limit's edge.
   fc.constantFrom('GitHub', 'https://github.com/acme/shop/issues/1', 'x'.repeat(5000), 'x'.repeat(5001)),
 )
@@ -186,7 +228,7 @@ const toolArguments = (tool: string): fc.Arbitrary<unknown> =>
       arbitrary: fc
         .tuple(
           fc
-            .subarray(TOOL_FIELDS[tool]!)
+            .subarray(TOOL_FIELDS[tool] ?? SESSION_TOOL_FIELDS[tool]!)
             .chain((fields) =>
               fc.tuple(...fields.map((f) => fieldValue.map((v) => [f, v] as [string, unknown]))),
             ),
@@ -240,6 +282,31 @@ describe('tools/call with arbitrary arguments', () => {
               ]),
             ],
           ],
+        ],
+      },
+    )
+  })
+
+  it('answers every call of the session tools with a result or a tool/protocol error, and writes nothing', async () => {
+    const call = fc
+      .constantFrom(...Object.keys(SESSION_TOOL_FIELDS))
+      .chain((tool) => fc.tuple(fc.constant(tool), toolArguments(tool)))
+    await fc.assert(
+      fc.asyncProperty(call, async ([tool, args]) => {
+        const counts = await rowCounts(database.db)
+        const id = nextId++
+        const params = args === undefined ? { name: tool } : { name: tool, arguments: args }
+        const answer = await send(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }))
+        expect(answer.status, answer.text.slice(0, 300)).toBe(200)
+        const [message] = expectProtocolAnswer(answer)
+        expect(message!.id).toBe(id)
+        expect(await rowCounts(database.db)).toEqual(counts)
+      }),
+      {
+        ...fuzzRuns(120),
+        examples: [
+          [['get_session', { sessionId, around: issueId, kinds: ['error'] }]],
+          [['list_sessions', { userId: 'a\u0000b', url: '\ud800' }]],
         ],
       },
     )

@@ -90,7 +90,12 @@ let server: McpTestServer
 let A: Tenant
 let B: Tenant
 /** Cursors B's own credential was given, minted before the snapshot. */
-const bCursors: Record<'issues' | 'signals' | 'insights', string> = { issues: '', signals: '', insights: '' }
+const bCursors: Record<'issues' | 'signals' | 'insights' | 'sessions', string> = {
+  issues: '',
+  signals: '',
+  insights: '',
+  sessions: '',
+}
 let before: TenantSnapshot
 const deliveries: string[] = []
 const clients: Client[] = []
@@ -115,6 +120,11 @@ beforeAll(async () => {
     expect(page.nextCursor, list).toEqual(expect.any(String))
     bCursors[list] = page.nextCursor!
   }
+  const sessionsPage = (await (await api.listSessions(B.oauth.read.token, { limit: 1 })).json()) as {
+    nextCursor: string | null
+  }
+  expect(sessionsPage.nextCursor, 'sessions').toEqual(expect.any(String))
+  bCursors.sessions = sessionsPage.nextCursor!
   await settleCredentialTouches(database.db, B)
   before = await snapshotTenant(database.db, getBlobStore(), B.id)
   server = await startMcpServer()
@@ -355,6 +365,77 @@ const fetchEvents = (sessionId: string, headers: Record<string, string>) =>
   sessionEvents(new Request(`${EVENTS_URL}/${sessionId}/events`, { headers }), {
     params: Promise.resolve({ sessionId }),
   })
+
+// Sessions (issue 18): B's sessions, issues and signals are invisible through every route and tool.
+describe.each(BEARERS)('sessions in the Data API with A’s $name', ({ token }) => {
+  it('GET of every B session (and B ids of other kinds), and of its timeline, is 404 Session not found', async () => {
+    for (const [what, id] of bIds()) {
+      for (const response of [await api.getSession(token(A), id), await api.sessionTimeline(token(A), id)]) {
+        expect(response.status, what).toBe(404)
+        expect(await body(response), what).toEqual({ error: 'Session not found' })
+      }
+    }
+  })
+
+  it('the list holds A’s sessions only; B’s issues and signals filter to nothing; B’s cursor is refused', async () => {
+    const listed = ids((await body(await api.listSessions(token(A), { limit: 50 }))).sessions)
+    expect(listed.sort()).toEqual(ids(A.sessions).sort())
+    for (const query of [
+      ...B.issues.map((issue) => ({ issueId: issue.id })),
+      ...B.signals.map((signal) => ({ signalId: signal.id })),
+    ]) {
+      const response = await api.listSessions(token(A), query)
+      expect(response.status).toBe(200)
+      expect((await body(response)).sessions, JSON.stringify(query)).toEqual([])
+    }
+    // A's own issue and signal find A's session, with A's links only.
+    const own = await body(await api.listSessions(token(A), { issueId: A.issues[0]!.id }))
+    expect(ids(own.sessions)).toEqual([A.sessions[0]!.id])
+    const refused = await api.listSessions(token(A), { limit: 1, cursor: bCursors.sessions })
+    expect(refused.status).toBe(400)
+    expect(await body(refused)).toEqual({ error: INVALID_CURSOR })
+  })
+
+  it('a timeline of A’s session around B’s issue is refused as not in this session', async () => {
+    for (const issue of B.issues) {
+      const response = await api.sessionTimeline(token(A), A.sessions[0]!.id, { around: issue.id })
+      expect(response.status).toBe(400)
+      expect(await body(response)).toEqual({
+        error: `around: issue ${issue.id} did not occur in this session`,
+      })
+    }
+  })
+})
+
+describe.each(BEARERS)('session tools with A’s $name', ({ token }) => {
+  let client: Client
+  beforeAll(async () => {
+    client = await connectClient(server.url, token(A))
+    clients.push(client)
+  })
+
+  it('get_session with any B id is a tool error: Session not found', async () => {
+    for (const [what, id] of bIds()) {
+      const result = await callTool(client, 'get_session', { sessionId: id })
+      expect(result.isError, what).toBe(true)
+      expect(textOf(result), what).toBe('Session not found')
+      expect(JSON.stringify(result), what).not.toContain(B.name)
+    }
+  })
+
+  it('list_sessions answers A’s sessions only, nothing for B’s issues or signals; B’s cursor is refused', async () => {
+    const result = await callTool(client, 'list_sessions', { limit: 50 })
+    expect(ids((result.structuredContent as Json).sessions).sort()).toEqual(ids(A.sessions).sort())
+    for (const id of ids(B.sessions)) expect(textOf(result)).not.toContain(id)
+    for (const args of [{ issueId: B.issues[0]!.id }, { signalId: B.signals[0]!.id }]) {
+      const filtered = await callTool(client, 'list_sessions', args)
+      expect((filtered.structuredContent as Json).sessions).toEqual([])
+    }
+    const refused = await callTool(client, 'list_sessions', { limit: 1, cursor: bCursors.sessions })
+    expect(refused.isError).toBe(true)
+    expect(textOf(refused)).toBe(INVALID_CURSOR)
+  })
+})
 
 describe('dashboard: the replay player’s event fetch', () => {
   it('A’s own session streams for A’s member (the route works)', async () => {

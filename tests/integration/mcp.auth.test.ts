@@ -8,6 +8,7 @@ import { oauthAccessTokens } from '@/db/schema'
 import { createKey } from '@/lib/credentials/create-key'
 import { revokeKey } from '@/lib/credentials/revoke-key'
 import { useDatabase } from '@/lib/db'
+import { TOOLS } from '@/lib/mcp/tools'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { api } from '../helpers/data-api'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
@@ -117,7 +118,7 @@ describe('credentials', () => {
 
   it('accepts a token bound to the canonical resource with one trailing slash', async () => {
     const client = await connectClient(server.url, await withBoundResource('http://localhost:3000/api/mcp/'))
-    expect((await client.listTools()).tools).toHaveLength(8)
+    expect((await client.listTools()).tools).toHaveLength(TOOLS.length)
     await client.close()
   })
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
 import { logger } from '@/lib/log'
+import { TOOLS } from '@/lib/mcp/tools'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { type RateLimiter, useRateLimiter } from '@/lib/ratelimit'
 import { api } from '../helpers/data-api'
@@ -38,7 +39,7 @@ describe('rate limits are the Data API budgets', () => {
     expect(result.isError).toBe(true)
     expect(textOf(result)).toMatch(/^Rate limit exceeded: retry in [1-9]\d* seconds$/)
     // listing tools is protocol, not a Data API read: it still answers
-    expect((await client.listTools()).tools).toHaveLength(8)
+    expect((await client.listTools()).tools).toHaveLength(TOOLS.length)
     await client.close()
   })
 

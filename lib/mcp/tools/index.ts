@@ -2,9 +2,11 @@ import type { McpTool } from '../tool'
 import { addIssueNoteTool } from './add-issue-note'
 import { getIssueTool } from './get-issue'
 import { getIssueReproductionTool } from './get-issue-reproduction'
+import { getSessionTool } from './get-session'
 import { linkIssueTicketTool } from './link-issue-ticket'
 import { listInsightsTool } from './list-insights'
 import { listIssuesTool } from './list-issues'
+import { listSessionsTool } from './list-sessions'
 import { listSignalsTool } from './list-signals'
 import { updateIssueTool } from './update-issue'
 
@@ -18,4 +20,6 @@ export const TOOLS: readonly McpTool[] = [
   listInsightsTool,
   addIssueNoteTool,
   linkIssueTicketTool,
+  listSessionsTool,
+  getSessionTool,
 ]

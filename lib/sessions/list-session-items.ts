@@ -1,0 +1,199 @@
+import { and, desc, eq, exists, gt, gte, ilike, lte, or, type SQL, sql } from 'drizzle-orm'
+import type { DbOrTx } from '@/db/client'
+import { issueSessions, replaySessions, signalMatches } from '@/db/schema'
+import { cutText } from '@/lib/analysis/trail'
+import { InvalidInputError, isUuid } from '@/lib/errors'
+import { afterCursor, type Page, toPage } from '@/lib/pagination/keyset'
+import { isStorableText, NOT_STORABLE } from '@/lib/validation'
+import type { SessionItem } from './api-views'
+import { parseInstant } from './instant'
+import { containing } from './list-sessions'
+import { type SessionLinks, sessionLinks, sessionReplayUrl } from './session-links'
+import { USER_AGENT_PARSE_MAX } from './user-agent'
+import { toSessionListItem } from './views'
+
+/** `limit` of GET /api/v1/sessions and list_sessions. */
+export const SESSION_ITEMS_PAGE = { default: 25, max: 100 }
+/** Longest user id, e-mail or URL fragment a filter takes. */
+export const MAX_FILTER_CHARS = 500
+
+/** The filters of GET /api/v1/sessions and list_sessions, as the caller gave them. */
+export interface SessionItemsQuery {
+  limit: number
+  cursor?: string
+  userId?: string
+  userEmail?: string
+  /** Contained in the entry URL or in any page the analysis saw the user visit. */
+  url?: string
+  hasErrors?: boolean
+  issueId?: string
+  signalId?: string
+  /** ISO 8601; on the session's start. */
+  from?: string
+  to?: string
+}
+
+const COLUMNS = {
+  id: replaySessions.id,
+  createdAt: replaySessions.createdAt,
+  userId: replaySessions.userId,
+  userEmail: replaySessions.userEmail,
+  userName: replaySessions.userName,
+  anonymousId: replaySessions.anonymousId,
+  entryUrl: replaySessions.entryUrl,
+  durationMs: replaySessions.durationMs,
+  pageCount: replaySessions.pageCount,
+  errorCount: replaySessions.errorCount,
+  rageClickCount: replaySessions.rageClickCount,
+  startedAt: replaySessions.startedAt,
+  lastActivityAt: replaySessions.lastActivityAt,
+  status: replaySessions.status,
+  eventCount: replaySessions.eventCount,
+  userAgent: replaySessions.userAgent,
+}
+
+function text(value: string | undefined, name: string): string | undefined {
+  if (value === undefined || value === '') return undefined
+  if (value.length > MAX_FILTER_CHARS)
+    throw new InvalidInputError(`${name} must be at most ${MAX_FILTER_CHARS} characters`)
+  // Postgres refuses NUL in a text parameter: a 400 here, not a driver error.
+  if (!isStorableText(value)) throw new InvalidInputError(`${name} ${NOT_STORABLE}`)
+  return value
+}
+
+function uuid(value: string | undefined, name: string): string | undefined {
+  if (value === undefined || value === '') return undefined
+  if (!isUuid(value)) throw new InvalidInputError(`${name} must be a UUID`)
+  return value.toLowerCase()
+}
+
+/**
+ * The page URL filter: the entry URL, or any page in the stored digest. The digest keeps at
+ * most DIGEST_LIMIT pages, so each row costs a bounded look; `%`, `_` and `\` are literal.
+ */
+function urlCondition(url: string): SQL {
+  const pattern = containing(url)
+  const pages = sql`case when jsonb_typeof(${replaySessions.digest} -> 'pages') = 'array' then ${replaySessions.digest} -> 'pages' else '[]'::jsonb end`
+  return or(
+    ilike(replaySessions.entryUrl, pattern),
+    sql`exists (select 1 from jsonb_array_elements(${pages}) as page where page ->> 'url' ilike ${pattern})`,
+  ) as SQL
+}
+
+function validated(query: SessionItemsQuery) {
+  const from = query.from ? parseInstant(query.from, 'from') : undefined
+  const to = query.to ? parseInstant(query.to, 'to') : undefined
+  if (from && to && from > to) throw new InvalidInputError('from must not be after to')
+  return {
+    userId: text(query.userId, 'userId'),
+    userEmail: text(query.userEmail, 'userEmail'),
+    url: text(query.url, 'url'),
+    hasErrors: query.hasErrors,
+    issueId: uuid(query.issueId, 'issueId'),
+    signalId: uuid(query.signalId, 'signalId'),
+    from,
+    to,
+  }
+}
+
+/**
+ * The organization's sessions for the Data API and MCP, newest first (created_at, id), keyset
+ * paged with a cursor bound to the organization and every filter. An issue or signal id of
+ * another organization matches nothing, like an unknown one. Each item carries its issues and
+ * signals, read for the whole page in one query each.
+ */
+export async function listSessionItems(
+  db: DbOrTx,
+  organizationId: string,
+  query: SessionItemsQuery,
+): Promise<Page<SessionItem>> {
+  const f = validated(query)
+  const request = {
+    limit: query.limit,
+    cursor: query.cursor || undefined,
+    scope: `api-sessions:${organizationId}:${JSON.stringify([f.userId, f.userEmail, f.url, f.hasErrors, f.issueId, f.signalId, f.from?.getTime(), f.to?.getTime()])}`,
+  }
+  const rows = await db
+    .select(COLUMNS)
+    .from(replaySessions)
+    .where(
+      and(
+        eq(replaySessions.organizationId, organizationId),
+        f.userId === undefined ? undefined : eq(replaySessions.userId, f.userId),
+        f.userEmail === undefined
+          ? undefined
+          : sql`lower(${replaySessions.userEmail}) = lower(${f.userEmail})`,
+        f.url === undefined ? undefined : urlCondition(f.url),
+        f.hasErrors === undefined
+          ? undefined
+          : f.hasErrors
+            ? gt(replaySessions.errorCount, 0)
+            : eq(replaySessions.errorCount, 0),
+        f.issueId === undefined
+          ? undefined
+          : exists(
+              db
+                .select({ one: sql`1` })
+                .from(issueSessions)
+                .where(
+                  and(
+                    eq(issueSessions.sessionId, replaySessions.id),
+                    eq(issueSessions.issueId, f.issueId),
+                    eq(issueSessions.organizationId, organizationId),
+                  ),
+                ),
+            ),
+        f.signalId === undefined
+          ? undefined
+          : exists(
+              db
+                .select({ one: sql`1` })
+                .from(signalMatches)
+                .where(
+                  and(
+                    eq(signalMatches.sessionId, replaySessions.id),
+                    eq(signalMatches.signalId, f.signalId),
+                    eq(signalMatches.organizationId, organizationId),
+                  ),
+                ),
+            ),
+        f.from === undefined ? undefined : gte(replaySessions.startedAt, f.from),
+        f.to === undefined ? undefined : lte(replaySessions.startedAt, f.to),
+        afterCursor(request, replaySessions.createdAt, replaySessions.id),
+      ),
+    )
+    .orderBy(desc(replaySessions.createdAt), desc(replaySessions.id))
+    .limit(query.limit + 1)
+  const page = toPage(rows, request, (row) => row)
+  const links = await sessionLinks(
+    db,
+    organizationId,
+    page.items.map((row) => row.id),
+  )
+  return {
+    items: page.items.map((row) => toSessionItem(row, links.get(row.id))),
+    nextCursor: page.nextCursor,
+  }
+}
+
+export function toSessionItem(
+  row: Parameters<typeof toSessionListItem>[0],
+  links: SessionLinks | undefined,
+): SessionItem {
+  const item = toSessionListItem(row)
+  return {
+    id: item.id,
+    startedAt: item.startedAt.toISOString(),
+    lastActivityAt: item.lastActivityAt.toISOString(),
+    durationMs: item.durationMs,
+    pageCount: item.pageCount,
+    eventCount: item.eventCount,
+    user: item.user,
+    // Real ones are under 300 characters; the recorder may send 1,024 (cut with the marker).
+    userAgent: item.userAgent === null ? null : cutText(item.userAgent, USER_AGENT_PARSE_MAX),
+    status: item.status,
+    issues: links?.issues ?? [],
+    signals: links?.signals ?? [],
+    replayUrl: sessionReplayUrl(item.id),
+  }
+}
