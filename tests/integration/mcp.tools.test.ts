@@ -135,11 +135,15 @@ describe('tools/list', () => {
     expect(Object.keys(byName.get_issue!.outputSchema!.properties!)).toEqual(['issue'])
   })
 
-  it('annotates reads as read-only and update_issue as an idempotent, non-destructive write', async () => {
+  it('annotates reads as read-only and idempotent, and update_issue as an idempotent, non-destructive write', async () => {
     const { tools } = await reader.listTools()
     const writes = ['update_issue', 'add_issue_note', 'link_issue_ticket']
     for (const tool of tools.filter((t) => !writes.includes(t.name)))
-      expect(tool.annotations, tool.name).toMatchObject({ readOnlyHint: true, openWorldHint: false })
+      expect(tool.annotations, tool.name).toMatchObject({
+        readOnlyHint: true,
+        idempotentHint: true,
+        openWorldHint: false,
+      })
     expect(tools.find((t) => t.name === 'update_issue')!.annotations).toMatchObject({
       readOnlyHint: false,
       idempotentHint: true,

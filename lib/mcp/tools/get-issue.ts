@@ -21,7 +21,13 @@ export const getIssueTool = defineTool({
   outputSchema: z.object({ issue: Issue }),
   requiredScopes: [SCOPES.read],
   budget: 'read',
-  annotations: { title: 'Get issue', readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+  annotations: {
+    title: 'Get issue',
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
   async handler(input, { db, principal }) {
     const issue = await getIssue(db, principal, input.issueId)
     return { structured: { issue }, text: issueDetails(issue, untrustedMarkers()) }

@@ -22,7 +22,13 @@ export const listInsightsTool = defineTool({
   outputSchema: z.object({ insights: z.array(Insight), nextCursor: nextCursorOutput }),
   requiredScopes: [SCOPES.read],
   budget: 'read',
-  annotations: { title: 'List insights', readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+  annotations: {
+    title: 'List insights',
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
   async handler(input, { db, principal }) {
     const page = await listInsights(db, principal, {
       limit: input.limit,

@@ -28,7 +28,13 @@ export const listIssuesTool = defineTool({
   outputSchema: z.object({ issues: z.array(IssueListItem), nextCursor: nextCursorOutput }),
   requiredScopes: [SCOPES.read],
   budget: 'read',
-  annotations: { title: 'List issues', readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+  annotations: {
+    title: 'List issues',
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
   async handler(input, { db, principal }) {
     const page = await listIssues(db, principal, {
       limit: input.limit,

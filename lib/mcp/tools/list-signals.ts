@@ -22,7 +22,13 @@ export const listSignalsTool = defineTool({
   outputSchema: z.object({ signals: z.array(Signal), nextCursor: nextCursorOutput }),
   requiredScopes: [SCOPES.read],
   budget: 'read',
-  annotations: { title: 'List signals', readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+  annotations: {
+    title: 'List signals',
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
   async handler(input, { db, principal }) {
     const page = await listSignals(db, principal, {
       limit: input.limit,
