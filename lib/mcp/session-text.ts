@@ -41,7 +41,7 @@ function issueList(session: SessionItem, untrusted: UntrustedMarkers): string {
   const shown = session.issues
     .slice(0, LISTED_ISSUES)
     .map((issue) => `${issue.priority} ${untrusted.wrap(oneLine(issue.title, 120))} (issue ${issue.id})`)
-  const more = session.issues.length - shown.length
+  const more = session.issueCount - shown.length
   return `issues: ${shown.join('; ')}${more > 0 ? `; ${more} more` : ''}`
 }
 
@@ -65,7 +65,7 @@ export function sessionFacts(session: SessionDetails, untrusted: UntrustedMarker
     `Summary (${session.summary.source}): ${untrusted.wrap(session.summary.text)}`,
     `Issues: ${issueList(session, untrusted).replace(/^issues: /, '')}`,
     session.signals.length
-      ? `Signals: ${session.signals.map((s) => `${untrusted.wrap(oneLine(s.name, 80))} (signal ${s.id})`).join('; ')}`
+      ? `Signals: ${session.signals.map((s) => `${untrusted.wrap(oneLine(s.name, 80))} (signal ${s.id})`).join('; ')}${session.signalCount > session.signals.length ? `; ${session.signalCount - session.signals.length} more` : ''}`
       : 'Signals: none',
     // Built by us from the base URL and the id, so not marked.
     `Replay: ${session.replayUrl}`,

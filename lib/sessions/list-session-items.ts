@@ -8,7 +8,7 @@ import { isStorableText, NOT_STORABLE } from '@/lib/validation'
 import type { SessionItem } from './api-views'
 import { parseInstant } from './instant'
 import { containing } from './list-sessions'
-import { type SessionLinks, sessionLinks, sessionReplayUrl } from './session-links'
+import { LINKS_PER_SESSION, type SessionLinks, sessionLinks, sessionReplayUrl } from './session-links'
 import { USER_AGENT_PARSE_MAX } from './user-agent'
 import { toSessionListItem } from './views'
 
@@ -169,6 +169,7 @@ export async function listSessionItems(
     db,
     organizationId,
     page.items.map((row) => row.id),
+    LINKS_PER_SESSION.list,
   )
   return {
     items: page.items.map((row) => toSessionItem(row, links.get(row.id))),
@@ -193,7 +194,9 @@ export function toSessionItem(
     userAgent: item.userAgent === null ? null : cutText(item.userAgent, USER_AGENT_PARSE_MAX),
     status: item.status,
     issues: links?.issues ?? [],
+    issueCount: links?.issueCount ?? 0,
     signals: links?.signals ?? [],
+    signalCount: links?.signalCount ?? 0,
     replayUrl: sessionReplayUrl(item.id),
   }
 }

@@ -6,7 +6,7 @@ import type { SessionDetails } from './api-views'
 import { trailFromDigest } from './digest-trail'
 import { SESSION_NOT_FOUND } from './get-session'
 import { toSessionItem } from './list-session-items'
-import { sessionLinks } from './session-links'
+import { LINKS_PER_SESSION, sessionLinks } from './session-links'
 import { deterministicSummary } from './session-summary'
 import { entryFacts, type SummaryFact, trailFacts } from './summary-facts'
 
@@ -50,7 +50,7 @@ export async function getSessionDetails(
   const row = await sessionRowOf(db, organizationId, sessionId)
   const [facts, links] = await Promise.all([
     summaryFactsOf(db, row),
-    sessionLinks(db, organizationId, [row.id]),
+    sessionLinks(db, organizationId, [row.id], LINKS_PER_SESSION.details),
   ])
   return {
     ...toSessionItem(row, links.get(row.id)),

@@ -263,10 +263,12 @@ describe('GET /api/v1/sessions', () => {
         'durationMs',
         'eventCount',
         'id',
+        'issueCount',
         'issues',
         'lastActivityAt',
         'pageCount',
         'replayUrl',
+        'signalCount',
         'signals',
         'startedAt',
         'status',
@@ -293,7 +295,9 @@ describe('GET /api/v1/sessions', () => {
           status: 'unresolved',
         },
       ],
+      issueCount: 2,
       signals: [{ id: signal.id, name: 'Checkout friction' }],
+      signalCount: 1,
       replayUrl: `${getConfig().baseUrl}/sessions/${s.checkout!.id}`,
     })
     const fresh = answer.sessions.find((item) => item.id === s.fresh!.id)!
@@ -737,5 +741,30 @@ describe('the ai-summary step of processing', () => {
       setLanguageModelForTests(undefined)
       await app.stop()
     }
+  })
+})
+
+describe('a session with many issues and signals', () => {
+  it('names the first 10 of each in a list and the first 50 for one session, and counts them all', async () => {
+    const db = database.db
+    const orgC = (await createOrganization(db, { name: 'Crowded' })).id
+    const keyC = (await createKey(db, { organizationId: orgC, type: 'api' })).key
+    const crowded = await seedSession(db, orgC)
+    const filed: string[] = []
+    for (let n = 0; n < 55; n++) {
+      const seeded = await seedIssue(db, orgC, { title: `Problem ${n}` })
+      await linkIssue(db, crowded, seeded.id, new Date(T0 + n * 1000))
+      filed.push(seeded.id)
+    }
+    for (let n = 0; n < 12; n++) await matchSignal(db, crowded, (await seedSignal(db, orgC)).id)
+    type Linked = Item & { issues: { id: string }[]; signals: unknown[] }
+    const item = (await list({}, keyC)).sessions[0] as Linked
+    expect(item.issues.map((linked) => linked.id)).toEqual(filed.slice(0, 10))
+    expect(item).toMatchObject({ issueCount: 55, signalCount: 12 })
+    expect(item.signals).toHaveLength(10)
+    const one = (await body(await api.getSession(keyC, crowded.id))) as { session: Linked }
+    expect(one.session.issues.map((linked) => linked.id)).toEqual(filed.slice(0, 50))
+    expect(one.session).toMatchObject({ issueCount: 55, signalCount: 12 })
+    expect(one.session.signals).toHaveLength(12)
   })
 })
