@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import {
   bigint,
   boolean,
@@ -82,6 +83,11 @@ export const replaySessions = pgTable(
       t.id.desc().nullsFirst(),
     ),
     index('replay_sessions_status_received_idx').on(t.status, t.lastReceivedAt),
+    // The sessions API's filters (issue 18): one user's sessions, by id or e-mail (any case),
+    // and a range of start times, without walking every session of the organization.
+    index('replay_sessions_org_user_idx').on(t.organizationId, t.userId),
+    index('replay_sessions_org_email_idx').on(t.organizationId, sql`lower(${t.userEmail})`),
+    index('replay_sessions_org_started_idx').on(t.organizationId, t.startedAt),
     oneOf('replay_sessions_status_check', t.status, SESSION_STATUSES),
   ],
 )

@@ -55,5 +55,7 @@ export const signalMatches = pgTable(
   (t) => [
     uniqueIndex('signal_matches_signal_session_unique').on(t.signalId, t.sessionId),
     index('signal_matches_signal_created_idx').on(t.signalId, t.createdAt.desc().nullsFirst()),
+    // A page of sessions names the signals each matched (lib/sessions/session-links.ts).
+    index('signal_matches_session_idx').on(t.sessionId),
   ],
 )

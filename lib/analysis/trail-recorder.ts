@@ -110,6 +110,16 @@ export class TrailRecorder {
     return entry
   }
 
+  /**
+   * True (and the trail marked truncated) when an ordinary entry no longer fits: callers skip
+   * the work of building one, such as resolving a request URL.
+   */
+  full(): boolean {
+    if (this.entries.length < TRAIL_LIMITS.entries) return false
+    this.truncated = true
+    return true
+  }
+
   navigation(at: number, url: string, change: 'load' | 'navigation'): void {
     this.lastAction = null
     this.add('navigation', at, url, { url: cutUrl(url), change })

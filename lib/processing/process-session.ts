@@ -191,9 +191,12 @@ export async function processSession(
         digest: analysis.result.digest,
       }),
     )
-    await step.run('ai-summary', () =>
-      writeSessionSummary(db, model, { organizationId: claim.organizationId, sessionId }),
-    )
+    // Anyone with the public ingest key can create sessions, so the model is spent only on
+    // sessions where something went wrong; the others keep the deterministic summary.
+    if (analysis.result.findings.length > 0)
+      await step.run('ai-summary', () =>
+        writeSessionSummary(db, model, { organizationId: claim.organizationId, sessionId }),
+      )
   }
 
   await step.run('dispatch', () =>

@@ -37,16 +37,14 @@ export const SessionItem = z.object({
   user: SessionUserView,
   userAgent: z.string().nullable(),
   status: z.enum(SESSION_STATUSES).meta({ description: 'Processing status' }),
-  issues: z
-    .array(SessionIssueRef)
-    .meta({
-      description:
-        'The first issues found in the session, in the order they happened (10 in a list, 50 for one session)',
-    }),
+  issues: z.array(SessionIssueRef).meta({
+    description:
+      'The first issues found in the session, in the order they happened (10 in a list, 25 for one session; titles cut at 300 characters)',
+  }),
   issueCount: z.number().int().meta({ description: 'All issues found in the session' }),
   signals: z
     .array(SessionSignalRef)
-    .meta({ description: 'The first signals the session matched (10 in a list, 50 for one session)' }),
+    .meta({ description: 'The first signals the session matched (10 in a list, 25 for one session)' }),
   signalCount: z.number().int().meta({ description: 'All signals the session matched' }),
   replayUrl: z.string().meta({ description: "The replay in the dashboard (needs a member's sign-in)" }),
 })

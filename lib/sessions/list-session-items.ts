@@ -3,17 +3,21 @@ import type { DbOrTx } from '@/db/client'
 import { issueSessions, replaySessions, signalMatches } from '@/db/schema'
 import { cutText } from '@/lib/analysis/trail'
 import { InvalidInputError, isUuid } from '@/lib/errors'
+import { encodeCursor } from '@/lib/pagination/cursor'
 import { afterCursor, type Page, toPage } from '@/lib/pagination/keyset'
 import { isStorableText, NOT_STORABLE } from '@/lib/validation'
 import type { SessionItem } from './api-views'
 import { parseInstant } from './instant'
-import { containing } from './list-sessions'
+import { containing, LIST_COLUMNS } from './list-sessions'
 import { LINKS_PER_SESSION, type SessionLinks, sessionLinks, sessionReplayUrl } from './session-links'
 import { USER_AGENT_PARSE_MAX } from './user-agent'
 import { toSessionListItem } from './views'
 
 /** `limit` of GET /api/v1/sessions and list_sessions. */
 export const SESSION_ITEMS_PAGE = { default: 25, max: 100 }
+
+/** Where a page of sessions ends at the latest, in bytes of JSON (see withinPageBytes). */
+export const SESSION_PAGE_BYTES = 64 * 1024
 /** Longest user id, e-mail or URL fragment a filter takes. */
 export const MAX_FILTER_CHARS = 500
 
@@ -31,25 +35,6 @@ export interface SessionItemsQuery {
   /** ISO 8601; on the session's start. */
   from?: string
   to?: string
-}
-
-const COLUMNS = {
-  id: replaySessions.id,
-  createdAt: replaySessions.createdAt,
-  userId: replaySessions.userId,
-  userEmail: replaySessions.userEmail,
-  userName: replaySessions.userName,
-  anonymousId: replaySessions.anonymousId,
-  entryUrl: replaySessions.entryUrl,
-  durationMs: replaySessions.durationMs,
-  pageCount: replaySessions.pageCount,
-  errorCount: replaySessions.errorCount,
-  rageClickCount: replaySessions.rageClickCount,
-  startedAt: replaySessions.startedAt,
-  lastActivityAt: replaySessions.lastActivityAt,
-  status: replaySessions.status,
-  eventCount: replaySessions.eventCount,
-  userAgent: replaySessions.userAgent,
 }
 
 function text(value: string | undefined, name: string): string | undefined {
@@ -114,7 +99,7 @@ export async function listSessionItems(
     scope: `api-sessions:${organizationId}:${JSON.stringify([f.userId, f.userEmail, f.url, f.hasErrors, f.issueId, f.signalId, f.from?.getTime(), f.to?.getTime()])}`,
   }
   const rows = await db
-    .select(COLUMNS)
+    .select(LIST_COLUMNS)
     .from(replaySessions)
     .where(
       and(
@@ -171,10 +156,35 @@ export async function listSessionItems(
     page.items.map((row) => row.id),
     LINKS_PER_SESSION.list,
   )
-  return {
-    items: page.items.map((row) => toSessionItem(row, links.get(row.id))),
-    nextCursor: page.nextCursor,
+  return withinPageBytes(
+    page.items.map((row) => ({ row, item: toSessionItem(row, links.get(row.id)) })),
+    page.nextCursor,
+    request.scope,
+  )
+}
+
+/**
+ * A page also ends at SESSION_PAGE_BYTES of JSON, like a timeline page: page text is
+ * attacker-sized (user names, e-mails and issue titles of up to kilobytes each), and an agent's
+ * answer has a budget. The next page starts after the last item kept; one item always fits.
+ */
+function withinPageBytes(
+  items: { row: { createdAt: Date; id: string }; item: SessionItem }[],
+  nextCursor: string | null,
+  scope: string,
+): Page<SessionItem> {
+  let bytes = 0
+  for (let i = 0; i < items.length; i++) {
+    bytes += Buffer.byteLength(JSON.stringify(items[i]!.item))
+    if (i > 0 && bytes > SESSION_PAGE_BYTES) {
+      const last = items[i - 1]!.row
+      return {
+        items: items.slice(0, i).map(({ item }) => item),
+        nextCursor: encodeCursor({ createdAt: last.createdAt, id: last.id }, scope),
+      }
+    }
   }
+  return { items: items.map(({ item }) => item), nextCursor }
 }
 
 export function toSessionItem(

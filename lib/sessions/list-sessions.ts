@@ -24,7 +24,7 @@ const Query = z.object({
 export type ListSessionsQuery = z.input<typeof Query>
 
 // Not the digest: a page of 25 rows must not carry 25 analysis digests.
-const LIST_COLUMNS = {
+export const LIST_COLUMNS = {
   id: replaySessions.id,
   createdAt: replaySessions.createdAt,
   userId: replaySessions.userId,

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { issueSessions, issues, signalMatches, signals } from '@/db/schema'
+import { cutText } from '@/lib/analysis/trail'
 import { getConfig } from '@/lib/config'
 import type { SessionItem } from './api-views'
 
@@ -16,7 +17,10 @@ export interface SessionLinks {
  * hundreds of issues (up to the analyser's finding cap), so a page of sessions names the first
  * few of each and counts the rest; one session's details name more.
  */
-export const LINKS_PER_SESSION = { list: 10, details: 50 } as const
+export const LINKS_PER_SESSION = { list: 10, details: 25 } as const
+
+/** Titles are written from page text (an error message, a path): a reference needs its start. */
+const TITLE_CHARS = 300
 
 const rankOver = (session: typeof issueSessions.sessionId | typeof signalMatches.sessionId) => ({
   total: sql<number>`(count(*) over (partition by ${session}))::int`.as('total'),
@@ -90,7 +94,7 @@ export async function sessionLinks(
   for (const { sessionId, rank: _rank, total, ...issue } of issueRows) {
     const link = links.get(sessionId)
     if (!link) continue
-    link.issues.push(issue)
+    link.issues.push({ ...issue, title: cutText(issue.title, TITLE_CHARS) })
     link.issueCount = Number(total)
   }
   for (const { sessionId, rank: _rank, total, ...signal } of signalRows) {

@@ -23,7 +23,8 @@ export async function replaceTrail(
       sessionId,
       organizationId,
       position: start + i,
-      at: entry.at,
+      // rrweb times are integers, but ingest accepts any number and the column is a bigint.
+      at: Math.trunc(entry.at),
       kind: entry.kind,
       entry,
     }))

@@ -11,6 +11,7 @@ import { useDatabase } from '@/lib/db'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { INVALID_CURSOR } from '@/lib/pagination/cursor'
 import { instantMessage } from '@/lib/sessions/instant'
+import { SESSION_PAGE_BYTES } from '@/lib/sessions/list-session-items'
 import { SUMMARY_MAX_CHARS } from '@/lib/sessions/session-summary'
 import { INVALID_AROUND, INVALID_KINDS } from '@/lib/sessions/timeline-window'
 import { api, type Query } from '../helpers/data-api'
@@ -377,6 +378,11 @@ describe('GET /api/v1/sessions', () => {
     [{ from: 'yesterday' }, instantMessage('from')],
     [{ from: '2026-03-01T10:00:00' }, instantMessage('from')],
     [{ to: '1740823200000' }, instantMessage('to')],
+    // Days a month does not have, and times Postgres cannot keep (were 200 and 500).
+    [{ from: '2026-02-31' }, instantMessage('from')],
+    [{ from: '2025-02-29' }, instantMessage('from')],
+    [{ from: '0000-01-01' }, instantMessage('from')],
+    [{ to: '9999-12-31T23:59-23:59' }, instantMessage('to')],
     [{ to: `2026-03-01T10:00:00Z${'0'.repeat(100)}` }, instantMessage('to')],
     [{ from: '2026-03-05', to: '2026-03-01' }, 'from must not be after to'],
     [{ url: 'u'.repeat(501) }, 'url must be at most 500 characters'],
@@ -745,7 +751,7 @@ describe('the ai-summary step of processing', () => {
 })
 
 describe('a session with many issues and signals', () => {
-  it('names the first 10 of each in a list and the first 50 for one session, and counts them all', async () => {
+  it('names the first 10 of each in a list and the first 25 for one session, and counts them all', async () => {
     const db = database.db
     const orgC = (await createOrganization(db, { name: 'Crowded' })).id
     const keyC = (await createKey(db, { organizationId: orgC, type: 'api' })).key
@@ -763,8 +769,44 @@ describe('a session with many issues and signals', () => {
     expect(item).toMatchObject({ issueCount: 55, signalCount: 12 })
     expect(item.signals).toHaveLength(10)
     const one = (await body(await api.getSession(keyC, crowded.id))) as { session: Linked }
-    expect(one.session.issues.map((linked) => linked.id)).toEqual(filed.slice(0, 50))
+    expect(one.session.issues.map((linked) => linked.id)).toEqual(filed.slice(0, 25))
     expect(one.session).toMatchObject({ issueCount: 55, signalCount: 12 })
     expect(one.session.signals).toHaveLength(12)
+  })
+})
+
+describe('a page of sessions with page-sized texts', () => {
+  it('ends at 64 KiB of JSON and goes on from the last item kept, missing and repeating none', async () => {
+    const db = database.db
+    const orgD = (await createOrganization(db, { name: 'Wordy' })).id
+    const keyD = (await createKey(db, { organizationId: orgD, type: 'api' })).key
+    const issues = []
+    for (let n = 0; n < 10; n++)
+      issues.push(await seedIssue(db, orgD, { title: `${n} ${'Long error message '.repeat(100)}` }))
+    const seeded: string[] = []
+    for (let n = 0; n < 30; n++) {
+      const session = await seedSession(db, orgD, {
+        createdAt: new Date(Date.parse('2026-03-20T00:00:00Z') + n * 1000),
+        userName: 'N'.repeat(2048),
+        userEmail: `${'e'.repeat(2000)}@example.com`,
+        userAgent: 'U'.repeat(1024),
+      })
+      for (const issue of issues) await linkIssue(db, session, issue.id, new Date(T0))
+      seeded.unshift(session.id)
+    }
+    const seen: string[] = []
+    let cursor: string | undefined
+    for (let page = 0; page < 30 && seen.length < 30; page++) {
+      const answer = await list({ limit: 100, cursor }, keyD)
+      expect(Buffer.byteLength(JSON.stringify(answer.sessions))).toBeLessThanOrEqual(SESSION_PAGE_BYTES)
+      expect(answer.sessions.length).toBeGreaterThan(0)
+      seen.push(...answer.sessions.map((item) => item.id))
+      if (!answer.nextCursor) break
+      cursor = answer.nextCursor
+    }
+    expect(seen).toEqual(seeded)
+    const first = (await list({ limit: 100 }, keyD)).sessions[0] as Item & { issues: { title: string }[] }
+    expect(first.issues[0]!.title).toHaveLength(300)
+    expect(first.issues[0]!.title.endsWith(CUT_MARKER)).toBe(true)
   })
 })

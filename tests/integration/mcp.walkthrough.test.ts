@@ -64,6 +64,8 @@ async function step<T>(
   const result = (await agent.callTool({ name, arguments: args })) as CallToolResult
   const text = textOf(result)
   expect(result.isError, `${name}: ${text}`).toBeFalsy()
+  // The runner would cut a longer text; a walk's answers must fit without being cut.
+  expect(text, `${name} text`).not.toContain('cut to the tool budget')
   expect(text.length, `${name} text`).toBeLessThanOrEqual(ANSWER_BUDGET.textChars)
   const bytes = Buffer.byteLength(JSON.stringify(result.structuredContent))
   expect(bytes, `${name} structured content`).toBeLessThanOrEqual(ANSWER_BUDGET.structuredBytes)

@@ -118,6 +118,7 @@ export class NetworkDetector {
   /** Every request goes into the session trail, except the service's own ingest requests. */
   private trail(request: Obj, rawUrl: string, status: number | null, at: number): void {
     const { page, options, trail } = this.ctx
+    if (trail.full()) return
     // Resolving percent-encodes, which can make a bounded URL longer again.
     const url = clip(splitRequestUrl(rawUrl, page.current.url).href, MAX_URL_CHARS)
     if (options.ignoreRequestUrls?.some((prefix) => url.startsWith(prefix))) return

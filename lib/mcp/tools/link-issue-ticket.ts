@@ -31,6 +31,7 @@ export const linkIssueTicketTool = defineTool({
     url: z.string().describe("The ticket's full http(s) address"),
     identifier: z
       .string()
+      .nullable()
       .optional()
       .describe(
         `The ticket's own id, e.g. #12 or ENG-42 (optional, at most ${TICKET_LIMITS.identifier} characters)`,
