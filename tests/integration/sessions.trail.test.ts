@@ -98,6 +98,16 @@ describe('the stored session trail', () => {
     expect(input).toMatchObject({ kind: 'input', masked: true, value: null, length: 4 })
   })
 
+  it('stores a session whose recorder sent fractional timestamps (rrweb sends integers; ingest takes any number)', async () => {
+    const fractional = events.slice(0, half).map((event) => ({ ...event, timestamp: event.timestamp + 0.25 }))
+    const sent = await ingestSession(key, 'trail-fraction', fractional, { final: true, perBatch: 20 })
+    const row = await processedThrough('trail-fraction', sent - 1)
+    expect(row.trailTruncated).toBe(false)
+    const rows = await storedRows(row.id)
+    expect(rows.length).toBeGreaterThan(0)
+    expect(rows.every((r) => Number.isInteger(r.at))).toBe(true)
+  })
+
   it('is replaced, not added to, when a later pass analyses more of the session', async () => {
     const before = await storedRows(sessionId)
     const first = (await sessionRow('trail-1'))!
