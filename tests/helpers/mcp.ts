@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { expect } from 'vitest'
 import * as route from '@/app/api/mcp/route'
 
 type Handler = (req: Request) => Promise<Response> | Response
@@ -105,4 +106,28 @@ export function rawPost(url: URL, headers: Record<string, string>, body?: unknow
       },
     ),
   })
+}
+
+/**
+ * A result's text read the way the agent is told to: the id its note names, the texts between
+ * that id's markers (found by plain search) and everything outside them.
+ */
+export function marked(result: CallToolResult) {
+  const text = textOf(result)
+  const id = /untrusted-data markers \(id "([0-9a-f]{16})" in this result\)/.exec(text)?.[1]
+  expect(id, text).toBeDefined()
+  const open = `<untrusted-data id="${id}">`
+  const close = `</untrusted-data id="${id}">`
+  const spans: string[] = []
+  let outside = ''
+  let from = 0
+  for (let at = text.indexOf(open); at !== -1; at = text.indexOf(open, from)) {
+    const end = text.indexOf(close, at + open.length)
+    expect(end, 'every opening marker is closed').toBeGreaterThan(at)
+    spans.push(text.slice(at + open.length, end))
+    outside += text.slice(from, at)
+    from = end + close.length
+  }
+  outside += text.slice(from)
+  return { id: id!, spans, outside, wrap: (value: string) => `${open}${value}${close}` }
 }

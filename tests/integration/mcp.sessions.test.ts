@@ -11,7 +11,7 @@ import { INVALID_CURSOR } from '@/lib/pagination/cursor'
 import { INVALID_AROUND, INVALID_KINDS, TIMELINE_PAGE_BYTES } from '@/lib/sessions/timeline-window'
 import { api, type Query } from '../helpers/data-api'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
-import { connectClient, type McpTestServer, startMcpServer, textOf } from '../helpers/mcp'
+import { connectClient, type McpTestServer, marked, startMcpServer, textOf } from '../helpers/mcp'
 import { seedIssue, seedOAuthToken, seedSignal } from '../helpers/seed'
 import { linkIssue, matchSignal, seedSession, seedTrail, target } from '../helpers/sessions'
 
@@ -107,26 +107,6 @@ afterAll(async () => {
 
 async function call(client: Client, name: string, args: Json = {}) {
   return (await client.callTool({ name, arguments: args })) as CallToolResult
-}
-
-/** The result's text outside its untrusted-data spans, and the spans. */
-function marked(result: CallToolResult) {
-  const text = textOf(result)
-  const id = /untrusted-data markers \(id "([0-9a-f]{16})" in this result\)/.exec(text)?.[1]
-  expect(id, text).toBeDefined()
-  const open = `<untrusted-data id="${id}">`
-  const close = `</untrusted-data id="${id}">`
-  const spans: string[] = []
-  let outside = ''
-  let from = 0
-  for (let at = text.indexOf(open); at !== -1; at = text.indexOf(open, from)) {
-    const end = text.indexOf(close, at + open.length)
-    expect(end).toBeGreaterThan(at)
-    spans.push(text.slice(at + open.length, end))
-    outside += text.slice(from, at)
-    from = end + close.length
-  }
-  return { spans, outside: outside + text.slice(from) }
 }
 
 describe('tools/list', () => {
