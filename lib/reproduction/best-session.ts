@@ -1,8 +1,9 @@
 /**
  * Which of an issue's sessions a reproduction is built from: one with a stored trail in which
  * the failing moment is found, then the one with the fewest user actions before it (the
- * shortest test), then the most recent. Only the most recent sessions are compared, so an issue
- * seen in thousands of sessions costs the same as one seen in a few.
+ * shortest test), then the most recent. Only the sessions of the issue's most recent
+ * occurrences are compared, so an issue seen in thousands of sessions costs the same as one seen
+ * in a few.
  */
 import { and, desc, eq, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
@@ -48,27 +49,32 @@ export async function bestSession(
   organizationId: string,
   issue: { id: string; kind: string },
 ): Promise<CandidateSession | null> {
-  const recent = db
+  // The issue's own rows only, newest occurrence first, before anything is joined: the page
+  // and the tool ask on every view, so the cost must not grow with the issue's session count.
+  const candidates = db
     .select({
       sessionId: issueSessions.sessionId,
       firstOccurrenceAt: issueSessions.firstOccurrenceAt,
       evidence: issueSessions.evidence,
+    })
+    .from(issueSessions)
+    .where(and(eq(issueSessions.issueId, issue.id), eq(issueSessions.organizationId, organizationId)))
+    .orderBy(desc(issueSessions.firstOccurrenceAt), desc(issueSessions.sessionId))
+    .limit(CANDIDATES)
+    .as('candidates')
+  const recent = db
+    .select({
+      sessionId: candidates.sessionId,
+      firstOccurrenceAt: candidates.firstOccurrenceAt,
+      evidence: candidates.evidence,
       entryUrl: replaySessions.entryUrl,
       startedAt: replaySessions.startedAt,
       userId: replaySessions.userId,
       trailTruncated: replaySessions.trailTruncated,
     })
-    .from(issueSessions)
-    .innerJoin(replaySessions, eq(replaySessions.id, issueSessions.sessionId))
-    .where(
-      and(
-        eq(issueSessions.issueId, issue.id),
-        eq(issueSessions.organizationId, organizationId),
-        eq(replaySessions.organizationId, organizationId),
-      ),
-    )
-    .orderBy(desc(replaySessions.startedAt), desc(issueSessions.sessionId))
-    .limit(CANDIDATES)
+    .from(candidates)
+    .innerJoin(replaySessions, eq(replaySessions.id, candidates.sessionId))
+    .where(eq(replaySessions.organizationId, organizationId))
     .as('recent')
 
   const e = sessionTimelineEntries

@@ -11,7 +11,7 @@ import { describeTarget } from './locators'
 import { locateMoment } from './moment'
 import { Placeholders } from './placeholders'
 import { MAX_STEPS, planSteps, type Step } from './steps'
-import { writeTest } from './write-test'
+import { originOf, writeTest } from './write-test'
 
 export type { ReproductionIssue } from './failure'
 
@@ -63,14 +63,6 @@ const isLoginPage = (url: string) => LOGIN_PATH.test(pathOfUrl(url).slice(0, 300
 const isPassword = (step: Step) => step.kind === 'input' && step.target.type?.toLowerCase() === 'password'
 const stepUrl = (step: Step) => (step.kind === 'goto' ? step.url : step.pageUrl)
 
-function hostOf(url: string): string | null {
-  try {
-    return new URL(url).host
-  } catch {
-    return null
-  }
-}
-
 function targetOf(trigger: { selector: string; text: string }): TrailTarget {
   return {
     tag: '',
@@ -120,16 +112,23 @@ function sessionLimitations(
     out.push(
       'Some query values of the pages opened were hidden when recorded (shown as …): fill them in by hand.',
     )
-  const home = hostOf(entryUrl)
+  // Loads of another origin or scheme are not replayed (write-test.ts says so); a click or an
+  // input recorded there is, on whatever page the replay is on by then.
+  const home = originOf(entryUrl)
   const others = [
-    ...new Set(steps.map((step) => hostOf(stepUrl(step))).filter((host) => host && host !== home)),
+    ...new Set(
+      steps
+        .filter((step) => step.kind !== 'goto')
+        .map((step) => originOf(step.pageUrl) ?? 'another scheme')
+        .filter((origin) => origin !== home),
+    ),
   ]
   if (others.length > 0)
     out.push(
-      `Some steps happen on another origin (${others
+      `Some steps were recorded on another origin (${others
         .slice(0, 3)
-        .map((host) => commentText(host ?? '', 80))
-        .join(', ')}), which REPRO_BASE_URL does not change.`,
+        .map((origin) => commentText(origin, 80))
+        .join(', ')}): the test replays them on whatever page it is on then.`,
     )
   return out
 }

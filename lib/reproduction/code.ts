@@ -10,15 +10,28 @@ import { CUT_MARKER } from '@/lib/analysis/trail'
 export const MAX_LITERAL = 300
 const MAX_COMMENT = 160
 
-// Line terminators of ECMAScript (LF, CR, LS, PS) and every other control character.
-const UNSAFE_IN_COMMENT = /[\p{Cc}\u2028\u2029]/gu
+// Line terminators of ECMAScript (LF, CR, LS, PS) and every other control character, plus the
+// invisible ones (format characters such as bidi overrides and zero-width spaces, private-use
+// and unassigned code points): a reader must see in the file what the compiler sees (Trojan Source).
+const UNSAFE_IN_COMMENT = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\u2028\u2029]/gu
+// Invisible code points and the two separators, which JSON.stringify leaves raw in a literal.
+const UNSEEN_IN_LITERAL = /[\p{Cf}\p{Co}\p{Cn}\u2028\u2029]/gu
+
+/** `\uXXXX` for each UTF-16 unit of the code point, so a pair outside the BMP becomes two escapes. */
+function escapeUnits(char: string): string {
+  let out = ''
+  for (let i = 0; i < char.length; i++) out += `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`
+  return out
+}
 
 /**
- * A string literal for `text`. JSON.stringify escapes quotes, backslashes and controls; the
- * two separators are escaped too, so the literal reads the same in every TypeScript version.
+ * A string literal for `text`. JSON.stringify escapes quotes, backslashes, controls and lone
+ * surrogates; the two separators are escaped too, so the literal reads the same in every
+ * TypeScript version, and invisible code points are escaped so that no bidi override or
+ * zero-width character reorders or hides what the file shows (the string's value is unchanged).
  */
 export function lit(text: string, max = MAX_LITERAL): string {
-  return JSON.stringify(bounded(text, max)).replaceAll('\u2028', '\\u2028').replaceAll('\u2029', '\\u2029')
+  return JSON.stringify(bounded(text, max)).replace(UNSEEN_IN_LITERAL, escapeUnits)
 }
 
 /** `text` without the truncation marker, cut to `max` without splitting a surrogate pair. */

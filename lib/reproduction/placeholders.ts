@@ -8,6 +8,8 @@ import { withoutCutMarker } from './code'
 
 const MAX_FIELD_NAME = 32
 const PREFIX = 'REPRO_'
+/** Variables of the test itself, which no field may take (a field labelled "Base URL" included). */
+const RESERVED = ['REPRO_BASE_URL']
 
 function sanitise(text: string): string {
   let out = ''
@@ -39,7 +41,7 @@ function fieldName(target: TrailTarget): string {
 /** Hands out one variable per field, the same one each time the field comes back. */
 export class Placeholders {
   private readonly byField = new Map<string, string>()
-  private readonly taken = new Set<string>()
+  private readonly taken = new Set<string>(RESERVED)
 
   nameFor(target: TrailTarget): string {
     const key = `${target.selector}\u0000${target.name ?? ''}`
@@ -54,6 +56,6 @@ export class Placeholders {
   }
 
   get names(): string[] {
-    return [...this.taken]
+    return [...this.byField.values()]
   }
 }

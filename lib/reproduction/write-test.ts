@@ -29,8 +29,8 @@ export interface WrittenTest {
   limitations: string[]
 }
 
-/** The origin the test opens, overridable with REPRO_BASE_URL; null when the URL is not http(s). */
-function originOf(url: string): string | null {
+/** The origin of an http(s) URL; null for any other scheme or a URL that does not parse. */
+export function originOf(url: string): string | null {
   try {
     const parsed = new URL(url)
     return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.origin : null
@@ -39,12 +39,31 @@ function originOf(url: string): string | null {
   }
 }
 
+/** Where a URL leads, for a limitation: its origin, else its scheme. */
+function placeOf(url: string): string {
+  try {
+    const parsed = new URL(url)
+    return originOf(url) ?? parsed.protocol
+  } catch {
+    return 'an address that does not parse'
+  }
+}
+
+/**
+ * Run before a masked value is typed or chosen: a click of the replay may have led to another
+ * site, and a test account's password must only ever be typed into the site under test.
+ */
+const SAME_SITE_GUARD =
+  "expect(new URL(page.url()).origin, 'still on the site under test').toBe(new URL(BASE_URL).origin)"
+
 class TestWriter {
   readonly lines: string[] = []
   readonly limitations: string[] = []
   actions = 0
   private partial = false
   private cutValue = false
+  /** Origins and schemes of the recorded page loads that are not replayed. */
+  private readonly elsewhere = new Set<string>()
 
   constructor(
     private readonly origin: string | null,
@@ -59,19 +78,31 @@ class TestWriter {
     this.lines.push(comment(INDENT, text))
   }
 
-  /** A same-origin URL goes through BASE_URL, so the test can run against another copy of the site. */
-  url(url: string): string {
-    const origin = originOf(url)
-    if (origin !== null && origin === this.origin) {
-      const parsed = new URL(url)
-      return `new URL(${lit(`${parsed.pathname}${parsed.search}${parsed.hash}`, TRAIL_LIMITS.url)}, BASE_URL).href`
-    }
-    return lit(url, TRAIL_LIMITS.url)
+  /**
+   * A page of the site under test, always through BASE_URL; null for any other origin or
+   * scheme. Page text decides every URL of a trail, so a recorded load of another site (or of
+   * a javascript:, data: or file: address) never becomes a page.goto: the test could otherwise
+   * be steered to a page that receives what it types.
+   */
+  private onSite(url: string): string | null {
+    if (this.origin === null || originOf(url) !== this.origin) return null
+    const parsed = new URL(url)
+    return `new URL(${lit(`${parsed.pathname}${parsed.search}${parsed.hash}`, TRAIL_LIMITS.url)}, BASE_URL).href`
   }
 
-  goto(url: string) {
+  /** Opens `url` when it is on the site under test; false when it is not replayed. */
+  goto(url: string, note: string): boolean {
+    const target = this.onSite(url)
+    if (target === null) return false
+    this.note(note)
     this.actions++
-    this.code(`await page.goto(${this.url(url)})`)
+    this.code(`await page.goto(${target})`)
+    return true
+  }
+
+  /** A masked value is typed only while the page is still on the site under test. */
+  private fillMasked(line: string) {
+    this.code(SAME_SITE_GUARD, line)
   }
 
   private locate(target: TrailTarget, number: number): Locator | null {
@@ -88,8 +119,11 @@ class TestWriter {
   step(step: Step, number: number, triggers: boolean) {
     const suffix = triggers ? ' (the failure follows this step)' : ''
     if (step.kind === 'goto') {
-      this.note(`Step ${number}: open ${commentText(step.url)}${suffix}`)
-      this.goto(step.url)
+      if (this.goto(step.url, `Step ${number}: open ${commentText(step.url)}${suffix}`)) return
+      this.note(
+        `Step ${number}: the user opened ${commentText(step.url)}, another origin or scheme: not replayed${suffix}.`,
+      )
+      this.elsewhere.add(placeOf(step.url))
       return
     }
     const element = commentText(describeTarget(step.target))
@@ -116,7 +150,7 @@ class TestWriter {
         }
         const name = this.placeholders.nameFor(step.target)
         this.note(`The recorder masked what was typed here: set ${name}.`)
-        this.code(`await ${locator.code}.fill(process.env.${name} ?? '')`)
+        this.fillMasked(`await ${locator.code}.fill(process.env.${name} ?? '')`)
         this.limitations.push(
           name === 'REPRO_PASSWORD'
             ? `Fill REPRO_PASSWORD: the password typed in step ${number} was masked by the recorder.`
@@ -132,7 +166,7 @@ class TestWriter {
       case 'select': {
         const name = this.placeholders.nameFor(step.target)
         this.note(`Which option was chosen is not recorded: set ${name} to choose it.`)
-        this.code(`if (process.env.${name}) await ${locator.code}.selectOption(process.env.${name})`)
+        this.fillMasked(`if (process.env.${name}) await ${locator.code}.selectOption(process.env.${name})`)
         this.limitations.push(`Set ${name}: the option chosen in ${field} in step ${number} is not recorded.`)
         return
       }
@@ -144,6 +178,13 @@ class TestWriter {
   }
 
   finish() {
+    if (this.elsewhere.size > 0)
+      this.limitations.push(
+        `A step opened another origin or scheme (${[...this.elsewhere]
+          .slice(0, 3)
+          .map((place) => commentText(place, 80))
+          .join(', ')}): not replayed, so the test stays on the site under test.`,
+      )
     if (this.partial)
       this.limitations.push(
         'Some element names or texts were cut when recorded; their locators match by prefix.',
@@ -159,10 +200,14 @@ export function writeTest(plan: TestPlan, placeholders: Placeholders): WrittenTe
   const { check } = plan
   writer.code(...check.setup)
   if (plan.steps.length === 0) writer.code(...check.before)
-  writer.note(
+  const opened = writer.goto(
+    plan.entryUrl,
     `Open the page the user was on${plan.steps.length === 0 ? ' (the failure follows while it loads)' : ''}.`,
   )
-  writer.goto(plan.entryUrl)
+  if (!opened)
+    writer.note(
+      `The page the user was on, ${commentText(plan.entryUrl, 120)}, is not an http(s) address: it is not opened.`,
+    )
   for (const note of plan.notes) writer.note(note)
   plan.steps.forEach((step, index) => {
     const last = index === plan.steps.length - 1
@@ -181,6 +226,10 @@ export function writeTest(plan: TestPlan, placeholders: Placeholders): WrittenTe
       : '// Built from the issue alone: no recorded session of it could be used.',
     '// It fails while the bug is there and passes once it is fixed.',
     '// Run it against another copy of the site with REPRO_BASE_URL (for example http://localhost:3000).',
+    origin
+      ? `// Without REPRO_BASE_URL it runs against the recorded site itself: ${commentText(origin, 120)}.`
+      : '// The recorded page is not an http(s) address: set REPRO_BASE_URL to the site to test.',
+    '// It only opens pages of that one site, and types masked values only while on it.',
   ]
   const names = placeholders.names
   if (names.length > 0) header.push(`// Values the recorder masked come from: ${names.join(', ')}.`)
@@ -195,6 +244,8 @@ export function writeTest(plan: TestPlan, placeholders: Placeholders): WrittenTe
     '',
   ].join('\n')
   if (origin === null)
-    writer.limitations.push('The page the test opens is not an http(s) address: set REPRO_BASE_URL.')
+    writer.limitations.push(
+      'The page the user was on is not an http(s) address, so the test does not open it: set REPRO_BASE_URL and add the first page.goto by hand.',
+    )
   return { code, actions: writer.actions, limitations: writer.limitations }
 }

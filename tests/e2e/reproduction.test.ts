@@ -35,11 +35,31 @@ interface Reproduction {
   limitations: string[]
 }
 
-/** What each bug's issue is called and what a failing run of its test must say. */
+/**
+ * What each bug's issue is called and what a failing run of its test must say: `reason` is in
+ * the check's own label, so it shows which check failed; `observed` is what Playwright saw on
+ * the page (the received value), so it shows the check failed because the bug happened again.
+ */
 const BUGS = [
-  { name: 'TypeError', title: /TypeError/, reason: "Cannot read properties of undefined (reading 'code')" },
-  { name: 'failed request', title: /POST \/api\/report returns 500/, reason: 'answered 500' },
-  { name: 'dead click', title: /^Unresponsive .*Subscribe/, reason: 'produced no response' },
+  {
+    name: 'TypeError',
+    title: /TypeError/,
+    reason: "Cannot read properties of undefined (reading 'code')",
+    // The collected errors: an array holding the thrown error, not the empty one expected.
+    observed: /^\+\s+"TypeError: Cannot read properties of undefined \(reading 'code'\)",?$/m,
+  },
+  {
+    name: 'failed request',
+    title: /POST \/api\/report returns 500/,
+    reason: 'answered 500',
+    observed: /^Expected: < 400\nReceived:\s+500$/m,
+  },
+  {
+    name: 'dead click',
+    title: /^Unresponsive .*Subscribe/,
+    reason: 'produced no response',
+    observed: /produced no response[^\n]*\n[\s\S]*^Expected: true\nReceived: false$/m,
+  },
 ] as const
 
 const reproductions = new Map<string, Reproduction>()
@@ -73,8 +93,18 @@ interface PlaywrightReport {
   }[]
 }
 
+interface RunResult {
+  ok: boolean
+  output: string
+  /** The failures' messages as a terminal would show them, without colours. */
+  messages: string
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the escape that starts a terminal colour
+const COLOURS = /\u001b\[[0-9;]*m/g
+
 /** Runs the saved tests with Playwright's own runner, as a user would; the JSON report per file. */
-function runPlaywright(): Promise<Map<string, { ok: boolean; output: string }>> {
+function runPlaywright(): Promise<Map<string, RunResult>> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -107,10 +137,19 @@ function runPlaywright(): Promise<Map<string, { ok: boolean; output: string }>> 
     child.on('close', () => {
       try {
         const report = JSON.parse(stdout) as PlaywrightReport
-        const byFile = new Map<string, { ok: boolean; output: string }>()
+        const byFile = new Map<string, RunResult>()
         for (const suite of report.suites) {
-          const output = JSON.stringify(suite.specs.flatMap((spec) => spec.tests.flatMap((t) => t.results)))
-          byFile.set(path.basename(suite.file), { ok: suite.specs.every((spec) => spec.ok), output })
+          const results = suite.specs.flatMap((spec) => spec.tests.flatMap((t) => t.results))
+          const output = JSON.stringify(results)
+          const messages = results
+            .flatMap((result) => result.errors.map((error) => error.message ?? ''))
+            .join('\n')
+            .replace(COLOURS, '')
+          byFile.set(path.basename(suite.file), {
+            ok: suite.specs.every((spec) => spec.ok),
+            output,
+            messages,
+          })
         }
         resolve(byFile)
       } catch (error) {
@@ -205,6 +244,7 @@ describe('a reproduction per bug, run with Playwright before and after the fix',
       expect(result!.output, `${bug.name}:\n${reproduction.test}`).toContain(
         JSON.stringify(bug.reason).slice(1, -1),
       )
+      expect(result!.messages, `${bug.name}: what Playwright saw`).toMatch(bug.observed)
     }
   })
 

@@ -136,6 +136,71 @@ describe('GET /api/v1/openapi.json', () => {
     await expectDocumented('/api/v1/insights', 'get', await api.listInsights(read, { limit: 500 }))
   })
 
+  it('describes a reproduction built from a real trail (issue 18), with its steps and limitations', async () => {
+    const db = database.db
+    const org = (await createOrganization(db, { name: 'Reproduction documented' })).id
+    const read = (await createKey(db, { organizationId: org, type: 'api' })).key
+    const at = Date.parse('2026-05-02T12:00:00Z')
+    const page = 'https://shop.example/login'
+    const message = "Cannot read properties of undefined (reading 'code')"
+    const issue = await seedIssue(db, org, {
+      kind: 'js_error',
+      title: `TypeError: ${message}`,
+      evidence: { type: 'TypeError', message, pageUrl: page },
+    })
+    const session = await seedSession(db, org, {
+      startedAt: new Date(at),
+      entryUrl: page,
+      trailTruncated: false,
+    })
+    await seedTrail(db, session, [
+      { kind: 'navigation', at, pageUrl: page, url: page, change: 'load' },
+      {
+        kind: 'input',
+        at: at + 1000,
+        pageUrl: page,
+        target: target({
+          tag: 'input',
+          role: null,
+          name: 'Password',
+          type: 'password',
+          selector: 'input#pw',
+        }),
+        control: 'text',
+        value: null,
+        masked: true,
+        length: 8,
+        checked: null,
+      },
+      {
+        kind: 'navigation',
+        at: at + 2000,
+        pageUrl: 'https://elsewhere.example/',
+        url: 'https://elsewhere.example/',
+        change: 'load',
+      },
+      { kind: 'click', at: at + 9000, pageUrl: page, target: target(), count: 1 },
+      {
+        kind: 'error',
+        at: at + 9005,
+        pageUrl: page,
+        message: `TypeError: ${message}`,
+        stack: null,
+        source: 'uncaught',
+      },
+    ])
+    await linkIssue(db, session, issue.id, new Date(at + 9005))
+
+    const response = await api.getReproduction(read, issue.id)
+    const { reproduction } = (await response.clone().json()) as {
+      reproduction: { sessionId: string; steps: number; limitations: string[] }
+    }
+    expect(reproduction.sessionId).toBe(session.id)
+    expect(reproduction.steps).toBeGreaterThan(1)
+    expect(reproduction.limitations.length).toBeGreaterThan(1)
+    await expectDocumented('/api/v1/issues/{issueId}/reproduction', 'get', response)
+  })
+
   it('describes the real answers of the sessions endpoints (issue 18), for every timeline entry kind', async () => {
     const db = database.db
     const org = (await createOrganization(db, { name: 'Sessions documented' })).id

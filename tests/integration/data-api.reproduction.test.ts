@@ -153,6 +153,28 @@ describe('GET /api/v1/issues/{issueId}/reproduction', () => {
     expect(reproduction.test).toContain('"Only"')
   })
 
+  it('compares the sessions of the issue’s 20 most recent occurrences, however long ago they started', async () => {
+    const issue = await jsIssue()
+    const base = Date.UTC(2026, 0, 5)
+    // Twenty sessions that started later but saw the issue earlier, none with a trail.
+    for (let i = 0; i < 20; i++)
+      await seedIssueSession(database.db, org, issue.id, {
+        trail: null,
+        firstOccurrenceAt: base + i * 1000,
+        startedAt: base + 10_000_000 + i,
+      })
+    // A long session, started the day before, in which the issue happened last: it has the trail.
+    const trail = errorTrail(base + 100_000, ['Latest'])
+    const latest = await seedIssueSession(database.db, org, issue.id, {
+      trail,
+      firstOccurrenceAt: trail.at(-1)!.at,
+      startedAt: base - 86_400_000,
+    })
+    const reproduction = await reproductionOf(await api.getReproduction(readKey, issue.id))
+    expect(reproduction.sessionId).toBe(latest.id)
+    expect(reproduction.test).toContain('"Latest"')
+  })
+
   it('builds the test from the written steps and the trigger when the session has no trail', async () => {
     const issue = await jsIssue()
     const session = await seedIssueSession(database.db, org, issue.id, {

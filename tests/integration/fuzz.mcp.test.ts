@@ -181,7 +181,10 @@ const WRITES: Record<string, string[]> = {
   link_issue_ticket: ['issueActivities', 'outbox'],
 }
 
-/** The session tools (issue 18), fuzzed in a property of their own so each stays within its time. */
+/**
+ * The session tools and the reproduction (issue 18), read-only, fuzzed in a property of their
+ * own so each stays within its time. The reproduction builds a test from the seeded trail.
+ */
 const SESSION_TOOL_FIELDS: Record<string, string[]> = {
   list_sessions: [
     'limit',
@@ -196,6 +199,7 @@ const SESSION_TOOL_FIELDS: Record<string, string[]> = {
     'to',
   ],
   get_session: ['sessionId', 'around', 'windowMs', 'limit', 'cursor', 'kinds'],
+  get_issue_reproduction: ['issueId'],
 }
 
 /** Values for a tool's own fields: right and wrong types, edges, ids of ours and not. */
@@ -287,7 +291,7 @@ describe('tools/call with arbitrary arguments', () => {
     )
   })
 
-  it('answers every call of the session tools with a result or a tool/protocol error, and writes nothing', async () => {
+  it('answers every call of the session and reproduction tools with a result or a tool/protocol error, and writes nothing', async () => {
     const call = fc
       .constantFrom(...Object.keys(SESSION_TOOL_FIELDS))
       .chain((tool) => fc.tuple(fc.constant(tool), toolArguments(tool)))
@@ -307,6 +311,8 @@ describe('tools/call with arbitrary arguments', () => {
         examples: [
           [['get_session', { sessionId, around: issueId, kinds: ['error'] }]],
           [['list_sessions', { userId: 'a\u0000b', url: '\ud800' }]],
+          [['get_issue_reproduction', { issueId }]],
+          [['get_issue_reproduction', { issueId: foreignIssueId }]],
         ],
       },
     )

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { and, asc, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { loadReproduction } from '@/app/(dashboard)/issues/[issueId]/load-reproduction'
 import type { Db } from '@/db/client'
 import { issueActivities, issueSessions, issues, oauthClients, outbox, replaySessions } from '@/db/schema'
 import { createKey } from '@/lib/credentials/create-key'
@@ -13,6 +14,7 @@ import { linkTicket, unlinkTicket } from '@/lib/issues/link-ticket'
 import { likePattern, searchIssues } from '@/lib/issues/search-issues'
 import { updateIssueStatus } from '@/lib/issues/update-issue-status'
 import { updateIssuesStatus } from '@/lib/issues/update-issues-status'
+import { logger } from '@/lib/log'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { EVENTS } from '@/lib/outbox/events'
 import { createUser } from '@/lib/users/create-user'
@@ -723,5 +725,31 @@ describe('updateIssuesStatus: bulk resolve', () => {
     const [row] = await db.select().from(issues).where(eq(issues.id, issue.id))
     expect(row!.status).toBe('unresolved')
     expect(await statusEventsOf(issue.id)).toEqual([])
+  })
+})
+
+describe("the issue page's Reproduction card", () => {
+  it('shows the reproduction, and when building it fails logs that and costs only the card', async () => {
+    const organizationId = await org('Card')
+    const issue = await seedIssue(db, organizationId)
+    const shown = await loadReproduction(db, organizationId, issue.id)
+    expect(shown?.issueId).toBe(issue.id)
+    expect(shown?.test).toContain("import { expect, test } from '@playwright/test'")
+
+    const failure = new Error('the trail could not be read')
+    const select = vi.spyOn(db, 'select').mockImplementation(() => {
+      throw failure
+    })
+    const logged = vi.spyOn(logger, 'error').mockImplementation(() => undefined)
+    try {
+      await expect(loadReproduction(db, organizationId, issue.id)).resolves.toBeNull()
+      expect(logged).toHaveBeenCalledWith(
+        { err: failure, organizationId, issueId: issue.id },
+        'building the issue reproduction failed',
+      )
+    } finally {
+      select.mockRestore()
+      logged.mockRestore()
+    }
   })
 })

@@ -449,6 +449,31 @@ describe('inputs and placeholders', () => {
     expect(names).toContain('REPRO_CARD_NUMBER')
   })
 
+  it('never gives a field the name of the base URL variable', () => {
+    const baseUrl = target({
+      tag: 'input',
+      role: 'textbox',
+      name: 'Base URL',
+      type: 'url',
+      selector: 'input#base',
+      id: 'base',
+      text: '',
+    })
+    const trail = [
+      nav(0, '/settings'),
+      input(1000, '/settings', baseUrl, null, true),
+      click(2000, '/settings'),
+      error(2010, '/settings', "TypeError: Cannot read properties of undefined (reading 'code')"),
+    ]
+    const draft = build('base-url-field', jsIssue, session(trail, 2010))
+    expect(draft.test).toContain(
+      'page.getByRole("textbox", { name: "Base URL", exact: true }).first().fill(process.env.REPRO_BASE_URL_2 ?? \'\')',
+    )
+    expect(draft.test).toContain('// Values the recorder masked come from: REPRO_BASE_URL_2.')
+    // The only use of REPRO_BASE_URL is where the site under test is chosen.
+    expect(draft.test.match(/process\.env\.REPRO_BASE_URL\b/g)).toHaveLength(1)
+  })
+
   it('checks and unchecks toggles and leaves selects to a placeholder', () => {
     const box = target({
       tag: 'input',
@@ -551,6 +576,101 @@ describe('bounds and fallbacks', () => {
   })
 })
 
+describe('origins and schemes', () => {
+  const password = target({
+    tag: 'input',
+    role: null,
+    name: 'Password',
+    type: 'password',
+    selector: 'input#pw',
+    id: 'pw',
+    text: '',
+  })
+  const size = target({
+    tag: 'select',
+    role: 'combobox',
+    name: 'Size',
+    type: null,
+    selector: 'select#size',
+    text: '',
+  })
+  const load = (at: number, url: string): TrailEntry => ({
+    kind: 'navigation',
+    at: T0 + at,
+    pageUrl: url,
+    url,
+    change: 'load',
+  })
+
+  it('opens only pages of the recorded origin, through BASE_URL, and says which loads it left out', () => {
+    const trail: TrailEntry[] = [
+      nav(0, '/'),
+      load(10_000, 'https://evil.example/login?next=/'),
+      load(20_000, 'javascript:alert(document.cookie)'),
+      load(30_000, 'file:///etc/passwd'),
+      load(40_000, 'data:text/html,<form><input type=password></form>'),
+      load(50_000, 'http://shop.example.com/insecure'),
+      nav(60_000, '/cart'),
+      input(61_000, '/cart', password, null, true),
+      click(62_000, '/cart'),
+      error(62_010, '/cart', "TypeError: Cannot read properties of undefined (reading 'code')"),
+    ]
+    const draft = build('other-origins', jsIssue, session(trail, 62_010))
+    const gotos = draft.test.split('\n').filter((line) => line.includes('page.goto('))
+    expect(gotos).toEqual([
+      '  await page.goto(new URL("/", BASE_URL).href)',
+      '  await page.goto(new URL("/cart", BASE_URL).href)',
+    ])
+    for (const line of draft.test.split('\n'))
+      if (/evil\.example|javascript:|file:|data:text|http:\/\/shop/.test(line))
+        expect(line.trim()).toMatch(/^\/\//)
+    expect(draft.test).toContain(
+      '  // Step 1: the user opened "https://evil.example/login?next=/", another origin or scheme: not replayed.',
+    )
+    expect(draft.limitations).toContain(
+      'A step opened another origin or scheme ("https://evil.example", "javascript:", "file:"): not replayed, so the test stays on the site under test.',
+    )
+    expect(draft.steps).toBe(4)
+  })
+
+  it('checks the page is still on the site under test before it types or chooses a masked value', () => {
+    const trail: TrailEntry[] = [
+      nav(0, '/login'),
+      input(1000, '/login', password, null, true),
+      { ...(input(2000, '/login', size, null) as Extract<TrailEntry, { kind: 'input' }>), control: 'select' },
+      click(3000, '/login', target({ name: 'Sign in', text: 'Sign in' })),
+      error(3010, '/login', "TypeError: Cannot read properties of undefined (reading 'code')"),
+    ]
+    const draft = build('guarded-fill', jsIssue, session(trail, 3010))
+    const lines = draft.test.split('\n').map((line) => line.trim())
+    const guard =
+      "expect(new URL(page.url()).origin, 'still on the site under test').toBe(new URL(BASE_URL).origin)"
+    const uses = lines.flatMap((line, i) => (/process\.env\.REPRO_(?!BASE_URL\b)/.test(line) ? [i] : []))
+    expect(uses).toHaveLength(2)
+    for (const i of uses) expect(lines[i - 1]).toBe(guard)
+  })
+
+  it('names the recorded origin it runs against when REPRO_BASE_URL is not set', () => {
+    const draft = build('names-origin', jsIssue, session([nav(0, '/'), click(1000, '/')], 1000))
+    expect(draft.test).toContain(
+      '// Without REPRO_BASE_URL it runs against the recorded site itself: "https://shop.example.com".',
+    )
+    expect(draft.test).toContain('const BASE_URL = process.env.REPRO_BASE_URL ?? "https://shop.example.com"')
+  })
+
+  it('does not open a recorded first page that is not an http(s) address', () => {
+    for (const pageUrl of ['javascript:alert(document.cookie)', 'file:///etc/passwd', 'not a url']) {
+      const issue = { ...jsIssue, evidence: { ...jsIssue.evidence, pageUrl } }
+      const draft = build(`entry-${pageUrl.slice(0, 4)}`, issue, null)
+      expect(draft.test).not.toContain('page.goto(')
+      expect(draft.test).toContain('is not an http(s) address: it is not opened.')
+      expect(draft.limitations.join(' ')).toMatch(/not an http\(s\) address, so the test does not open it/)
+      for (const line of draft.test.split('\n'))
+        if (line.includes(pageUrl)) expect(line.trim()).toMatch(/^\/\//)
+    }
+  })
+})
+
 describe('hostile page text', () => {
   const HOSTILE = [
     '"); process.exit(1); ("',
@@ -626,6 +746,54 @@ describe('hostile page text', () => {
     })
   })
 
+  it('writes no invisible or bidi character raw: escaped in literals, a space in comments', () => {
+    // Right-to-left override, left-to-right isolate, zero-width space, byte-order mark, a
+    // private-use character, an unassigned code point and a private-use one outside the BMP.
+    const hidden = ['\u202E', '\u2066', '\u200B', '\uFEFF', '\uE000', '\u0378', '\u{F0000}']
+    const text = `admin${hidden.join('x')}"; process.exit(1) //`
+    const t = target({ name: text, text, selector: `#a${text}`, testId: null, role: 'button' })
+    const trail: TrailEntry[] = [
+      nav(0, `/${text}`),
+      {
+        kind: 'navigation',
+        at: T0 + 1000,
+        pageUrl: `https://evil.example/${text}`,
+        url: `https://evil.example/${text}`,
+        change: 'load',
+      },
+      input(2000, `/${text}`, { ...t, tag: 'input', role: 'textbox' }, text),
+      input(3000, `/${text}`, { ...t, tag: 'input', role: 'textbox', selector: 'input#x' }, null, true),
+      click(4000, `/${text}`, t),
+      error(4010, `/${text}`, text),
+    ]
+    const issue: ReproductionIssue = {
+      ...jsIssue,
+      title: text,
+      evidence: { message: text, type: text, pageUrl: `${SITE}/${text}` },
+      stepsToReplicate: text,
+    }
+    for (const [name, s] of [
+      ['trojan-source', session(trail, 4010)],
+      ['trojan-source-fallback', session(null, 0, { trigger: { selector: text, text } })],
+    ] as const) {
+      const draft = build(name, issue, s)
+      expect(draft.test).not.toMatch(/[\p{Cf}\p{Co}\p{Cn}]/u)
+      for (const escaped of [
+        '\\u202e',
+        '\\u2066',
+        '\\u200b',
+        '\\ufeff',
+        '\\ue000',
+        '\\u0378',
+        '\\udb80\\udc00',
+      ])
+        expect(draft.test).toContain(escaped)
+      // The literal still stands for the page's own text.
+      const literal = draft.test.match(/test\(("(?:[^"\\]|\\.)*")/)?.[1]
+      expect(JSON.parse(literal ?? '""')).toBe(text)
+    }
+  })
+
   it('bounds every literal', () => {
     const huge = 'A'.repeat(100_000)
     const trail = [
@@ -672,6 +840,7 @@ describe('hostile page text', () => {
           const draft = buildReproduction(issue, session(trail, 1010))
           if (n++ % 20 === 0) generated[`fuzz-${n}.spec.ts`] = draft.test
           expect(syntaxErrors(draft.test)).toEqual([])
+          expect(draft.test).not.toMatch(/[\p{Cf}\p{Co}\p{Cn}]/u)
           expect(syntaxErrors(buildReproduction(issue, null).test)).toEqual([])
         },
       ),

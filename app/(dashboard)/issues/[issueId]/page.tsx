@@ -12,12 +12,12 @@ import { getIssueRow } from '@/lib/issues/get-issue'
 import { issueHistory } from '@/lib/issues/issue-history'
 import { type IssueSession, issueSessionOf, issueSessionsOf } from '@/lib/issues/issue-sessions'
 import { ISSUE_STATUS_LABELS } from '@/lib/issues/labels'
-import { getIssueReproduction } from '@/lib/reproduction/get-reproduction'
 import { storedReplayLog } from '@/lib/sessions/replay-log'
 import { currentOrganization } from '@/lib/users/memberships'
 import { offset, PRIORITY_BADGE, STATUS_BADGE } from '../format'
 import styles from '../issues.module.css'
 import { IssueHistoryList } from './history-list'
+import { loadReproduction } from './load-reproduction'
 import { NoteForm } from './note-form'
 import { PriorityReason } from './priority-reason'
 import { QuickActions } from './quick-actions'
@@ -94,7 +94,7 @@ export default async function IssuePage({
     issueHistory(db, organization.id, issue.id),
     issueSessionsOf(db, organization.id, issue.id),
     requestedSession ? issueSessionOf(db, organization.id, issue.id, requestedSession) : null,
-    getIssueReproduction(db, { organizationId: organization.id }, issue.id),
+    loadReproduction(db, organization.id, issue.id),
   ])
 
   // The replay opens at the moment of the issue: the requested session at its offset, or the
@@ -261,26 +261,34 @@ export default async function IssuePage({
             data-testid="reproduction"
           >
             <h2 id="reproduction-heading">Reproduction</h2>
-            <p className="muted">
-              A Playwright test built from{' '}
-              {reproduction.sessionId ? (
-                <Link href={`/sessions/${reproduction.sessionId}`}>the session it was seen in</Link>
-              ) : (
-                'the issue alone (no recorded session could be used)'
-              )}
-              : it fails while the bug is there and passes once it is fixed. Run it with{' '}
-              <code>npx playwright test {reproduction.filename}</code>.
-            </p>
-            <ReproductionCode code={reproduction.test} filename={reproduction.filename} />
-            <h3>Limitations</h3>
-            {reproduction.limitations.length > 0 ? (
-              <ul className={reproductionStyles.limitations} data-testid="reproduction-limitations">
-                {reproduction.limitations.map((line) => (
-                  <li key={line}>{line}</li>
-                ))}
-              </ul>
+            {reproduction === null ? (
+              <p className="muted" data-testid="reproduction-unavailable">
+                Reproduction unavailable: the test could not be built for this issue right now.
+              </p>
             ) : (
-              <p className="muted">None known.</p>
+              <>
+                <p className="muted">
+                  A Playwright test built from{' '}
+                  {reproduction.sessionId ? (
+                    <Link href={`/sessions/${reproduction.sessionId}`}>the session it was seen in</Link>
+                  ) : (
+                    'the issue alone (no recorded session could be used)'
+                  )}
+                  : it fails while the bug is there and passes once it is fixed. Run it with{' '}
+                  <code>npx playwright test {reproduction.filename}</code>.
+                </p>
+                <ReproductionCode code={reproduction.test} filename={reproduction.filename} />
+                <h3>Limitations</h3>
+                {reproduction.limitations.length > 0 ? (
+                  <ul className={reproductionStyles.limitations} data-testid="reproduction-limitations">
+                    {reproduction.limitations.map((line) => (
+                      <li key={line}>{line}</li>
+                    ))}
+                  </ul>
+                ) : (
+                  <p className="muted">None known.</p>
+                )}
+              </>
             )}
           </section>
 
