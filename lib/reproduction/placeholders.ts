@@ -25,7 +25,8 @@ function sanitise(text: string): string {
       underscore = true
     }
   }
-  return out.replace(/_+$/, '')
+  // The loop never writes two underscores in a row, so at most one trails.
+  return out.endsWith('_') ? out.slice(0, -1) : out
 }
 
 /** The field's own name for itself: password fields are REPRO_PASSWORD whatever their label. */
