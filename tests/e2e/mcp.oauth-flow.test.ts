@@ -36,7 +36,18 @@ import {
 
 const SCREENSHOTS = path.join(process.cwd(), 'test-results', 'screenshots')
 const CLIENT_NAME = 'E2E MCP Client (SDK)'
-const TOOL_NAMES = ['get_issue', 'list_insights', 'list_issues', 'list_signals', 'update_issue']
+const TOOL_NAMES = [
+  'add_issue_note',
+  'get_issue',
+  'get_issue_reproduction',
+  'get_session',
+  'link_issue_ticket',
+  'list_insights',
+  'list_issues',
+  'list_sessions',
+  'list_signals',
+  'update_issue',
+]
 const owner = { email: 'ada@example.com', password: 'analytical engine 1843' }
 
 let dataDir: string
@@ -237,7 +248,7 @@ describe('MCP over OAuth with the MCP SDK client, in Chromium, against the built
     expect(client.getServerVersion()?.name).toBe('session-replay-issues')
   })
 
-  it('lists the five tools and calls every read tool; update_issue needs write:issues', async () => {
+  it('lists every tool and calls every read tool; the write tools need write:issues', async () => {
     const { tools } = await client.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES)
 
@@ -257,9 +268,27 @@ describe('MCP over OAuth with the MCP SDK client, in Chromium, against the built
     const insights = await callTool('list_insights')
     expect((insights.structuredContent as { insights: unknown[] }).insights).toHaveLength(1)
 
-    const refused = await callTool('update_issue', { issueId: issueIds[0], status: 'resolved' })
-    expect(refused.isError).toBe(true)
-    expect(toolText(refused)).toBe('Missing required scope: write:issues')
+    const sessions = await callTool('list_sessions')
+    expect(sessions.isError).toBeFalsy()
+    expect(sessions.structuredContent).toMatchObject({ sessions: expect.any(Array), nextCursor: null })
+    const reproduction = await callTool('get_issue_reproduction', { issueId: issueIds[0] })
+    expect(reproduction.isError).toBeFalsy()
+    expect(
+      (reproduction.structuredContent as { reproduction: { test: string } }).reproduction.test,
+    ).toContain("from '@playwright/test'")
+
+    for (const [name, args] of [
+      ['update_issue', { issueId: issueIds[0], status: 'resolved' }],
+      ['add_issue_note', { issueId: issueIds[0], text: 'Looked at it' }],
+      [
+        'link_issue_ticket',
+        { issueId: issueIds[0], provider: 'Linear', url: 'https://linear.app/a/issue/A-1' },
+      ],
+    ] as const) {
+      const refused = await callTool(name, args)
+      expect(refused.isError, name).toBe(true)
+      expect(toolText(refused), name).toBe('Missing required scope: write:issues')
+    }
   })
 
   it('gets write:issues by asking for it at authorization, and update_issue matches the Data API', async () => {
