@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKey } from '@/lib/credentials/create-key'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { waitFor } from '../helpers/wait'
 import { type BugSite, startBugSite } from './bug-site'
 import { POSTGRES_URL } from './dashboard'
 import { CHROMIUM_PATH, launchChromium, type RunningServer, startBuiltServer } from './server'
@@ -63,20 +64,6 @@ const BUGS = [
 ] as const
 
 const reproductions = new Map<string, Reproduction>()
-
-async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined>,
-  timeoutMs = 90_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 1_000))
-  }
-}
 
 async function dataApi<T>(pathname: string): Promise<T> {
   const response = await fetch(`${server.baseUrl}${pathname}`, {
@@ -216,11 +203,18 @@ describe('a reproduction per bug, run with Playwright before and after the fix',
   })
 
   it('gets an issue for each bug and fetches its reproduction over HTTP', async () => {
-    const issues = await eventually('the three issues', async () => {
-      const { issues } = await dataApi<{ issues: { id: string; title: string }[] }>('/api/v1/issues?limit=50')
-      const found = BUGS.map((bug) => issues.find((issue) => bug.title.test(issue.title)))
-      return found.every(Boolean) ? (found as { id: string; title: string }[]) : undefined
-    })
+    const issues = await waitFor(
+      'the three issues',
+      async () => {
+        const { issues } = await dataApi<{ issues: { id: string; title: string }[] }>(
+          '/api/v1/issues?limit=50',
+        )
+        const found = BUGS.map((bug) => issues.find((issue) => bug.title.test(issue.title)))
+        return found.every(Boolean) ? (found as { id: string; title: string }[]) : undefined
+      },
+      90_000,
+      1_000,
+    )
     for (const [i, bug] of BUGS.entries()) {
       const { reproduction } = await dataApi<{ reproduction: Reproduction }>(
         `/api/v1/issues/${issues[i]!.id}/reproduction`,
