@@ -38,10 +38,7 @@ function promptFacts(facts: SummaryFact[]): Record<string, unknown> {
 }
 
 /** The model's few sentences about a session; null when it could not answer (the caller keeps ours). */
-export async function summariseSessionWithModel(
-  model: LanguageModel,
-  facts: SummaryFact[],
-): Promise<string | null> {
+async function summariseSessionWithModel(model: LanguageModel, facts: SummaryFact[]): Promise<string | null> {
   try {
     const { text } = await generateText({
       model,

@@ -21,7 +21,7 @@ function withinLimit(text: string): boolean {
   return true
 }
 
-export const NoteText = z
+const NoteText = z
   .string({ error: EMPTY })
   .trim()
   .min(1, EMPTY)

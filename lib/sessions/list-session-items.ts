@@ -19,7 +19,7 @@ export const SESSION_ITEMS_PAGE = { default: 25, max: 100 }
 /** Where a page of sessions ends at the latest, in bytes of JSON (see withinPageBytes). */
 export const SESSION_PAGE_BYTES = 64 * 1024
 /** Longest user id, e-mail or URL fragment a filter takes. */
-export const MAX_FILTER_CHARS = 500
+const MAX_FILTER_CHARS = 500
 
 /** The filters of GET /api/v1/sessions and list_sessions, as the caller gave them. */
 export interface SessionItemsQuery {

@@ -12,7 +12,7 @@ export interface SummaryFact {
   status: number | null
 }
 
-export const FACT_LABEL_CHARS = 200
+const FACT_LABEL_CHARS = 200
 
 const FACT_KINDS: TrailKind[] = [
   'navigation',

@@ -20,7 +20,7 @@ export const TIMELINE_WINDOW_MS = { default: 60_000, max: 600_000 }
  */
 export const TIMELINE_PAGE_BYTES = 64 * 1024
 /** Texts are cut to these for an agent's context (the stored trail keeps more). */
-export const TIMELINE_TEXT = { message: 500, stack: 1_500, url: 500, payload: 500 } as const
+const TIMELINE_TEXT = { message: 500, stack: 1_500, url: 500, payload: 500 } as const
 
 export const INVALID_KINDS = `kinds must be a comma-separated list of: ${TRAIL_KINDS.join(', ')}`
 export const INVALID_AROUND =
@@ -123,7 +123,7 @@ async function readPage(
 }
 
 /** An entry as the timeline answers it: its offset and position added, long texts cut with the marker. */
-export function toTimelineItem(row: Positioned, startedAt: number): TimelineItem {
+function toTimelineItem(row: Positioned, startedAt: number): TimelineItem {
   const { entry } = row
   const base = {
     at: entry.at,

@@ -66,7 +66,7 @@ function inputRole(node: DomNode): string | null {
   return BY_INPUT_TYPE[type] ?? null
 }
 
-export function implicitRole(node: DomNode): string | null {
+function implicitRole(node: DomNode): string | null {
   switch (node.tag) {
     case 'a':
     case 'area':
