@@ -57,6 +57,9 @@ export const issues = pgTable(
     firstSeenAt: ts('first_seen_at').notNull().defaultNow(),
     lastSeenAt: ts('last_seen_at').notNull().defaultNow(),
     evidence: jsonb('evidence').$type<Record<string, unknown>>(),
+    /** Releases (`metadata.release`) of the first and the latest session it was seen in, when they had one. */
+    firstRelease: text('first_release'),
+    lastRelease: text('last_release'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -44,6 +44,13 @@ export const replaySessions = pgTable(
     userName: text('user_name'),
     userAgent: text('user_agent'),
     language: text('language'),
+    /** `metadata.release` of the session's first batch that carried one (docs/source-maps.md). */
+    release: text('release'),
+    /**
+     * Script URL → bundler debug ID, as the recorder found them in the page
+     * (`metadata.debugIds`); lets symbolication find a map without relying on the URL.
+     */
+    debugIds: jsonb('debug_ids').$type<Record<string, string>>(),
     viewport: jsonb('viewport').$type<Viewport>(),
     batchCount: integer('batch_count').notNull().default(0),
     eventCount: integer('event_count').notNull().default(0),

@@ -1,4 +1,5 @@
 import type { IssuePriority } from '@/db/schema'
+import type { MinifiedFrame, Symbolication } from '@/lib/symbolication/types'
 import type { SessionTrail } from './trail'
 
 /**
@@ -89,11 +90,23 @@ export interface AnalysisResult {
   eventCount: number
   /** What happened in the session, entry by entry, bounded (trail.ts). */
   trail: SessionTrail
+  /**
+   * Distinct positions named by the stacks of the session's errors, top frames first, at most
+   * MAX_ERROR_FRAMES: what symbolication looks up before a second pass. Absent from results
+   * memoized before source maps existed.
+   */
+  errorFrames?: MinifiedFrame[]
 }
 
 export interface AnalyzerOptions {
   /** URLs (prefixes) never reported as failed requests: the service's own ingest endpoint. */
   ignoreRequestUrls?: string[]
+  /**
+   * Original positions of stack frames (docs/source-maps.md). With them, js_error findings are
+   * fingerprinted, described and shown by the original frames, and carry them in
+   * `evidence.frames`; without, nothing changes.
+   */
+  symbolication?: Symbolication
 }
 
 /** Push events in order, then finish once. Memory does not grow with session length. */

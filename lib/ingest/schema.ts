@@ -25,6 +25,12 @@ const NOT_STORABLE = 'must not contain NUL characters or unpaired UTF-16 surroga
 // Ids are indexed (a session's id is unique per organization): long values cannot be.
 const MAX_ID_LENGTH = 256
 const MAX_TEXT_LENGTH = 8192
+// A release names a build (a commit, a version): short, and indexed with each source map.
+export const MAX_RELEASE_LENGTH = 200
+const MAX_DEBUG_IDS = 100
+const MAX_DEBUG_ID_URL_LENGTH = 2048
+// A fixed-length pattern: no backtracking whatever the input.
+const DEBUG_ID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
 
 const text = (field: string, max = MAX_TEXT_LENGTH) =>
   z
@@ -125,6 +131,25 @@ export const ReplayBatch = z.object({
     .object({
       userAgent: text('metadata.userAgent', 1024).nullable().optional(),
       language: text('metadata.language', 64).nullable().optional(),
+      /** The build the page runs (docs/source-maps.md): picks the source maps of its stacks. */
+      release: text('metadata.release', MAX_RELEASE_LENGTH)
+        .min(1, 'metadata.release must not be empty')
+        .nullable()
+        .optional(),
+      /** Script URL → bundler debug ID, as the recorder found them in the page. */
+      debugIds: z
+        .record(
+          text('metadata.debugIds key', MAX_DEBUG_ID_URL_LENGTH),
+          z
+            .string({ error: 'metadata.debugIds values must be strings' })
+            .regex(DEBUG_ID, 'metadata.debugIds values must be UUIDs'),
+        )
+        .refine(
+          (ids) => Object.keys(ids).length <= MAX_DEBUG_IDS,
+          `metadata.debugIds must hold at most ${MAX_DEBUG_IDS} entries`,
+        )
+        .nullable()
+        .optional(),
     })
     .nullable()
     .optional(),
