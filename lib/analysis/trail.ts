@@ -80,6 +80,11 @@ export type TrailEntry = TrailBase &
         kind: 'error'
         message: string
         stack: string | null
+        /**
+         * The stack in original frames (`at fn (src/file.ts:12:5)` lines), when the session's
+         * release had source maps for it (docs/source-maps.md); absent otherwise.
+         */
+        originalStack?: string | null
         source: 'uncaught' | 'unhandled_rejection' | 'console' | 'custom'
       }
     | {

@@ -61,3 +61,25 @@ export interface Symbolication {
   release: string
   frames: Record<string, SymbolicatedFrame>
 }
+
+/** What the processing step asks symbolication for, for one session. */
+export interface SymbolicateRequest {
+  organizationId: string
+  release: string
+  /** The session's script URL → debug ID pairs (`replay_sessions.debug_ids`), when the recorder found any. */
+  debugIds: Record<string, string> | null
+  /** Distinct positions, as analysis reported them in `errorFrames`. */
+  frames: MinifiedFrame[]
+}
+
+/** Resolves every frame it can; never throws for a missing, broken or hostile map. */
+export type SymbolicateFrames = (request: SymbolicateRequest) => Promise<Symbolication>
+
+/**
+ * What a js_error's evidence holds once symbolicated (beside the spec's raw `stack`):
+ * `evidence.frames`, top first, at most 20, and the release whose maps resolved them.
+ */
+export interface SymbolicatedEvidence {
+  release: string
+  frames: SymbolicatedFrame[]
+}
