@@ -250,6 +250,7 @@ class SessionAnalyzer implements Analyzer {
       },
       eventCount: this.eventCount,
       trail: trail.result(),
+      errorFrames: this.errors.errorFrames(),
     }
   }
 }

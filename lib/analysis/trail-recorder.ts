@@ -165,6 +165,8 @@ export class TrailRecorder {
     message: string,
     trace: readonly string[],
     source: Entry<'error'>['source'],
+    /** The stack in original frames, given only when some of them mapped (docs/source-maps.md). */
+    originalStack?: string,
   ): void {
     let stack = ''
     for (const line of trace) {
@@ -174,6 +176,7 @@ export class TrailRecorder {
     this.add('error', at, pageUrl, {
       message: keep(message, TRAIL_LIMITS.message),
       stack: stack ? keep(stack, TRAIL_LIMITS.stack) : null,
+      ...(originalStack ? { originalStack: keep(originalStack, TRAIL_LIMITS.stack) } : {}),
       source,
     })
   }

@@ -12,6 +12,11 @@ export interface ClaimedSession {
   startedAt: number
   /** Who holds the session; later steps check it (memoized with the claim step). */
   claimToken: string
+  /**
+   * `replay_sessions.release`: with one, error frames are symbolicated (docs/source-maps.md).
+   * Absent from claims memoized before source maps existed.
+   */
+  release?: string | null
 }
 
 /**
@@ -48,9 +53,18 @@ export async function claimSession(
         ),
       ),
     )
-    .returning({ organizationId: replaySessions.organizationId, startedAt: replaySessions.startedAt })
+    .returning({
+      organizationId: replaySessions.organizationId,
+      startedAt: replaySessions.startedAt,
+      release: replaySessions.release,
+    })
   return row
-    ? { organizationId: row.organizationId, startedAt: row.startedAt.getTime(), claimToken: runId }
+    ? {
+        organizationId: row.organizationId,
+        startedAt: row.startedAt.getTime(),
+        claimToken: runId,
+        release: row.release,
+      }
     : null
 }
 
