@@ -175,7 +175,9 @@ describe('processing a session whose release has source maps', () => {
     const [issue] = await jsErrorIssues()
     expect(issue).toMatchObject({ fingerprint: originalFingerprint, sessionCount: 1 })
     expect(issue!.description).toContain('in checkout (src/checkout.ts:12)')
-    expect(issue!.stepsToReplicate).toMatch(/\n2\. TypeError: .* is thrown in checkout \(src\/checkout\.ts:12\) \(/)
+    expect(issue!.stepsToReplicate).toMatch(
+      /\n2\. TypeError: .* is thrown in checkout \(src\/checkout\.ts:12\) \(/,
+    )
     expect(issue!.evidence).toMatchObject({
       release: '1.0.0',
       frames: [
