@@ -102,7 +102,7 @@ export class ErrorDetector {
     const parts = script
       ? ['Script error.', page.current.pathPattern]
       : original
-        ? [type, normaliseMessage(message), originalFramePart(original)]
+        ? [type, key, originalFramePart(original)]
         : jsErrorParts(error.message, error.frames, page.current.url, page.current.pathPattern)
     const trigger = click ? { element: click.element, timestamp: click.at, url: click.page.url } : null
     const digestEntry = { message: truncate(error.message, 300), url: page.current.url, at }
@@ -129,7 +129,7 @@ export class ErrorDetector {
         mechanism: error.mechanism,
         source: error.source,
         stack: error.trace.slice(0, 20),
-        ...(mapped && symbolication ? { release: symbolication.release, frames } : {}),
+        ...(symbolication && (mapped || original) ? { release: symbolication.release, frames } : {}),
       },
       title: jsErrorTitle(type, message, page.current.pathPattern, click?.element ?? null),
       failure: `${truncate(error.message, 160)} is thrown${original ? ` in ${originalPlace(original)}` : ''}`,
