@@ -11,7 +11,7 @@ import {
   type SymbolicatedFrame,
   type Symbolication,
 } from '@/lib/symbolication/types'
-import { clip } from './bounds'
+import { clip, MAX_NAME_CHARS } from './bounds'
 import { MAX_FRAMES_PER_ERROR, minifiedFrame } from './error-frames'
 import { cutQuery, type PositionedFrame } from './stack'
 
@@ -41,9 +41,14 @@ export function normaliseSourcePath(source: string): string {
   return segments.slice(start).join('/')
 }
 
+/** The original function's name; maps are uploaded by our users' builds, still bounded. */
+function originalName(original: OriginalFrame): string {
+  return original.fn === null ? '<anonymous>' : clip(original.fn, MAX_NAME_CHARS)
+}
+
 /** How the original frame is named in texts: `checkout (src/checkout.ts:12)`. */
 export function originalPlace(original: OriginalFrame): string {
-  return `${original.fn ?? '<anonymous>'} (${normaliseSourcePath(original.source)}:${original.line})`
+  return `${originalName(original)} (${normaliseSourcePath(original.source)}:${original.line})`
 }
 
 /** The mapped original frame of `frame`, or null when it did not map. */
@@ -59,7 +64,7 @@ export function mappedFrame(
 
 /** The fingerprint's frame part for an original frame, as §4.4 builds it from a minified one. */
 export function originalFramePart(original: OriginalFrame): string {
-  return `${original.fn ?? '<anonymous>'} ${normaliseSourcePath(original.source)}`
+  return `${originalName(original)} ${normaliseSourcePath(original.source)}`
 }
 
 function boundedContext(context: SourceContext | null): SourceContext | null {
@@ -102,7 +107,7 @@ export function originalStack(frames: readonly SymbolicatedFrame[]): string {
   return frames
     .map(({ minified, original, status }) =>
       status === 'mapped' && original
-        ? `at ${original.fn ?? '<anonymous>'} (${normaliseSourcePath(original.source)}:${original.line}:${original.column})`
+        ? `at ${originalName(original)} (${normaliseSourcePath(original.source)}:${original.line}:${original.column})`
         : `at ${minified.fn || '<anonymous>'} (${minified.url}:${minified.line}:${minified.column})`,
     )
     .join('\n')
