@@ -1,11 +1,15 @@
-import type { MessagePort } from 'node:worker_threads'
+import { type MessagePort, resourceLimits } from 'node:worker_threads'
 import { createAnalyzer } from '../analysis/analyzer'
 import type { Analyzer, RrwebEvent } from '../analysis/types'
+import { defaultMapCacheBytes, MapCache } from '../symbolication/map-cache'
+import { type FrameLookup, type MapState, symbolicateLookups } from '../symbolication/symbolicate-frames'
 import type { FromWorker, ToWorker } from './protocol'
 
 export interface ServeHooks {
   /** Runs before each batch is parsed; tests use it to hold the worker like a slow session would. */
   beforeBatch?(sequence: number): void
+  /** Runs before a source map is parsed; tests use it to hold the worker like a hostile map would. */
+  beforeMapParse?(blobKey: string): void
 }
 
 const decoder = new TextDecoder('utf-8')
@@ -25,9 +29,38 @@ function eventsOf(bytes: ArrayBuffer): RrwebEvent[] {
  */
 export function serveAnalysis(port: MessagePort, hooks: ServeHooks = {}): void {
   let analyzer: Analyzer | null = null
+  // Parsed maps outlive sessions: the next session of a release needs the same ones.
+  const maps = new MapCache({ maxBytes: defaultMapCacheBytes(resourceLimits.maxOldGenerationSizeMb) })
+  let lookups: FrameLookup[] | null = null
   const reply = (message: FromWorker) => port.postMessage(message)
+  const symbolicated = (pending: FrameLookup[], loaded: Map<string, MapState>) => {
+    const mapFor = (blobKey: string): MapState =>
+      loaded.get(blobKey) ?? maps.get(blobKey) ?? { failed: 'the map was not sent' }
+    reply({ type: 'symbolicated', frames: symbolicateLookups(pending, mapFor) })
+  }
   port.on('message', (message: ToWorker) => {
     try {
+      if (message.type === 'symbolicate') {
+        const needed = new Set<string>()
+        for (const lookup of message.lookups)
+          for (const key of [lookup.mapKey, ...lookup.callers.map((caller) => caller.mapKey)])
+            if (!maps.get(key)) needed.add(key)
+        if (needed.size === 0) return symbolicated(message.lookups, new Map())
+        lookups = message.lookups
+        return reply({ type: 'maps-needed', blobKeys: [...needed] })
+      }
+      if (message.type === 'maps') {
+        const pending = lookups
+        lookups = null
+        if (!pending) throw new Error('no symbolication begun')
+        // Held here too, not only in the cache: a map larger than the cache still serves this request.
+        const loaded = new Map<string, MapState>()
+        for (const map of message.maps) {
+          hooks.beforeMapParse?.(map.blobKey)
+          loaded.set(map.blobKey, maps.load(map.blobKey, map.bytes ? new Uint8Array(map.bytes) : null))
+        }
+        return symbolicated(pending, loaded)
+      }
       if (message.type === 'begin') {
         analyzer = createAnalyzer(message.options)
         return
