@@ -31,35 +31,39 @@ export function serveAnalysis(port: MessagePort, hooks: ServeHooks = {}): void {
   let analyzer: Analyzer | null = null
   // Parsed maps outlive sessions: the next session of a release needs the same ones.
   const maps = new MapCache({ maxBytes: defaultMapCacheBytes(resourceLimits.maxOldGenerationSizeMb) })
-  let lookups: FrameLookup[] | null = null
+  // A symbolication waiting for the maps it asked for, with the cached maps it found: held
+  // here, so that parsing the others cannot evict them from the cache meanwhile.
+  let pending: { lookups: FrameLookup[]; held: Map<string, MapState> } | null = null
   const reply = (message: FromWorker) => port.postMessage(message)
-  const symbolicated = (pending: FrameLookup[], loaded: Map<string, MapState>) => {
-    const mapFor = (blobKey: string): MapState =>
-      loaded.get(blobKey) ?? maps.get(blobKey) ?? { failed: 'the map was not sent' }
-    reply({ type: 'symbolicated', frames: symbolicateLookups(pending, mapFor) })
+  const symbolicated = (lookups: FrameLookup[], held: Map<string, MapState>) => {
+    const mapFor = (blobKey: string): MapState => held.get(blobKey) ?? { failed: 'the map was not sent' }
+    reply({ type: 'symbolicated', frames: symbolicateLookups(lookups, mapFor) })
   }
   port.on('message', (message: ToWorker) => {
     try {
       if (message.type === 'symbolicate') {
+        const held = new Map<string, MapState>()
         const needed = new Set<string>()
         for (const lookup of message.lookups)
-          for (const key of [lookup.mapKey, ...lookup.callers.map((caller) => caller.mapKey)])
-            if (!maps.get(key)) needed.add(key)
-        if (needed.size === 0) return symbolicated(message.lookups, new Map())
-        lookups = message.lookups
+          for (const key of [lookup.mapKey, ...lookup.callers.map((caller) => caller.mapKey)]) {
+            const cached = maps.get(key)
+            if (cached) held.set(key, cached)
+            else needed.add(key)
+          }
+        if (needed.size === 0) return symbolicated(message.lookups, held)
+        pending = { lookups: message.lookups, held }
         return reply({ type: 'maps-needed', blobKeys: [...needed] })
       }
       if (message.type === 'maps') {
-        const pending = lookups
-        lookups = null
-        if (!pending) throw new Error('no symbolication begun')
-        // Held here too, not only in the cache: a map larger than the cache still serves this request.
-        const loaded = new Map<string, MapState>()
+        const waiting = pending
+        pending = null
+        if (!waiting) throw new Error('no symbolication begun')
+        // Held for this request too, not only cached: a map larger than the cache still serves it.
         for (const map of message.maps) {
           hooks.beforeMapParse?.(map.blobKey)
-          loaded.set(map.blobKey, maps.load(map.blobKey, map.bytes ? new Uint8Array(map.bytes) : null))
+          waiting.held.set(map.blobKey, maps.load(map.blobKey, map.bytes ? new Uint8Array(map.bytes) : null))
         }
-        return symbolicated(pending, loaded)
+        return symbolicated(waiting.lookups, waiting.held)
       }
       if (message.type === 'begin') {
         analyzer = createAnalyzer(message.options)

@@ -19,7 +19,6 @@ import {
   frameKey,
   type MinifiedFrame,
   type SymbolicatedFrame,
-  type SymbolicateFrames,
   type SymbolicateRequest,
   type Symbolication,
 } from './types'
@@ -48,6 +47,9 @@ export interface SymbolicatorDeps {
 export interface SymbolicateSessionRequest extends SymbolicateRequest {
   stacks?: MinifiedFrame[][]
 }
+
+/** A SymbolicateFrames that also takes the stacks: assignable to SymbolicateFrames. */
+export type SymbolicateSession = (request: SymbolicateSessionRequest) => Promise<Symbolication>
 
 interface MapRow {
   release: string
@@ -141,11 +143,12 @@ function failed(frame: MinifiedFrame): SymbolicatedFrame {
 }
 
 /**
- * The SymbolicateFrames the processing step calls. Never throws for a missing, broken or
- * hostile map, nor for a worker stopped over its budget (those frames are `failed`); a
- * database or storage error is thrown, so that the step is retried.
+ * The SymbolicateFrames the processing step calls (docs/source-maps.md, "Symbolication").
+ * Never throws for a missing, broken or hostile map, nor for a worker stopped over its budget
+ * (those frames are `failed`); a database or storage error is thrown, so that the step is
+ * retried.
  */
-export function createSymbolicator(deps: SymbolicatorDeps): SymbolicateFrames {
+export function createSymbolicator(deps: SymbolicatorDeps): SymbolicateSession {
   return (request) => symbolicateSession(deps, request)
 }
 

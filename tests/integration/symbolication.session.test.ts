@@ -13,7 +13,7 @@ import {
   MAX_SESSION_MAPS,
   symbolicateSession,
 } from '@/lib/symbolication/symbolicate-session'
-import { frameKey, type MinifiedFrame } from '@/lib/symbolication/types'
+import { frameKey, type MinifiedFrame, type SymbolicateFrames } from '@/lib/symbolication/types'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { bundle, stackOf } from '../helpers/source-maps'
 
@@ -143,7 +143,12 @@ const request = (
 
 describe('createSymbolicator', () => {
   it("resolves a session's frames through its organization's map, by `~/path` and without the query", async () => {
-    const symbolicate = createSymbolicator({ db: database.db, blobs, analysis: { pool, budget: BUDGET } })
+    // Held as the contract's type, as the processing step may hold it.
+    const symbolicate: SymbolicateFrames = createSymbolicator({
+      db: database.db,
+      blobs,
+      analysis: { pool, budget: BUDGET },
+    })
     const result = await symbolicate(request(orgA, 'r1'))
     expect(result.release).toBe('r1')
     const [top, caller] = stack
