@@ -265,4 +265,22 @@ describe('createSymbolicator', () => {
       await stuck.close()
     }
   })
+
+  it('throws a storage error, so that the processing step retries, and replaces the worker left waiting', async () => {
+    const failing: BlobStore = Object.assign(Object.create(blobs) as BlobStore, {
+      stream: () => Promise.reject(new Error('storage is down')),
+    })
+    const fresh = new AnalysisPool({ size: 1, idleMs: 60_000 })
+    try {
+      const symbolicate = createSymbolicator({
+        db: database.db,
+        blobs: failing,
+        analysis: { pool: fresh, budget: BUDGET },
+      })
+      await expect(symbolicate(request(orgA, 'r1'))).rejects.toThrow('storage is down')
+      expect(fresh.workerCount).toBe(0)
+    } finally {
+      await fresh.close()
+    }
+  })
 })
