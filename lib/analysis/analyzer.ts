@@ -251,6 +251,7 @@ class SessionAnalyzer implements Analyzer {
       eventCount: this.eventCount,
       trail: trail.result(),
       errorFrames: this.errors.errorFrames(),
+      errorStacks: this.errors.errorStacks(),
     }
   }
 }

@@ -10,6 +10,11 @@ import type { PositionedFrame } from './stack'
 /** Distinct positions a session reports, at most. */
 export const MAX_ERROR_FRAMES = 500
 
+/** Distinct stacks a session reports, at most: a caller's call site names the frame above it. */
+export const MAX_ERROR_STACKS = 50
+
+const MAX_STACKS_LOOKED_AT = 1_000
+
 /** Frames of one stack that are looked up and shown symbolicated (the rest are rarely the bug). */
 export const MAX_FRAMES_PER_ERROR = 20
 
@@ -31,10 +36,16 @@ export function minifiedFrame(frame: PositionedFrame): MinifiedFrame | null {
 export class ErrorFrameLog {
   private readonly tops = new Map<string, MinifiedFrame>()
   private readonly rest = new Map<string, MinifiedFrame>()
+  private readonly stacks = new Map<string, MinifiedFrame[]>()
+  // The same error repeated a million times would build its stack's key each time: after this
+  // many stacks looked at, the distinct ones are known well enough.
+  private stacksLookedAt = 0
 
   /** `top`: the frame the error is grouped by, null for errors that are not grouped by one. */
   add(frames: readonly PositionedFrame[], top: PositionedFrame | null): void {
     if (top && this.tops.size < MAX_ERROR_FRAMES) this.put(this.tops, top)
+    if (this.stacks.size < MAX_ERROR_STACKS && this.stacksLookedAt++ < MAX_STACKS_LOOKED_AT)
+      this.keepStack(frames)
     if (this.rest.size >= MAX_ERROR_FRAMES) return
     const count = Math.min(frames.length, MAX_FRAMES_PER_ERROR)
     for (let i = 0; i < count && this.rest.size < MAX_ERROR_FRAMES; i++) this.put(this.rest, frames[i]!)
@@ -45,6 +56,22 @@ export class ErrorFrameLog {
     if (!minified) return
     const key = frameKey(minified)
     if (!into.has(key)) into.set(key, minified)
+  }
+
+  private keepStack(frames: readonly PositionedFrame[]): void {
+    const stack: MinifiedFrame[] = []
+    for (let i = 0; i < frames.length && stack.length < MAX_FRAMES_PER_ERROR; i++) {
+      const minified = minifiedFrame(frames[i]!)
+      if (minified) stack.push(minified)
+    }
+    // Only callers name anything: a stack of one frame adds nothing to the frames themselves.
+    if (stack.length < 2) return
+    const key = stack.map(frameKey).join('\n')
+    if (!this.stacks.has(key)) this.stacks.set(key, stack)
+  }
+
+  stacksResult(): MinifiedFrame[][] {
+    return [...this.stacks.values()]
   }
 
   result(): MinifiedFrame[] {

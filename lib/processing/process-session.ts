@@ -114,6 +114,7 @@ export async function processSession(
   const symbolicate = deps.symbolicate
   const release = claim.release
   const errorFrames = 'result' in analysed ? analysed.result.errorFrames : undefined
+  const errorStacks = 'result' in analysed ? analysed.result.errorStacks : undefined
   let framesMapped = 0
   if (symbolicate && release && errorFrames && errorFrames.length > 0) {
     const symbolication = await step.run('symbolicate', () =>
@@ -122,6 +123,7 @@ export async function processSession(
         sessionId,
         release,
         frames: errorFrames,
+        stacks: errorStacks,
       }),
     )
     framesMapped = mappedCount(symbolication)

@@ -20,9 +20,15 @@ export function mappedCount(symbolication: Symbolication | null): number {
 export async function symbolicateSession(
   db: DbOrTx,
   symbolicate: SymbolicateFrames,
-  input: { organizationId: string; sessionId: string; release: string; frames: MinifiedFrame[] },
+  input: {
+    organizationId: string
+    sessionId: string
+    release: string
+    frames: MinifiedFrame[]
+    stacks?: MinifiedFrame[][]
+  },
 ): Promise<Symbolication | null> {
-  const { organizationId, sessionId, release, frames } = input
+  const { organizationId, sessionId, release, frames, stacks } = input
   try {
     const [row] = await db
       .select({ debugIds: replaySessions.debugIds })
@@ -33,6 +39,7 @@ export async function symbolicateSession(
       release,
       debugIds: row?.debugIds ?? null,
       frames,
+      stacks,
     })
     return mappedCount(symbolication) > 0 ? symbolication : null
   } catch (error) {

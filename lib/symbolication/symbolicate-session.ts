@@ -19,6 +19,7 @@ import {
   frameKey,
   type MinifiedFrame,
   type SymbolicatedFrame,
+  type SymbolicateFrames,
   type SymbolicateRequest,
   type Symbolication,
 } from './types'
@@ -39,17 +40,6 @@ export interface SymbolicatorDeps {
   /** The worker pool and budget; the process-wide pool and the configured budget by default. */
   analysis?: SessionAnalysis
 }
-
-/**
- * What the processing step may pass beyond the contract: the stacks the frames came from,
- * top first. With them, a frame is named by its caller's call site (symbolicate-frames.ts).
- */
-export interface SymbolicateSessionRequest extends SymbolicateRequest {
-  stacks?: MinifiedFrame[][]
-}
-
-/** A SymbolicateFrames that also takes the stacks: assignable to SymbolicateFrames. */
-export type SymbolicateSession = (request: SymbolicateSessionRequest) => Promise<Symbolication>
 
 interface MapRow {
   release: string
@@ -148,13 +138,13 @@ function failed(frame: MinifiedFrame): SymbolicatedFrame {
  * (those frames are `failed`); a database or storage error is thrown, so that the step is
  * retried.
  */
-export function createSymbolicator(deps: SymbolicatorDeps): SymbolicateSession {
+export function createSymbolicator(deps: SymbolicatorDeps): SymbolicateFrames {
   return (request) => symbolicateSession(deps, request)
 }
 
 export async function symbolicateSession(
   deps: SymbolicatorDeps,
-  request: SymbolicateSessionRequest,
+  request: SymbolicateRequest,
 ): Promise<Symbolication> {
   const { release, organizationId } = request
   const out: Record<string, SymbolicatedFrame> = {}

@@ -170,6 +170,8 @@ describe('processing a session whose release has source maps', () => {
         release: '1.0.0',
         debugIds: { [R1[0]!.url]: '0f4c3a62-8b1d-4e5f-9a7b-2c6d8e0f1a3b' },
         frames: R1,
+        // The whole stack, so each frame can be named by its caller's call site.
+        stacks: [R1],
       },
     ])
     const [issue] = await jsErrorIssues()

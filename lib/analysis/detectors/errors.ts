@@ -214,4 +214,9 @@ export class ErrorDetector {
   errorFrames(): MinifiedFrame[] {
     return this.frameLog.result()
   }
+
+  /** The distinct stacks those positions came from (AnalysisResult.errorStacks). */
+  errorStacks(): MinifiedFrame[][] {
+    return this.frameLog.stacksResult()
+  }
 }
