@@ -10,6 +10,11 @@ export const MAX_PROCESSING_ATTEMPTS = 5
 export interface ClaimedSession {
   organizationId: string
   startedAt: number
+  /**
+   * The build the session ran (`metadata.release`), null without one. Absent from a claim
+   * memoized by a run that began before releases were recorded: read it with `?? null`.
+   */
+  release: string | null
   /** Who holds the session; later steps check it (memoized with the claim step). */
   claimToken: string
 }
@@ -48,9 +53,18 @@ export async function claimSession(
         ),
       ),
     )
-    .returning({ organizationId: replaySessions.organizationId, startedAt: replaySessions.startedAt })
+    .returning({
+      organizationId: replaySessions.organizationId,
+      startedAt: replaySessions.startedAt,
+      release: replaySessions.release,
+    })
   return row
-    ? { organizationId: row.organizationId, startedAt: row.startedAt.getTime(), claimToken: runId }
+    ? {
+        organizationId: row.organizationId,
+        startedAt: row.startedAt.getTime(),
+        release: row.release,
+        claimToken: runId,
+      }
     : null
 }
 
