@@ -61,18 +61,24 @@ export function firstFrameUrl(stack: string): string | null {
 }
 
 /**
- * Collects the page's URL → debug ID pairs and hands out only those not sent yet. A registry
- * only grows, so it is read again only when its size changed: a batch costs a key count.
+ * A batch carries at most this much of them (JSON characters): the envelope of a beacon has
+ * 8 KB of room (recorder.ts), and a page with many chunks sends the rest with its next batches.
+ */
+export const MAX_BATCH_DEBUG_ID_CHARS = 4096
+
+/**
+ * Collects the page's URL → debug ID pairs and hands out those not sent yet. A registry only
+ * grows, so it is read again only when its size changed: a batch costs a key count.
  */
 export class DebugIdTracker {
+  /** Every pair found, at most MAX_DEBUG_IDS URLs; a URL registered again takes its new ID. */
+  private readonly found = new Map<string, string>()
   private readonly sent = new Map<string, string>()
   private readonly sizes = new Map<string, number>()
 
   constructor(private readonly root: Record<string, unknown>) {}
 
-  /** Pairs found since the last call (all of them on the first), or null when none are new. */
-  takeNew(): Record<string, string> | null {
-    let fresh: Record<string, string> | null = null
+  private scan(): void {
     for (const name of REGISTRIES) {
       let registry: unknown
       let keys: string[]
@@ -87,15 +93,31 @@ export class DebugIdTracker {
       if (this.sizes.get(name) === keys.length) continue
       this.sizes.set(name, keys.length)
       for (const stack of keys) {
-        if (this.sent.size >= MAX_DEBUG_IDS) return fresh
         const id = (registry as Record<string, unknown>)[stack]
         if (typeof id !== 'string' || !DEBUG_ID.test(id)) continue
         const url = firstFrameUrl(stack)
-        if (!url || this.sent.get(url) === id) continue
-        this.sent.set(url, id)
-        fresh ??= {}
-        fresh[url] = id
+        if (url && (this.found.has(url) || this.found.size < MAX_DEBUG_IDS)) this.found.set(url, id)
       }
+    }
+  }
+
+  /**
+   * Pairs not sent yet (all of them on a page's first batch), up to `maxChars` of JSON (one
+   * pair always goes), or null when none are waiting.
+   */
+  takeNew(maxChars = MAX_BATCH_DEBUG_ID_CHARS): Record<string, string> | null {
+    this.scan()
+    let fresh: Record<string, string> | null = null
+    let chars = 0
+    for (const [url, id] of this.found) {
+      if (this.sent.get(url) === id) continue
+      // Quotes, colon and comma around the two strings (URLs are plain ASCII, rarely escaped).
+      const size = url.length + id.length + 6
+      if (fresh && chars + size > maxChars) break
+      chars += size
+      this.sent.set(url, id)
+      fresh ??= {}
+      fresh[url] = id
     }
     return fresh
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { ReplayBatch } from '@/lib/ingest/schema'
 import { buildBody } from '@/sdk/src/batch'
-import { DebugIdTracker, firstFrameUrl, MAX_DEBUG_IDS } from '@/sdk/src/debug-ids'
+import { DebugIdTracker, firstFrameUrl, MAX_BATCH_DEBUG_ID_CHARS, MAX_DEBUG_IDS } from '@/sdk/src/debug-ids'
 
 const ID_A = 'c7a0f1e2-3b4d-4e5f-8a9b-0c1d2e3f4a5b'
 const ID_B = 'D1E2F3A4-B5C6-4D7E-8F90-A1B2C3D4E5F6'
@@ -51,7 +51,7 @@ describe('DebugIdTracker', () => {
     expect(tracker.takeNew()).toBeNull()
   })
 
-  it(`sends at most ${MAX_DEBUG_IDS}, and survives a registry that throws`, () => {
+  it(`keeps at most ${MAX_DEBUG_IDS} URLs, a batch's share bounded, and survives a registry that throws`, () => {
     const registry: Record<string, string> = {}
     for (let i = 0; i < MAX_DEBUG_IDS + 20; i++) registry[`Error\n    at https://x/chunk-${i}.js:1:1`] = ID_A
     const throwing = Object.defineProperty({}, '_debugIds', {
@@ -60,8 +60,25 @@ describe('DebugIdTracker', () => {
       },
     }) as Record<string, unknown>
     throwing._sentryDebugIds = registry
-    const pairs = new DebugIdTracker(throwing).takeNew()!
-    expect(Object.keys(pairs)).toHaveLength(MAX_DEBUG_IDS)
+    const tracker = new DebugIdTracker(throwing)
+    const batches: Record<string, string>[] = []
+    for (let pairs = tracker.takeNew(); pairs; pairs = tracker.takeNew()) batches.push(pairs)
+    expect(batches.length).toBeGreaterThan(1)
+    for (const pairs of batches)
+      expect(JSON.stringify(pairs).length).toBeLessThanOrEqual(MAX_BATCH_DEBUG_ID_CHARS + 2)
+    expect(batches.flatMap((pairs) => Object.keys(pairs))).toHaveLength(MAX_DEBUG_IDS)
+  })
+
+  it('sends a URL again when it is registered with a new ID, and one long pair alone', () => {
+    const root: Record<string, unknown> = { _debugIds: { '@https://x/a.js:1:1': ID_A } }
+    const tracker = new DebugIdTracker(root)
+    expect(tracker.takeNew()).toEqual({ 'https://x/a.js': ID_A })
+    root._debugIds = { '@https://x/a.js:1:1': ID_A, 'at https://x/a.js:1:1': ID_B }
+    expect(tracker.takeNew()).toEqual({ 'https://x/a.js': ID_B })
+    const long = `https://x/${'a'.repeat(2000)}.js`
+    expect(new DebugIdTracker({ _debugIds: { [`@${long}:1:1`]: ID_A } }).takeNew(100)).toEqual({
+      [long]: ID_A,
+    })
   })
 
   it('gives a batch body the ingest API accepts, with release and debug IDs in metadata', () => {
