@@ -159,6 +159,7 @@ const sessionPaths = {
       }),
       queryParam('issueId', 'Sessions in which this issue occurred', { type: 'string', format: 'uuid' }),
       queryParam('signalId', 'Sessions this signal matched', { type: 'string', format: 'uuid' }),
+      queryParam('release', "Sessions of this release (exact), as the recorder's `release` option named it"),
       queryParam('from', 'Started at or after (ISO 8601 with a time zone)', { type: 'string' }),
       queryParam('to', 'Started at or before (ISO 8601 with a time zone)', { type: 'string' }),
     ]),

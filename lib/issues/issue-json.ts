@@ -22,7 +22,8 @@ const listFields = sql`${issues.id} as "id", ${issues.title} as "title",
   ${issues.priority} as "priority", ${issues.previewUrl} as "previewUrl",
   ${isoMillis(issues.createdAt)} as "createdAt", ${issues.sessionCount} as "sessionCount",
   ${issues.ticketProvider} as "ticketProvider", ${issues.ticketUrl} as "ticketUrl",
-  ${issues.ticketIdentifier} as "ticketIdentifier"`
+  ${issues.ticketIdentifier} as "ticketIdentifier", ${issues.firstRelease} as "firstRelease",
+  ${issues.lastRelease} as "lastRelease"`
 
 /** JSON.stringify(toIssueListItem(row)) of the row being selected from `issues`. */
 export const issueListItemJson = sql<string>`(select row_to_json(r)::text from (select ${listFields}) r)`

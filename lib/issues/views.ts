@@ -18,6 +18,18 @@ export const IssueListItem = z.object({
   ticketProvider: z.string().nullable(),
   ticketUrl: z.string().nullable(),
   ticketIdentifier: z.string().nullable(),
+  /**
+   * Additions to the spec's shapes (issue 19): the release of the session that filed the
+   * issue, and of the latest session seen with one; null when those sessions named none.
+   * Recorder-sent text.
+   */
+  firstRelease: z.string().nullable().meta({
+    description: 'Release of the session the issue was first found in; null when it named none',
+  }),
+  lastRelease: z.string().nullable().meta({
+    description:
+      'Release of the latest session with a release the issue was seen in; null when none named one',
+  }),
 })
 
 export const Issue = IssueListItem.extend({
@@ -49,6 +61,8 @@ export type IssueListRow = Pick<
   | 'ticketProvider'
   | 'ticketUrl'
   | 'ticketIdentifier'
+  | 'firstRelease'
+  | 'lastRelease'
 >
 
 export function toIssueListItem(row: IssueListRow): IssueListItem {
@@ -64,6 +78,8 @@ export function toIssueListItem(row: IssueListRow): IssueListItem {
     ticketProvider: row.ticketProvider,
     ticketUrl: row.ticketUrl,
     ticketIdentifier: row.ticketIdentifier,
+    firstRelease: row.firstRelease,
+    lastRelease: row.lastRelease,
   }
 }
 

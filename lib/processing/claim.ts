@@ -13,8 +13,9 @@ export interface ClaimedSession {
   /** Who holds the session; later steps check it (memoized with the claim step). */
   claimToken: string
   /**
-   * `replay_sessions.release`: with one, error frames are symbolicated (docs/source-maps.md).
-   * Absent from claims memoized before source maps existed.
+   * `replay_sessions.release`, the build the session ran: with one, error frames are
+   * symbolicated (docs/source-maps.md) and issues record it. Absent from claims memoized
+   * before releases existed: read it with `?? null`.
    */
   release?: string | null
 }

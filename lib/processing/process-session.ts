@@ -150,6 +150,7 @@ export async function processSession(
         organizationId: claim.organizationId,
         sessionId,
         sessionStart: claim.startedAt,
+        release: claim.release ?? null,
         findings: analysis.result.findings,
         baseUrl: deps.baseUrl,
       })

@@ -47,6 +47,8 @@ beforeAll(async () => {
         ticketUrl: aiVerified ? `https://linear.app/x/ENG-${i}` : null,
         ticketIdentifier: aiVerified ? `ENG-${i}` : null,
         priorityReason: aiVerified === false ? text : null,
+        firstRelease: aiVerified ? text : null,
+        lastRelease: aiVerified === null ? null : `${text}-next`,
         aiVerified,
         status: i % 2 ? 'unresolved' : 'resolved',
         sessionCount: i * 1_000_003,
