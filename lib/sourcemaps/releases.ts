@@ -115,3 +115,27 @@ export async function deleteMapRows(
     return { files: deleted.length, blobs: removed }
   })
 }
+
+/** The maps of several releases in one query (the settings page), by release then address. */
+export async function listFilesOfReleases(
+  db: DbOrTx,
+  organizationId: string,
+  releases: string[],
+): Promise<Map<string, ReleaseFile[]>> {
+  const byRelease = new Map<string, ReleaseFile[]>(releases.map((r) => [r, []]))
+  if (releases.length === 0) return byRelease
+  const rows = await db
+    .select({
+      release: sourcemapFiles.release,
+      url: sourcemapFiles.url,
+      debugId: sourcemapFiles.debugId,
+      sizeBytes: sourcemapFiles.sizeBytes,
+      uploadedAt: sourcemapFiles.uploadedAt,
+    })
+    .from(sourcemapFiles)
+    .where(and(eq(sourcemapFiles.organizationId, organizationId), inArray(sourcemapFiles.release, releases)))
+    .orderBy(asc(sourcemapFiles.release), asc(sourcemapFiles.url))
+    .limit(RELEASE_FILES_PAGE.max * 10)
+  for (const { release, ...file } of rows) byRelease.get(release)?.push(file)
+  return byRelease
+}

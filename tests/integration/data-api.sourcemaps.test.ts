@@ -5,6 +5,7 @@ import path from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { and, asc, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { POST as mcpRoute } from '@/app/api/mcp/route'
 import { sourcemapFiles } from '@/db/schema'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
@@ -263,6 +264,19 @@ describe('an upload-only key', () => {
       expect(response.status).toBe(403)
       expect(await response.json()).toEqual({ error: 'Missing required scope: read:service' })
     }
+    const mcp = await mcpRoute(
+      new Request('http://localhost:3000/api/mcp', {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${keys.uploadA}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      }),
+    )
+    expect(mcp.status).toBe(403)
+    expect(await mcp.json()).toMatchObject({ error: 'insufficient_scope' })
   })
 })
 

@@ -2,14 +2,22 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { and, asc, eq } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { credentials, sourcemapFiles } from '@/db/schema'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { deleteReleaseAction } from '@/app/(dashboard)/settings/source-maps/actions'
+import { credentials, memberships, sourcemapFiles } from '@/db/schema'
 import { runCli } from '@/lib/cli/run'
+import { useDatabase } from '@/lib/db'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { sourcemapFolder } from '@/lib/sourcemaps/blob-key'
 import { createBlobStore, setBlobStoreForTests } from '@/lib/storage'
 import type { BlobStore } from '@/lib/storage/types'
+import { dashboardMember } from '../helpers/dashboard-session'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { signedIn } from '../helpers/signed-in'
+
+// Settings → Source maps: the action reads its member through this module (see the helper).
+vi.mock('@/lib/http/session', () => import('../helpers/signed-in'))
+vi.mock('next/cache', () => ({ revalidatePath: () => undefined, revalidateTag: () => undefined }))
 
 /** `admin sourcemaps:upload`, `admin key:create --sourcemaps` and the retention of uploaded maps. */
 
@@ -20,12 +28,14 @@ const DAY = 86_400_000
 
 beforeAll(async () => {
   database = await createTestDatabase()
+  useDatabase(database)
   blobs = createBlobStore({ kind: 'local', root: mkdtempSync(path.join(tmpdir(), 'sourcemaps-cli-')) })
   setBlobStoreForTests(blobs)
   orgId = (await createOrganization(database.db, { name: 'Acme' })).id
 })
 afterAll(async () => {
   setBlobStoreForTests(undefined)
+  useDatabase(undefined)
   await database.close()
 })
 
@@ -162,5 +172,31 @@ describe('source map retention', () => {
     const left = await blobs.list(sourcemapFolder(orgId))
     for (const row of kept) expect(left).toContain(row.blobKey)
     expect(left).not.toContain(old.find((r) => r.url === '~/assets/old.js')!.blobKey)
+  })
+})
+
+describe('Settings → Source maps', () => {
+  it('lets owners delete a release of their own organization, and members only look', async () => {
+    const dir = buildFolder({ 'x.js.map': map('x.ts') })
+    expect((await cli('sourcemaps:upload', '--org', orgId, '--release', 'dash', '--dir', dir)).code).toBe(0)
+    const member = await dashboardMember(database.db, orgId)
+    signedIn.cookie = member.cookie
+    expect(await deleteReleaseAction('dash')).toEqual({
+      ok: false,
+      error: 'Only organization owners can delete source maps.',
+    })
+    expect(await rows('dash')).toHaveLength(1)
+    const outsider = await dashboardMember(
+      database.db,
+      (await createOrganization(database.db, { name: 'B' })).id,
+    )
+    await database.db.update(memberships).set({ role: 'owner' }).where(eq(memberships.userId, outsider.id))
+    signedIn.cookie = outsider.cookie
+    expect(await deleteReleaseAction('dash')).toEqual({ ok: false, error: 'No source maps for release dash' })
+    await database.db.update(memberships).set({ role: 'owner' }).where(eq(memberships.userId, member.id))
+    signedIn.cookie = member.cookie
+    expect(await deleteReleaseAction('dash')).toEqual({ ok: true, message: 'Deleted 1 source map of dash.' })
+    expect(await rows('dash')).toEqual([])
+    signedIn.cookie = ''
   })
 })
