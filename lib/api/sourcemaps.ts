@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { InvalidInputError } from '@/lib/errors'
-import { SOURCEMAP_LIMITS } from '@/lib/sourcemaps/limits'
+import { SOURCEMAP_LIMITS, TOO_MANY_FILES } from '@/lib/sourcemaps/limits'
 import {
   deleteRelease,
   listReleaseFiles,
@@ -38,8 +38,7 @@ export async function uploadSourcemapsRequest({ db, principal, body }: ApiReques
   let count = 0
   for (const [, value] of body) if (typeof value !== 'string') count++
   // Counted before any part is copied out of the form.
-  if (count > SOURCEMAP_LIMITS.maxFiles)
-    throw new InvalidInputError(`Too many files: at most ${SOURCEMAP_LIMITS.maxFiles} per request`)
+  if (count > SOURCEMAP_LIMITS.maxFiles) throw new InvalidInputError(TOO_MANY_FILES)
   const parts: { name: string; bytes: Uint8Array }[] = []
   for (const [, value] of body)
     if (typeof value !== 'string')

@@ -2,7 +2,7 @@ import { promisify } from 'node:util'
 import { gunzip } from 'node:zlib'
 import { InvalidInputError, PayloadTooLargeError } from '@/lib/errors'
 import { isStorableText } from '@/lib/validation'
-import { REQUEST_TOO_LARGE, SOURCEMAP_LIMITS } from './limits'
+import { REQUEST_TOO_LARGE, SOURCEMAP_LIMITS, TOO_MANY_FILES } from './limits'
 
 const gunzipAsync = promisify(gunzip)
 const MB = 1024 * 1024
@@ -55,8 +55,7 @@ export function uploadPath(name: string): string {
 export async function readUploadFiles(parts: UploadPart[]): Promise<UploadFile[]> {
   if (parts.length === 0)
     throw new InvalidInputError('No files: send each map and minified file as a file part named by its path')
-  if (parts.length > SOURCEMAP_LIMITS.maxFiles)
-    throw new InvalidInputError(`Too many files: at most ${SOURCEMAP_LIMITS.maxFiles} per request`)
+  if (parts.length > SOURCEMAP_LIMITS.maxFiles) throw new InvalidInputError(TOO_MANY_FILES)
   let total = 0
   const files: UploadFile[] = []
   const seen = new Set<string>()

@@ -20,3 +20,5 @@ const MB = 1024 * 1024
 
 /** The refusal of a request over `maxRequestBytes`, worded once for every surface. */
 export const REQUEST_TOO_LARGE = `Source map upload too large: at most ${SOURCEMAP_LIMITS.maxRequestBytes / MB} MB per request (uncompressed)`
+
+export const TOO_MANY_FILES = `Too many files: at most ${SOURCEMAP_LIMITS.maxFiles} per request`
