@@ -68,3 +68,19 @@ export async function readBody(req: Request, limits: BodyLimits): Promise<Buffer
   if (encoding === 'identity') return wire
   return decode(wire, encoding, limits.maxDecodedBytes, limits.tooLargeMessage)
 }
+
+/**
+ * A multipart/form-data body, read within `limits` (readBody) before anything parses it:
+ * undici's parser then works on bytes already counted, never on the open stream.
+ */
+export async function readForm(req: Request, limits: BodyLimits): Promise<FormData> {
+  const type = req.headers.get('content-type') ?? ''
+  if (!/^multipart\/form-data;/i.test(type.trim()))
+    throw new UnsupportedMediaTypeError('Content-Type must be multipart/form-data')
+  const bytes = await readBody(req, limits)
+  try {
+    return await new Response(new Uint8Array(bytes), { headers: { 'content-type': type } }).formData()
+  } catch {
+    throw new MalformedBodyError('Request body is not valid multipart/form-data')
+  }
+}
