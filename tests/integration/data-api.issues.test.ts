@@ -107,9 +107,9 @@ describe('GET /api/v1/issues and /api/v1/issues/{id}: shapes', () => {
     expect(Object.keys(single)).toEqual(['issue'])
     const issue = single.issue as Body
     // priorityReason is our addition to the spec's single-issue shape (issue 15), and
-    // firstRelease and lastRelease to both shapes (issue 19).
+    // firstRelease and lastRelease to both shapes, originalStack to the single one (issue 19).
     expect(Object.keys(issue).sort()).toEqual(
-      [...listKeys, 'aiVerified', 'priorityReason', 'stepsToReplicate', 'updatedAt'].sort(),
+      [...listKeys, 'aiVerified', 'originalStack', 'priorityReason', 'stepsToReplicate', 'updatedAt'].sort(),
     )
     expect(issue).toMatchObject({
       ...items[1],
