@@ -97,12 +97,16 @@ function isOutOfMemory(error: unknown): boolean {
   return (error as { code?: unknown } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY'
 }
 
-/** The bytes as an ArrayBuffer of their own, to transfer: a view into a larger buffer is copied. */
+/**
+ * The bytes as an ArrayBuffer of their own, to transfer: a view into a larger buffer is copied
+ * (with the Uint8Array constructor: a Buffer's `slice` is a view, and transferring a small
+ * Buffer's backing store would detach Node's shared allocation pool).
+ */
 function ownBuffer(bytes: Uint8Array): ArrayBuffer {
   const { buffer } = bytes
   if (buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength)
     return buffer
-  return bytes.slice().buffer as ArrayBuffer
+  return new Uint8Array(bytes).buffer as ArrayBuffer
 }
 
 /** Time the worker spent on this session's messages; waiting for storage does not count. */

@@ -11,6 +11,7 @@ import { cutQuery } from '@/lib/analysis/stack'
 import { AnalysisFailed, AnalysisStopped, type MapBytes } from '@/lib/analysis-worker/pool'
 import { logger } from '@/lib/log'
 import { getSessionAnalysis, type SessionAnalysis } from '@/lib/processing/analyse-session'
+import { readCapped } from '@/lib/storage/read-capped'
 import type { BlobStore } from '@/lib/storage/types'
 import { frameAddresses } from './map-address'
 import { MAX_MAP_BYTES } from './parse-map'
@@ -102,30 +103,6 @@ function rowFor(rows: MapRow[], release: string, url: string, debugId: string | 
     if (row) return row
   }
   return null
-}
-
-/** A stream's bytes, or null when there are more than `max`. */
-async function readCapped(stream: ReadableStream<Uint8Array>, max: number): Promise<Uint8Array | null> {
-  const chunks: Uint8Array[] = []
-  let total = 0
-  const reader = stream.getReader()
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    total += value.byteLength
-    if (total > max) {
-      await reader.cancel().catch(() => {})
-      return null
-    }
-    chunks.push(value)
-  }
-  const out = new Uint8Array(total)
-  let offset = 0
-  for (const chunk of chunks) {
-    out.set(chunk, offset)
-    offset += chunk.byteLength
-  }
-  return out
 }
 
 function failed(frame: MinifiedFrame): SymbolicatedFrame {
