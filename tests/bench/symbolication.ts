@@ -6,34 +6,57 @@
  *     is parsed (cached);
  *  2. end to end through createSymbolicator (an in-memory PGlite, local blob files, a real
  *     analysis worker): a session's 500 frames with the map not yet in the worker (cold), and
- *     again with it cached.
+ *     again with it cached;
+ *  3. a whole session through processSession, on PGlite and on Postgres (a scratch database on
+ *     DATABASE_URL's server, default the local test one; skipped when unreachable): one session
+ *     with 50 uncaught errors thrown from the bundle, ingested through the ingest verb, the map
+ *     uploaded through the upload domain function, processed with the real symbolicator and
+ *     analysis worker, without a release (the baseline), with the map not cached in the worker,
+ *     and cached. It throws unless the issues are filed by original frames.
  *
- * Wall time beside process CPU time (all threads: the worker and PGlite count too).
+ * Wall time beside process CPU time (all threads: the worker and PGlite count too; a Postgres
+ * server's own CPU does not).
  *
- *   npm run bench:symbolication
+ *   npm run bench:symbolication [-- --rounds=5]
  */
 import { createHash } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
 import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
+import { createContext, runInContext, runInNewContext } from 'node:vm'
+import { and, eq } from 'drizzle-orm'
+import type { DatabaseHandle } from '@/db/client'
 import { openMigratedDatabase } from '@/db/migrate'
-import { sourcemapFiles } from '@/db/schema'
+import { issues, replaySessions, sourcemapFiles } from '@/db/schema'
+import { fingerprint, normaliseMessage } from '@/lib/analysis'
+import { page, SessionBuilder } from '@/lib/analysis/testing/events'
+import type { RrwebEvent } from '@/lib/analysis/types'
 import { AnalysisPool } from '@/lib/analysis-worker/pool'
+import { acceptReplayBatch } from '@/lib/ingest/accept-batch'
+import type { JobsEngine, StepTools } from '@/lib/jobs/types'
+import { logger } from '@/lib/log'
 import { createOrganization } from '@/lib/orgs/create-organization'
+import { type ProcessingDeps, processSession } from '@/lib/processing/process-session'
+import { uploadSourcemaps } from '@/lib/sourcemaps/upload'
 import { LocalBlobStore } from '@/lib/storage/local'
 import { parseSourceMap } from '@/lib/symbolication/parse-map'
 import { symbolicateFrame } from '@/lib/symbolication/symbolicate-frames'
 import { createSymbolicator } from '@/lib/symbolication/symbolicate-session'
 import type { MinifiedFrame } from '@/lib/symbolication/types'
+import { recorderBatches } from '../helpers/batches'
 import { bundle, stackOf } from '../helpers/source-maps'
+import { createScratchDatabase, postgresServerUrl } from './harness/database'
 
+// One line per processed session would bury the figures.
+logger.level = 'warn'
 setFlagsFromString('--expose-gc')
 const gc = (globalThis.gc ?? runInNewContext('gc')) as () => void
 
-const URL = 'https://shop.example.com/assets/app-3f9a.js'
+const BUNDLE_URL = 'https://shop.example.com/assets/app-3f9a.js'
 const ERRORS = 50
+/** Runs of each processing case (interleaved); `-- --rounds=N`. */
+const ROUNDS = Number(process.argv.find((arg) => arg.startsWith('--rounds='))?.slice('--rounds='.length) ?? 5)
 const FILLER_FUNCTIONS = 60
 
 /** Module `m`: a chain of ten functions, the last one throws, and filler code around it. */
@@ -96,7 +119,7 @@ async function main(): Promise<void> {
   )
 
   const stacks: MinifiedFrame[][] = []
-  for (let m = 0; m < ERRORS; m++) stacks.push(stackOf(built.js, URL, `errors[${m}]()`).slice(0, 10))
+  for (let m = 0; m < ERRORS; m++) stacks.push(stackOf(built.js, BUNDLE_URL, `errors[${m}]()`).slice(0, 10))
   const frames = stacks.flat()
   console.log(`${ERRORS} errors, ${frames.length} frames`)
 
@@ -165,7 +188,6 @@ async function main(): Promise<void> {
       again.push(run.wallMs)
       againCpu.push(run.cpuMs)
     }
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
     console.log(
       `\nend to end, ${ERRORS} errors × 10 frames (${Object.keys(first.result.frames).length} distinct positions, ${mapped} mapped)`,
     )
@@ -175,14 +197,242 @@ async function main(): Promise<void> {
     console.log(
       `  map cached (median of 10)     wall ${ms(median(again))}, cpu ${ms(median(againCpu))} (${us((median(again) * 1000) / frames.length)} per frame)`,
     )
+  } finally {
+    await pool.close()
+    await handle.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+
+  // 3. A whole session through processSession, on each engine.
+  const thrown: ThrownError[] = []
+  for (let m = 0; m < ERRORS; m++) thrown.push(thrownError(built.js, BUNDLE_URL, `errors[${m}]()`))
+  console.log(`\nprocessSession, one session with ${ERRORS} uncaught errors (stacks as V8 printed them)`)
+  console.log(`  e.g. ${thrown[0]!.stack.split('\n').slice(0, 2).join(' | ')}`)
+  await processingBench('PGlite (in memory)', built, thrown, async () =>
+    openMigratedDatabase({ kind: 'pglite', dataDir: '' }, { memory: true }),
+  )
+  const scratch = await createScratchDatabase('bench_symbolication').catch((error: unknown) => {
+    console.log(`\nPostgres not reachable at ${postgresServerUrl()} (${String(error)}): skipped`)
+    return null
+  })
+  if (scratch)
+    try {
+      await processingBench(
+        `Postgres (${new URL(scratch.url).host}/${scratch.name})`,
+        built,
+        thrown,
+        async () => openMigratedDatabase({ kind: 'postgres', url: scratch.url }, { maxConnections: 5 }),
+      )
+    } finally {
+      await scratch.drop()
+    }
+}
+
+interface ThrownError {
+  type: string
+  message: string
+  /** `error.stack` exactly as V8 formatted it. */
+  stack: string
+}
+
+/**
+ * Runs the bundle as the browser would load it from `url`, then `call`, and returns the
+ * thrown error as V8 printed it. Node's stack rewriting leaves it alone: no map is known for
+ * the bundle's URL.
+ */
+function thrownError(js: string, url: string, call: string): ThrownError {
+  const context = createContext({})
+  runInContext(js, context, { filename: url })
+  const capture = `(() => {
+    try { ${call} } catch (error) { return { type: error.name, message: error.message, stack: error.stack } }
+    throw new Error('the call did not throw')
+  })()`
+  const error = runInContext(capture, context, { filename: 'test-caller.js' }) as ThrownError
+  // Frames of the harness below the bundle's (if the stack reaches them) are not the page's.
+  const stack = error.stack
+    .split('\n')
+    .filter((line, i) => i === 0 || line.includes(url))
+    .join('\n')
+  return { type: error.type, message: error.message, stack }
+}
+
+// Events handed to the engine are not run here: only the processing of one session is measured.
+const idleEngine: JobsEngine = {
+  kind: 'in-process',
+  send: async () => {},
+  start: async () => {},
+  stop: async () => {},
+}
+
+/** Steps as an engine runs them (each result memoized as JSON), each one's wall time kept. */
+function timedSteps(): StepTools & { wallMs: Record<string, number> } {
+  const wallMs: Record<string, number> = {}
+  return {
+    wallMs,
+    run: async (id, fn) => {
+      const started = performance.now()
+      const result = JSON.parse(JSON.stringify((await fn()) ?? null))
+      wallMs[id] = performance.now() - started
+      return result
+    },
+    sleep: async () => {},
+  }
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+
+/**
+ * One organization, the map uploaded for release r1 through the upload domain function, and
+ * the same recording ingested twice through the ingest verb: once without a release (the
+ * baseline: one analysis pass, minified frames) and once with r1 (analyse, symbolicate,
+ * analyse again). Every run deletes the organization's issues first, so each run files the
+ * same 50 new issues; a cold run first uploads the map again with other bytes (a trailing
+ * newline more), so its blob key, and the worker's cache entry, are new.
+ */
+async function processingBench(
+  engine: string,
+  built: { js: string; map: string },
+  thrown: ThrownError[],
+  open: () => Promise<DatabaseHandle>,
+): Promise<void> {
+  const handle = await open()
+  const dir = mkdtempSync(path.join(tmpdir(), 'bench-processing-'))
+  const pool = new AnalysisPool({ size: 1, idleMs: 60_000 })
+  try {
+    const { db } = handle
+    const blobs = new LocalBlobStore(path.join(dir, 'blobs'))
+    const organizationId = (await createOrganization(db, { name: 'Bench' })).id
+    const upload = (newlines: number) =>
+      uploadSourcemaps(db, blobs, {
+        organizationId,
+        release: 'r1',
+        urlPrefix: 'https://shop.example.com/assets',
+        files: [
+          { name: 'app-3f9a.js', bytes: new TextEncoder().encode(built.js) },
+          { name: 'app-3f9a.js.map', bytes: new TextEncoder().encode(built.map + '\n'.repeat(newlines)) },
+        ],
+      })
+    await upload(0)
+
+    const events = sessionWithErrors(thrown)
+    const ingest = async (externalId: string, release?: string) => {
+      let sessionId = ''
+      for (const batch of recorderBatches({
+        sessionId: externalId,
+        events,
+        perBatch: 40,
+        final: false,
+        release,
+      }))
+        sessionId = (
+          await acceptReplayBatch(
+            { db, blobs, jobs: idleEngine },
+            { organizationId, body: Buffer.from(JSON.stringify(batch)) },
+          )
+        ).sessionId
+      return sessionId
+    }
+    const plain = await ingest('bench-no-release')
+    const released = await ingest('bench-release-r1', 'r1')
+
+    const analysis = { pool, budget: { timeoutMs: 60_000, memoryMb: 256 } }
+    const deps: ProcessingDeps = {
+      db,
+      blobs,
+      jobs: idleEngine,
+      baseUrl: 'https://replay.example.com',
+      ingestUrl: 'https://replay.example.com/api/sdk/replay',
+      analysis,
+      symbolicate: createSymbolicator({ db, blobs, analysis }),
+    }
+    const expected = new Set(
+      thrown.map((error, m) =>
+        fingerprint('js_error', [error.type, normaliseMessage(error.message), `step${m}x9 src/m${m}.ts`]),
+      ),
+    )
+    let runCount = 0
+    const run = async (sessionId: string, byOriginalFrames: boolean) => {
+      await db.delete(issues).where(eq(issues.organizationId, organizationId))
+      await db
+        .update(replaySessions)
+        .set({ status: 'receiving', processingClaim: null })
+        .where(eq(replaySessions.id, sessionId))
+      const runId = `bench-${++runCount}`
+      const step = timedSteps()
+      const timed = await measure(() => processSession(deps, { sessionId, runId, step }))
+      const outcome = timed.result
+      if (outcome.status !== 'processed' || outcome.created.length !== ERRORS)
+        throw new Error(`expected ${ERRORS} new issues, got ${JSON.stringify(outcome).slice(0, 300)}`)
+      const filed = await db
+        .select({ fingerprint: issues.fingerprint })
+        .from(issues)
+        .where(and(eq(issues.organizationId, organizationId), eq(issues.kind, 'js_error')))
+      const original = filed.filter((issue) => expected.has(issue.fingerprint)).length
+      if (filed.length !== ERRORS || original !== (byOriginalFrames ? ERRORS : 0))
+        throw new Error(
+          `${engine}: ${filed.length} js_error issues, ${original} by original frames; expected ${ERRORS} and ${byOriginalFrames ? ERRORS : 0}`,
+        )
+      return { ...timed, steps: step.wallMs }
+    }
+
+    // Worker start-up, first compilation and the first map parse are no part of a session's cost.
+    await run(plain, false)
+    await run(released, true)
+
+    type Figures = { wall: number[]; cpu: number[]; steps: Record<string, number[]> }
+    const figures = (): Figures => ({ wall: [], cpu: [], steps: {} })
+    const baseline = figures()
+    const cold = figures()
+    const cached = figures()
+    const add = (into: Figures, timed: { wallMs: number; cpuMs: number; steps: Record<string, number> }) => {
+      into.wall.push(timed.wallMs)
+      into.cpu.push(timed.cpuMs)
+      for (const [id, wallMs] of Object.entries(timed.steps)) {
+        into.steps[id] ??= []
+        into.steps[id].push(wallMs)
+      }
+    }
+    // Interleaved, so that whatever else the machine does weighs on the three alike.
+    for (let round = 1; round <= ROUNDS; round++) {
+      add(baseline, await run(plain, false))
+      await upload(round)
+      add(cold, await run(released, true))
+      add(cached, await run(released, true))
+    }
+    const line = (label: string, of: Figures) => {
+      console.log(
+        `  ${label.padEnd(44)} wall ${ms(median(of.wall))} (${ms(Math.min(...of.wall))}–${ms(Math.max(...of.wall))}), cpu ${ms(median(of.cpu))} (${ms(Math.min(...of.cpu))}–${ms(Math.max(...of.cpu))})`,
+      )
+      const steps = ['analyze', 'symbolicate', 'analyze-symbolicated', 'record', 'dispatch']
+        .filter((id) => of.steps[id])
+        .map((id) => `${id} ${ms(median(of.steps[id]!))}`)
+      console.log(`    steps, median wall: ${steps.join(', ')}`)
+    }
     console.log(
-      '\nprocessSession is not measured here: the processing wiring that calls the symbolicator is another branch.',
+      `\n${engine}: medians of ${ROUNDS} runs (min–max), each filing ${ERRORS} new issues; load average now ${loadavg()[0]?.toFixed(1)}`,
+    )
+    line('no release (one analysis pass, baseline)', baseline)
+    line('release r1, map not cached in the worker', cold)
+    line('release r1, map cached', cached)
+    // The added steps, not a difference of totals: on a busy machine the totals' spread (the
+    // record step's above all) is larger than what symbolication adds.
+    const added = (of: Figures) =>
+      ms(median(of.steps.symbolicate!.map((wallMs, i) => wallMs + of.steps['analyze-symbolicated']![i]!)))
+    console.log(
+      `  added steps (symbolicate + analyze-symbolicated), median wall: ${added(cold)} cold, ${added(cached)} cached; issues checked: ${ERRORS} by original frames with r1, ${ERRORS} by minified ones without`,
     )
   } finally {
     await pool.close()
     await handle.close()
     rmSync(dir, { recursive: true, force: true })
   }
+}
+
+/** A checkout page on which the 50 errors are thrown 2 s apart, each after some mouse movement. */
+function sessionWithErrors(thrown: ThrownError[]): RrwebEvent[] {
+  const b = new SessionBuilder(Date.now() - 5 * 60_000).load(`https://shop.example.com/checkout`, page([]))
+  for (const error of thrown) b.wait(2000).mouseMove().sdkError(error.type, error.message, error.stack)
+  return b.wait(1000).mouseMove().events
 }
 
 main().catch((error: unknown) => {
