@@ -63,13 +63,13 @@ async function upload(release: string, files: { name: string; text: string }[]) 
 }
 
 /**
- * A map just under 20 MB whose JSON is slow to parse: millions of short names, as a large
+ * A map (just under 20 MB by default) whose JSON is slow to parse: millions of short names, as a large
  * bundle's map has, rather than one long string that parses at memory speed.
  */
-function largeMap(): string {
+function largeMap(megabytes = 19.5): string {
   const names: string[] = []
   let size = 0
-  while (size < 19.5 * 1024 * 1024) {
+  while (size < megabytes * 1024 * 1024) {
     const name = `n${names.length.toString(36)}`
     names.push(name)
     size += name.length + 3
@@ -138,5 +138,24 @@ describe('a source map upload off the request thread', () => {
       setConfigForTests(defaults)
       await setAnalysisPoolForTests(new AnalysisPool({ size: 1, idleMs: 60_000 }))
     }
+  })
+
+  it('refuses a map that needs more heap than the worker has, storing nothing', async () => {
+    const before = (await blobs.list(sourcemapFolder(orgId))).sort()
+    // Below the configurable minimum, so that a few MB of names are enough to run out.
+    setConfigForTests({ ...defaults, analysis: { timeoutSeconds: 60, memoryMb: 16 } })
+    try {
+      const response = await upload('heavy', [{ name: 'heavy.js.map', text: largeMap(9) }])
+      expect(response.status).toBe(413)
+      expect(await response.json()).toMatchObject({
+        error:
+          'heavy.js.map: checking this source map needed more than 16 MB of memory (limit ANALYSIS_MEMORY_MB); nothing was stored',
+      })
+      expect((await blobs.list(sourcemapFolder(orgId))).sort()).toEqual(before)
+    } finally {
+      setConfigForTests(defaults)
+    }
+    // The next upload gets a fresh worker.
+    expect((await upload('after-heavy', [{ name: 'ok.js.map', text: small }])).status).toBe(201)
   })
 })
