@@ -4,7 +4,7 @@ import { Worker, type WorkerOptions } from 'node:worker_threads'
 import type { AnalysisResult, AnalyzerOptions } from '../analysis/types'
 import type { FrameLookup } from '../symbolication/symbolicate-frames'
 import type { SymbolicatedFrame } from '../symbolication/types'
-import type { FromWorker, ToWorker } from './protocol'
+import type { CheckedMap, FromWorker, ToWorker } from './protocol'
 
 /** What one session's analysis may take: worker time and heap. */
 export interface AnalysisBudget {
@@ -44,6 +44,19 @@ export interface StoredBatch {
 export interface MapBytes {
   blobKey: string
   bytes: Uint8Array | null
+}
+
+/** One map of an upload: the relative path it was sent as, and its JSON. */
+export interface UploadedMap {
+  path: string
+  bytes: Uint8Array
+}
+
+/** An uploaded map after its check: the same bytes (moved back from the worker) and what was found. */
+export interface CheckedUpload {
+  path: string
+  bytes: Uint8Array
+  check: CheckedMap
 }
 
 export type SpawnWorker = (options: WorkerOptions) => Worker
@@ -227,6 +240,42 @@ export class AnalysisPool {
       return reply.frames
     } finally {
       // A worker left waiting for maps (reading them failed) or stopped mid-parse is replaced.
+      if (reusable) this.release(slot)
+      else this.retire(slot)
+    }
+  }
+
+  /**
+   * Checks an upload's source maps in a worker (docs/source-maps.md, "Where the upload's work
+   * runs"), one at a time and in order, all of them within `budget`: their JSON is parsed and
+   * checked and, when valid, hashed there, never on this thread. Each map's bytes are moved
+   * to the worker and back, not copied: the `bytes` given are empty afterwards, and those
+   * yielded are the same memory. Stopping early (the caller refuses the upload at the first
+   * bad map) frees the worker. Throws AnalysisStopped when the worker ran over the budget on a
+   * map (it is replaced) or died, AnalysisFailed when it reported an error.
+   */
+  async *checkMaps(maps: UploadedMap[], budget: AnalysisBudget): AsyncGenerator<CheckedUpload> {
+    const slot = await this.acquire(budget.memoryMb)
+    const clock = new BusyClock(budget.timeoutMs)
+    let reusable = true
+    try {
+      for (const map of maps) {
+        const bytes = ownBuffer(map.bytes)
+        reusable = false
+        const reply = await this.request(
+          slot,
+          { type: 'check-map', path: map.path, bytes },
+          [bytes],
+          clock,
+          budget,
+        )
+        reusable = true
+        if (reply.type === 'failed') throw new AnalysisFailed(reply.message.slice(0, 500))
+        if (reply.type !== 'map-checked') throw new AnalysisFailed('unexpected reply')
+        yield { path: map.path, bytes: new Uint8Array(reply.bytes), check: reply.check }
+      }
+    } finally {
+      // Only a worker stopped mid-map is replaced; one that answered is between messages.
       if (reusable) this.release(slot)
       else this.retire(slot)
     }

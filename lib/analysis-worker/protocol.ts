@@ -1,6 +1,12 @@
 import type { AnalysisResult, AnalyzerOptions } from '../analysis/types'
+import type { MapCheck } from '../sourcemaps/validate-map'
 import type { FrameLookup } from '../symbolication/symbolicate-frames'
 import type { SymbolicatedFrame } from '../symbolication/types'
+
+/** An uploaded map's check (lib/sourcemaps/validate-map.ts), with its SHA-256 (hex) when it passed. */
+export type CheckedMap =
+  | Extract<MapCheck, { ok: false }>
+  | (Extract<MapCheck, { ok: true }> & { sha256: string })
 
 /**
  * The messages between the server thread and an analysis worker. The server thread only
@@ -19,6 +25,11 @@ export type ToWorker =
   | { type: 'symbolicate'; lookups: FrameLookup[] }
   /** The maps asked for: their JSON, transferred; null when storage had none. */
   | { type: 'maps'; maps: { blobKey: string; bytes: ArrayBuffer | null }[] }
+  /**
+   * Checks one uploaded source map (docs/source-maps.md, "Where the upload's work runs"): its
+   * JSON, transferred; the worker answers `map-checked` with the same bytes transferred back.
+   */
+  | { type: 'check-map'; path: string; bytes: ArrayBuffer }
 
 export type FromWorker =
   /** Sent once, when the worker has loaded the analyser and listens: its start-up is not a session's time. */
@@ -30,3 +41,5 @@ export type FromWorker =
   | { type: 'maps-needed'; blobKeys: string[] }
   /** Every lookup's frame, by frameKey. */
   | { type: 'symbolicated'; frames: Record<string, SymbolicatedFrame> }
+  /** The checked map's bytes, handed back (transferred) for storage, and what the check found. */
+  | { type: 'map-checked'; bytes: ArrayBuffer; check: CheckedMap }

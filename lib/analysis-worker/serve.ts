@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto'
 import { type MessagePort, resourceLimits } from 'node:worker_threads'
 import { createAnalyzer } from '../analysis/analyzer'
 import type { Analyzer, RrwebEvent } from '../analysis/types'
+import { checkMap } from '../sourcemaps/validate-map'
 import { defaultMapCacheBytes, MapCache } from '../symbolication/map-cache'
 import { type FrameLookup, type MapState, symbolicateLookups } from '../symbolication/symbolicate-frames'
 import type { FromWorker, ToWorker } from './protocol'
@@ -8,8 +10,11 @@ import type { FromWorker, ToWorker } from './protocol'
 export interface ServeHooks {
   /** Runs before each batch is parsed; tests use it to hold the worker like a slow session would. */
   beforeBatch?(sequence: number): void
-  /** Runs before a source map is parsed; tests use it to hold the worker like a hostile map would. */
-  beforeMapParse?(blobKey: string): void
+  /**
+   * Runs before a source map is parsed (a stored map by its blob key, an uploaded one by its
+   * path); tests use it to hold the worker like a hostile map would.
+   */
+  beforeMapParse?(name: string): void
 }
 
 const decoder = new TextDecoder('utf-8')
@@ -34,7 +39,7 @@ export function serveAnalysis(port: MessagePort, hooks: ServeHooks = {}): void {
   // A symbolication waiting for the maps it asked for, with the cached maps it found: held
   // here, so that parsing the others cannot evict them from the cache meanwhile.
   let pending: { lookups: FrameLookup[]; held: Map<string, MapState> } | null = null
-  const reply = (message: FromWorker) => port.postMessage(message)
+  const reply = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer)
   const symbolicated = (lookups: FrameLookup[], held: Map<string, MapState>) => {
     const mapFor = (blobKey: string): MapState => held.get(blobKey) ?? { failed: 'the map was not sent' }
     reply({ type: 'symbolicated', frames: symbolicateLookups(lookups, mapFor) })
@@ -64,6 +69,16 @@ export function serveAnalysis(port: MessagePort, hooks: ServeHooks = {}): void {
           waiting.held.set(map.blobKey, maps.load(map.blobKey, map.bytes ? new Uint8Array(map.bytes) : null))
         }
         return symbolicated(waiting.lookups, waiting.held)
+      }
+      if (message.type === 'check-map') {
+        hooks.beforeMapParse?.(message.path)
+        const bytes = new Uint8Array(message.bytes)
+        const check = checkMap(message.path, bytes)
+        // Hashed here for the content-addressed blob key: 20 MB would block the request thread too.
+        const checked = check.ok
+          ? { ...check, sha256: createHash('sha256').update(bytes).digest('hex') }
+          : check
+        return reply({ type: 'map-checked', bytes: message.bytes, check: checked }, [message.bytes])
       }
       if (message.type === 'begin') {
         analyzer = createAnalyzer(message.options)

@@ -39,14 +39,23 @@ export async function uploadSourcemapsRequest({ db, principal, body }: ApiReques
   for (const [, value] of body) if (typeof value !== 'string') count++
   // Counted before any part is copied out of the form.
   if (count > SOURCEMAP_LIMITS.maxFiles) throw new InvalidInputError(TOO_MANY_FILES)
+  const release = body.get('release') ?? undefined
+  const urlPrefix = body.get('urlPrefix') ?? undefined
+  const files: (File | undefined)[] = []
+  for (const [, value] of body) if (typeof value !== 'string') files.push(value)
+  // Up to 50 MB: each part is copied out of the form and the form's copy let go, so that the
+  // upload does not hold both while its maps are checked and stored.
+  for (const [name, value] of [...body]) if (typeof value !== 'string') body.delete(name)
   const parts: { name: string; bytes: Uint8Array }[] = []
-  for (const [, value] of body)
-    if (typeof value !== 'string')
-      parts.push({ name: value.name, bytes: new Uint8Array(await value.arrayBuffer()) })
+  for (let i = 0; i < files.length; i++) {
+    const file = files[i]
+    files[i] = undefined
+    if (file) parts.push({ name: file.name, bytes: new Uint8Array(await file.arrayBuffer()) })
+  }
   return uploadSourcemaps(db, getBlobStore(), {
     organizationId: principal.organizationId,
-    release: body.get('release') ?? undefined,
-    urlPrefix: body.get('urlPrefix') ?? undefined,
+    release,
+    urlPrefix,
     files: parts,
   })
 }

@@ -69,7 +69,9 @@ export async function readForm(req: Request, limits: BodyLimits): Promise<FormDa
     throw new UnsupportedMediaTypeError('Content-Type must be multipart/form-data')
   const bytes = await readBody(req, limits)
   try {
-    return await new Response(new Uint8Array(bytes), { headers: { 'content-type': type } }).formData()
+    // A view, not a copy: the body can be 50 MB (a source map upload).
+    const view = new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength)
+    return await new Response(view, { headers: { 'content-type': type } }).formData()
   } catch {
     throw new MalformedBodyError('Request body is not valid multipart/form-data')
   }

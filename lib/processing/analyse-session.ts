@@ -63,7 +63,8 @@ export function stoppedReason(stopped: AnalysisStopped, runId: string): string {
   }
 }
 
-function formatSeconds(ms: number): string {
+/** Seconds as limits are written: whole when they are, else to a tenth. */
+export function formatSeconds(ms: number): string {
   const seconds = ms / 1000
   return Number.isInteger(seconds) ? String(seconds) : seconds.toFixed(1)
 }

@@ -11,5 +11,10 @@ export function sourcemapFolder(organizationId: string): string {
  * can ever name another's object.
  */
 export function sourcemapBlobKey(organizationId: string, bytes: Uint8Array): string {
-  return `${sourcemapFolder(organizationId)}${createHash('sha256').update(bytes).digest('hex')}.map`
+  return sourcemapBlobKeyOfDigest(organizationId, createHash('sha256').update(bytes).digest('hex'))
+}
+
+/** The same key from the map's SHA-256 (hex), as the analysis worker computes it while checking the map. */
+export function sourcemapBlobKeyOfDigest(organizationId: string, sha256Hex: string): string {
+  return `${sourcemapFolder(organizationId)}${sha256Hex}.map`
 }

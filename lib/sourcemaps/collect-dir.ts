@@ -1,7 +1,7 @@
 import { open, readdir, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { InvalidInputError, PayloadTooLargeError } from '@/lib/errors'
-import { readSourceMappingUrl } from './comments'
+import { COMMENT_TAIL_BYTES, readSourceMappingUrl } from './comments'
 import type { UploadPart } from './files'
 import { REQUEST_TOO_LARGE, SOURCEMAP_LIMITS } from './limits'
 
@@ -9,12 +9,11 @@ const MINIFIED = ['.js', '.mjs', '.cjs']
 /** A build folder is shallow; the bounds stop a walk started at the wrong place (`/`, a home). */
 const MAX_DEPTH = 32
 const MAX_ENTRIES = 50_000
-const TAIL_BYTES = 4096
 
 async function tail(file: string, size: number): Promise<string> {
   const handle = await open(file, 'r')
   try {
-    const length = Math.min(size, TAIL_BYTES)
+    const length = Math.min(size, COMMENT_TAIL_BYTES)
     const buffer = Buffer.alloc(length)
     await handle.read(buffer, 0, length, size - length)
     return buffer.toString('latin1')

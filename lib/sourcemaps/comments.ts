@@ -30,3 +30,22 @@ export function readDebugIdComment(text: string): string | null {
   const value = lastComment(text, 'debugId')
   return value === null ? null : normalizeDebugId(value)
 }
+
+/**
+ * How much of a minified file's end is read for its comments. Bundlers write them last, and a
+ * reference a map can be paired by is an address (at most 2048 characters), so this holds
+ * both; a 20 MB file is never decoded or scanned whole.
+ */
+export const COMMENT_TAIL_BYTES = 4096
+
+const latin1 = new TextDecoder('latin1')
+
+/** The comments of a minified file from its last COMMENT_TAIL_BYTES only. */
+export function readTrailingComments(bytes: Uint8Array): {
+  sourceMappingUrl: string | null
+  debugId: string | null
+} {
+  // Only the comments are read, all ASCII: latin1 decodes any bytes without failing.
+  const text = latin1.decode(bytes.subarray(Math.max(0, bytes.byteLength - COMMENT_TAIL_BYTES)))
+  return { sourceMappingUrl: readSourceMappingUrl(text), debugId: readDebugIdComment(text) }
+}

@@ -5,16 +5,17 @@ import { sourcemapFiles } from '@/db/schema'
 import { InvalidInputError } from '@/lib/errors'
 import { MAX_RELEASE_LENGTH } from '@/lib/ingest/schema'
 import { getOrganization } from '@/lib/orgs/get-organization'
+import { getSessionAnalysis, type SessionAnalysis } from '@/lib/processing/analyse-session'
 import type { BlobStore } from '@/lib/storage'
 import { uploadAddress } from '@/lib/symbolication/map-address'
 import { isStorableText, NOT_STORABLE, parseInput } from '@/lib/validation'
-import { sourcemapBlobKey } from './blob-key'
-import { readDebugIdComment, readSourceMappingUrl } from './comments'
+import { sourcemapBlobKeyOfDigest } from './blob-key'
+import { checkMapsInWorker } from './check-maps'
+import { readTrailingComments } from './comments'
 import { readUploadFiles, type UploadPart } from './files'
 import { SOURCEMAP_LIMITS } from './limits'
 import { pairMaps } from './pairing'
 import { deleteUnreferencedBlobs, lockOrganizationMaps } from './references'
-import { validateMap } from './validate-map'
 
 /** The same bounds as the recorder's `metadata.release`, which frames are matched by exactly. */
 export const Release = z
@@ -66,15 +67,25 @@ export interface UploadResult {
   files: StoredMap[]
 }
 
-const latin1 = new TextDecoder('latin1')
+export interface UploadDeps {
+  /** The worker pool the maps are checked in, and its budget; the process-wide one by default. */
+  analysis?: SessionAnalysis
+}
 
 /**
  * Stores the source maps of one release (docs/source-maps.md). Everything is checked before
  * anything is written: a refusal stores nothing. Each map goes to blob storage under its
  * content hash; its row, keyed by release and address, replaces an earlier upload's. Minified
- * files only pair maps and give debug IDs; they are not stored.
+ * files only pair maps and give debug IDs; they are not stored. Nothing heavy runs on this
+ * thread: maps are parsed and hashed in an analysis worker, minified files only have their
+ * tails read, and `.gz` parts are inflated on libuv's pool.
  */
-export async function uploadSourcemaps(db: Db, blobs: BlobStore, input: UploadInput): Promise<UploadResult> {
+export async function uploadSourcemaps(
+  db: Db,
+  blobs: BlobStore,
+  input: UploadInput,
+  deps: UploadDeps = {},
+): Promise<UploadResult> {
   const release = parseInput(Release, input.release)
   const urlPrefix = parseUrlPrefix(input.urlPrefix)
   const files = await readUploadFiles(input.files)
@@ -82,21 +93,18 @@ export async function uploadSourcemaps(db: Db, blobs: BlobStore, input: UploadIn
   if (maps.length === 0)
     throw new InvalidInputError('No source maps: send at least one file whose name ends in .map')
   const minified = new Map(
-    files
-      .filter((f) => !f.path.endsWith('.map'))
-      // Only the comments are read, all ASCII: latin1 decodes any bytes without failing.
-      .map((f) => {
-        const text = latin1.decode(f.bytes)
-        return [f.path, { sourceMappingUrl: readSourceMappingUrl(text), debugId: readDebugIdComment(text) }]
-      }),
+    files.filter((f) => !f.path.endsWith('.map')).map((f) => [f.path, readTrailingComments(f.bytes)]),
   )
   const pairs = pairMaps(
     maps.map((m) => m.path),
     [...minified].map(([path, m]) => ({ path, sourceMappingUrl: m.sourceMappingUrl })),
   )
-  const planned = maps.map((map) => {
+  const planned: { url: string; debugId: string | null; bytes: Buffer; blobKey: string }[] = []
+  // In the maps' order, each checked before the next is parsed: the first refusal is the same
+  // as when this ran here, and stops the worker's work on the rest.
+  for await (const map of checkMapsInWorker(deps.analysis ?? getSessionAnalysis(), maps)) {
     const target = pairs.get(map.path) ?? map.path.slice(0, -'.map'.length)
-    const fromMap = validateMap(map.path, map.bytes).debugId
+    const fromMap = map.debugId
     const fromFile = minified.get(target)?.debugId ?? null
     if (fromMap && fromFile && fromMap !== fromFile)
       throw new InvalidInputError(
@@ -107,13 +115,13 @@ export async function uploadSourcemaps(db: Db, blobs: BlobStore, input: UploadIn
       throw new InvalidInputError(
         `${target}: its address is longer than ${SOURCEMAP_LIMITS.maxAddressLength} characters`,
       )
-    return {
+    planned.push({
       url,
       debugId: fromMap ?? fromFile,
       bytes: map.bytes,
-      blobKey: sourcemapBlobKey(input.organizationId, map.bytes),
-    }
-  })
+      blobKey: sourcemapBlobKeyOfDigest(input.organizationId, map.sha256),
+    })
+  }
   await getOrganization(db, input.organizationId)
 
   await db.transaction(async (tx) => {

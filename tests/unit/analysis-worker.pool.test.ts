@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import path from 'node:path'
 import { Worker, type WorkerOptions } from 'node:worker_threads'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -7,8 +8,11 @@ import {
   AnalysisFailed,
   AnalysisPool,
   AnalysisStopped,
+  type CheckedUpload,
   type StoredBatch,
   spawnAnalysisWorker,
+  typeScriptWorker,
+  type UploadedMap,
 } from '@/lib/analysis-worker/pool'
 import { parseConfig } from '@/lib/config'
 import { recorderBatches } from '../helpers/batches'
@@ -103,6 +107,89 @@ describe('AnalysisPool', () => {
     const result = await pool.analyse(from(storedBatches(events)), {}, BUDGET)
     expect(result.summary.pageCount).toBeGreaterThan(0)
     expect(counter.started).toBe(2)
+  })
+})
+
+describe('checking uploaded source maps (check-map)', () => {
+  const encode = (text: string) => new TextEncoder().encode(text)
+  const valid = JSON.stringify({
+    version: 3,
+    sources: ['src/app.ts'],
+    names: [],
+    mappings: 'AAAA',
+    debugId: '4E4BA1C2-7D3F-4B8E-9C55-0D1E2F3A4B5C',
+  })
+
+  async function collect(checks: AsyncIterable<CheckedUpload>): Promise<CheckedUpload[]> {
+    const all: CheckedUpload[] = []
+    for await (const checked of checks) all.push(checked)
+    return all
+  }
+
+  it('answers each map in order with its debug ID and SHA-256 or the refusal, moving the bytes there and back', async () => {
+    const { pool, counter } = countingPool(1)
+    const maps: UploadedMap[] = [
+      { path: 'a.js.map', bytes: encode(valid) },
+      { path: 'b.js.map', bytes: encode('{"version":3,') },
+      { path: 'c.js.map', bytes: encode('[1]') },
+      { path: 'd.js.map', bytes: encode('{"version":3,"sources":[]}') },
+      { path: 'e.js.map', bytes: encode('{"version":3,"sources":[],"mappings":"","debug_id":"nope"}') },
+      { path: 'f.js.map', bytes: new Uint8Array([0x7b, 0xff, 0x7d]) },
+      // A view into a larger buffer: only its own bytes are checked.
+      { path: 'g.js.map', bytes: Buffer.from(`xx${valid}yy`).subarray(2, 2 + valid.length) },
+    ]
+    const checked = await collect(pool.checkMaps(maps, BUDGET))
+    const sha256 = createHash('sha256').update(valid).digest('hex')
+    expect(checked.map(({ path, check }) => ({ path, check }))).toEqual([
+      { path: 'a.js.map', check: { ok: true, debugId: '4e4ba1c2-7d3f-4b8e-9c55-0d1e2f3a4b5c', sha256 } },
+      {
+        path: 'b.js.map',
+        check: { ok: false, error: 'b.js.map is not valid JSON: a source map must be a JSON object' },
+      },
+      {
+        path: 'c.js.map',
+        check: { ok: false, error: 'c.js.map is not a source map: expected a JSON object' },
+      },
+      { path: 'd.js.map', check: { ok: false, error: 'd.js.map has no "mappings" string' } },
+      { path: 'e.js.map', check: { ok: false, error: 'e.js.map: "debugId" must be a UUID' } },
+      {
+        path: 'f.js.map',
+        check: { ok: false, error: 'f.js.map is not valid JSON: a source map must be a JSON object' },
+      },
+      { path: 'g.js.map', check: { ok: true, debugId: '4e4ba1c2-7d3f-4b8e-9c55-0d1e2f3a4b5c', sha256 } },
+    ])
+    expect(new TextDecoder().decode(checked[0]!.bytes)).toBe(valid)
+    expect(new TextDecoder().decode(checked[6]!.bytes)).toBe(valid)
+    // Moved, not copied: the caller's own buffer is empty now.
+    expect(maps[0]!.bytes.byteLength).toBe(0)
+    expect(counter.started).toBe(1)
+  })
+
+  it('frees the worker when the caller stops at the first refusal', async () => {
+    const { pool, counter } = countingPool(1)
+    const maps = ['{', valid].map((text, i) => ({ path: `${i}.js.map`, bytes: encode(text) }))
+    for await (const { check } of pool.checkMaps(maps, BUDGET)) if (!check.ok) break
+    // The second map was never sent.
+    expect(maps[1]!.bytes.byteLength).toBe(valid.length)
+    const [again] = await collect(pool.checkMaps([{ path: 'x.js.map', bytes: encode(valid) }], BUDGET))
+    expect(again!.check.ok).toBe(true)
+    expect(counter.started).toBe(1)
+  })
+
+  it('stops a map that runs over the time budget and replaces the worker', async () => {
+    const pool = new AnalysisPool({
+      size: 1,
+      idleMs: 60_000,
+      spawn: (options) =>
+        typeScriptWorker(path.join(process.cwd(), 'tests/helpers/stuck-map-worker.ts'), options),
+    })
+    pools.push(pool)
+    const stopped = await collect(
+      pool.checkMaps([{ path: 'slow.js.map', bytes: encode(valid) }], { timeoutMs: 1_000, memoryMb: 128 }),
+    ).catch((error: unknown) => error)
+    expect(stopped).toBeInstanceOf(AnalysisStopped)
+    expect((stopped as AnalysisStopped).stopCause).toBe('time')
+    expect(pool.workerCount).toBe(0)
   })
 })
 

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { readDebugIdComment, readSourceMappingUrl } from '@/lib/sourcemaps/comments'
+import {
+  COMMENT_TAIL_BYTES,
+  readDebugIdComment,
+  readSourceMappingUrl,
+  readTrailingComments,
+} from '@/lib/sourcemaps/comments'
 import { pairMaps, resolveMapReference } from '@/lib/sourcemaps/pairing'
 
 describe('pairMaps', () => {
@@ -67,5 +72,17 @@ describe('minified file comments', () => {
     expect(readDebugIdComment(text)).toBe('abcdef01-2345-4678-89ab-cdef01234567')
     expect(readDebugIdComment('//# debugId=not-a-uuid')).toBeNull()
     expect(readSourceMappingUrl('x()')).toBeNull()
+  })
+
+  it("reads a file's comments from its last 4 KB only, never the whole file", () => {
+    const code = Buffer.alloc(2 * 1024 * 1024, 'x')
+    const tail = '\n//# debugId=ABCDEF01-2345-4678-89AB-CDEF01234567\n//# sourceMappingURL=app.js.map\n'
+    expect(readTrailingComments(Buffer.concat([code, Buffer.from(tail)]))).toEqual({
+      sourceMappingUrl: 'app.js.map',
+      debugId: 'abcdef01-2345-4678-89ab-cdef01234567',
+    })
+    // Comments followed by more than the tail's worth of code are not where bundlers put them.
+    const buried = Buffer.concat([Buffer.from(tail), Buffer.alloc(COMMENT_TAIL_BYTES, 'x')])
+    expect(readTrailingComments(buried)).toEqual({ sourceMappingUrl: null, debugId: null })
   })
 })

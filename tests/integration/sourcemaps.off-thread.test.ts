@@ -1,0 +1,161 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { AnalysisPool, typeScriptWorker } from '@/lib/analysis-worker/pool'
+import { getConfig, setConfigForTests } from '@/lib/config'
+import { createKey } from '@/lib/credentials/create-key'
+import { useDatabase } from '@/lib/db'
+import { createOrganization } from '@/lib/orgs/create-organization'
+import { setAnalysisPoolForTests } from '@/lib/processing/analyse-session'
+import { sourcemapFolder } from '@/lib/sourcemaps/blob-key'
+import { createBlobStore, setBlobStoreForTests } from '@/lib/storage'
+import type { BlobStore } from '@/lib/storage/types'
+import { sourcemapsApi } from '../helpers/data-api'
+import { createTestDatabase, type TestDatabase } from '../helpers/db'
+
+/**
+ * A source map upload does its heavy work off the thread that answers requests
+ * (docs/source-maps.md, "Where the upload's work runs"): the maps' JSON is parsed, checked
+ * and hashed in an analysis worker, within the analysis budget.
+ */
+
+let database: TestDatabase
+let blobs: BlobStore
+let orgId: string
+let key: string
+const defaults = getConfig()
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+  useDatabase(database)
+  blobs = createBlobStore({ kind: 'local', root: mkdtempSync(path.join(tmpdir(), 'sourcemaps-thread-')) })
+  setBlobStoreForTests(blobs)
+  orgId = (await createOrganization(database.db, { name: 'Acme' })).id
+  key = (await createKey(database.db, { organizationId: orgId, type: 'api', sourcemaps: true })).key
+  await setAnalysisPoolForTests(new AnalysisPool({ size: 1, idleMs: 60_000 }))
+})
+afterAll(async () => {
+  setConfigForTests(defaults)
+  await setAnalysisPoolForTests(undefined)
+  setBlobStoreForTests(undefined)
+  useDatabase(undefined)
+  await database.close()
+})
+
+const small = JSON.stringify({ version: 3, sources: ['src/app.ts'], names: [], mappings: 'AAAA' })
+
+/** The multipart body fetch sends, serialized up front: the test's own work is not measured. */
+async function body(release: string, files: { name: string; text: string }[]) {
+  const form = new FormData()
+  form.set('release', release)
+  for (const file of files) form.append('file', new File([file.text], file.name))
+  const request = new Request('http://localhost/', { method: 'POST', body: form })
+  return {
+    bytes: new Uint8Array(await request.arrayBuffer()),
+    contentType: request.headers.get('content-type') ?? '',
+  }
+}
+
+async function upload(release: string, files: { name: string; text: string }[]) {
+  const { bytes, contentType } = await body(release, files)
+  return sourcemapsApi.upload(key, bytes, { 'content-type': contentType })
+}
+
+/**
+ * A map (just under 20 MB by default) whose JSON is slow to parse: millions of short names, as a large
+ * bundle's map has, rather than one long string that parses at memory speed.
+ */
+function largeMap(megabytes = 19.5): string {
+  const names: string[] = []
+  let size = 0
+  while (size < megabytes * 1024 * 1024) {
+    const name = `n${names.length.toString(36)}`
+    names.push(name)
+    size += name.length + 3
+  }
+  return JSON.stringify({ version: 3, sources: ['src/app.ts'], names, mappings: 'AAAA' })
+}
+
+describe('a source map upload off the request thread', () => {
+  it('keeps the event loop turning while a 20 MB map is checked', async () => {
+    // A warm worker: the measurement is of the upload, not of loading the worker.
+    expect((await upload('warm-up', [{ name: 'w.js.map', text: small }])).status).toBe(201)
+    const text = largeMap()
+    const large = await body('large', [{ name: 'assets/app.js.map', text }])
+
+    let last = performance.now()
+    let longestGap = 0
+    let ticks = 0
+    const heartbeat = setInterval(() => {
+      const now = performance.now()
+      longestGap = Math.max(longestGap, now - last)
+      last = now
+      ticks++
+    }, 5)
+    let response: Response
+    try {
+      response = await sourcemapsApi.upload(key, large.bytes, { 'content-type': large.contentType })
+    } finally {
+      clearInterval(heartbeat)
+    }
+    expect(response.status).toBe(201)
+    expect(((await response.json()) as { files: unknown[] }).files).toEqual([
+      { url: '~/assets/app.js', debugId: null, sizeBytes: text.length },
+    ])
+
+    // What the same parse blocks this thread for: the upload's longest stall must be far shorter.
+    const started = performance.now()
+    JSON.parse(text)
+    const parseMs = performance.now() - started
+    expect(ticks).toBeGreaterThan(10)
+    expect(longestGap, `longest gap ${longestGap} ms, parse ${parseMs} ms`).toBeLessThan(parseMs / 2)
+  }, 120_000)
+
+  it('refuses a map the worker runs over the time budget on, storing nothing, and replaces the worker', async () => {
+    const before = (await blobs.list(sourcemapFolder(orgId))).sort()
+    const stuck = new AnalysisPool({
+      size: 1,
+      idleMs: 60_000,
+      spawn: (options) =>
+        typeScriptWorker(path.join(process.cwd(), 'tests/helpers/stuck-map-worker.ts'), options),
+    })
+    await setAnalysisPoolForTests(stuck)
+    setConfigForTests({ ...defaults, analysis: { timeoutSeconds: 1, memoryMb: 128 } })
+    try {
+      const response = await upload('slow', [
+        { name: 'a.js.map', text: small },
+        { name: 'b.js.map', text: small },
+      ])
+      expect(response.status).toBe(400)
+      expect(await response.json()).toMatchObject({
+        error:
+          'a.js.map: checking this source map took more than 1 s (limit ANALYSIS_TIMEOUT_SECONDS); nothing was stored',
+      })
+      expect(stuck.workerCount).toBe(0)
+      expect((await blobs.list(sourcemapFolder(orgId))).sort()).toEqual(before)
+    } finally {
+      setConfigForTests(defaults)
+      await setAnalysisPoolForTests(new AnalysisPool({ size: 1, idleMs: 60_000 }))
+    }
+  })
+
+  it('refuses a map that needs more heap than the worker has, storing nothing', async () => {
+    const before = (await blobs.list(sourcemapFolder(orgId))).sort()
+    // Below the configurable minimum, so that a few MB of names are enough to run out.
+    setConfigForTests({ ...defaults, analysis: { timeoutSeconds: 60, memoryMb: 16 } })
+    try {
+      const response = await upload('heavy', [{ name: 'heavy.js.map', text: largeMap(9) }])
+      expect(response.status).toBe(413)
+      expect(await response.json()).toMatchObject({
+        error:
+          'heavy.js.map: checking this source map needed more than 16 MB of memory (limit ANALYSIS_MEMORY_MB); nothing was stored',
+      })
+      expect((await blobs.list(sourcemapFolder(orgId))).sort()).toEqual(before)
+    } finally {
+      setConfigForTests(defaults)
+    }
+    // The next upload gets a fresh worker.
+    expect((await upload('after-heavy', [{ name: 'ok.js.map', text: small }])).status).toBe(201)
+  })
+})
