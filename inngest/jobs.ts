@@ -24,6 +24,8 @@ export interface JobDeps extends ProcessingDeps {
 
 /** Fan-out runs of each webhook event type at once (per process in-process; per app on Inngest). */
 const FAN_OUT_CONCURRENCY = 16
+// Retries of a session's processing; the last attempt files it without source maps if they cannot be read.
+const PROCESS_SESSION_RETRIES = 3
 
 const SessionEvent = z.object({ organizationId: z.string(), sessionId: z.string() })
 const SignalEvent = z.object({ organizationId: z.string(), signalId: z.string() })
@@ -43,10 +45,15 @@ export function defineJobs(config: Config, deps: () => Promise<JobDeps>): JobDef
       id: 'process-session',
       name: 'Process a replay session',
       trigger: { event: EVENTS.sessionFinalize },
-      retries: 3,
+      retries: PROCESS_SESSION_RETRIES,
       payload: SessionEvent,
-      handler: async ({ event, step, runId }) =>
-        processSession(await deps(), { sessionId: event.data.sessionId, runId, step }),
+      handler: async ({ event, step, runId, attempt }) =>
+        processSession(await deps(), {
+          sessionId: event.data.sessionId,
+          runId,
+          step,
+          finalAttempt: attempt >= PROCESS_SESSION_RETRIES,
+        }),
     }),
     defineJob({
       id: 'finalize-idle-sessions',

@@ -36,7 +36,7 @@ export async function reviewIssue(
         title: issue.title,
         description: issue.description,
         stepsToReplicate: issue.stepsToReplicate,
-        evidence: issue.evidence,
+        evidence: forModel(issue.evidence),
       }),
     })
     return output
@@ -44,4 +44,24 @@ export async function reviewIssue(
     logger.warn({ err: error }, 'issue review by the model failed; keeping the deterministic text')
     return null
   }
+}
+
+/**
+ * The evidence as the model reads it: symbolicated frames keep their original function, file
+ * and line, without the source lines around them and the minified twin, which would fill the
+ * prompt (20 frames of customer code) and tell the model nothing the frame does not.
+ */
+function forModel(evidence: unknown): unknown {
+  if (!evidence || typeof evidence !== 'object' || Array.isArray(evidence)) return evidence
+  const fields = evidence as Record<string, unknown>
+  if (!Array.isArray(fields.frames)) return evidence
+  const frames = fields.frames.slice(0, 10).map((frame: unknown) => {
+    if (!frame || typeof frame !== 'object') return null
+    const { original, status } = frame as {
+      original?: { fn?: unknown; source?: unknown; line?: unknown } | null
+      status?: unknown
+    }
+    return original ? { fn: original.fn, source: original.source, line: original.line } : { status }
+  })
+  return { ...fields, frames }
 }

@@ -4,7 +4,8 @@
  * reach this, and it stops taking frames once full, so a session of a million identical
  * errors costs a few set lookups per error.
  */
-import { frameKey, type MinifiedFrame } from '@/lib/symbolication/types'
+import { frameKey, type MinifiedFrame } from '../symbolication/types'
+import { clip } from './bounds'
 import type { PositionedFrame } from './stack'
 
 /** Distinct positions a session reports, at most. */
@@ -21,11 +22,13 @@ export const MAX_FRAMES_PER_ERROR = 20
 // A script URL longer than this is no bundle a map was uploaded for; it would only weigh on
 // the memoized result (500 positions of at most this many characters).
 const MAX_FRAME_URL_CHARS = 1_024
+// Minified names are a few letters; a stack line can carry 2,000 characters of one.
+const MAX_FRAME_NAME_CHARS = 200
 
 /** The frame as symbolication addresses it; null when it has no full position to look up. */
 export function minifiedFrame(frame: PositionedFrame): MinifiedFrame | null {
   if (frame.line === null || frame.column === null || frame.url.length > MAX_FRAME_URL_CHARS) return null
-  return { fn: frame.fn, url: frame.url, line: frame.line, column: frame.column }
+  return { fn: clip(frame.fn, MAX_FRAME_NAME_CHARS), url: frame.url, line: frame.line, column: frame.column }
 }
 
 /**

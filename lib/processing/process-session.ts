@@ -63,7 +63,17 @@ export type ProcessOutcome =
  */
 export async function processSession(
   deps: ProcessingDeps,
-  input: { sessionId: string; runId: string; step: StepTools },
+  input: {
+    sessionId: string
+    runId: string
+    step: StepTools
+    /**
+     * Whether the engine will not retry this run: a failed symbolication (storage or database
+     * down) then files the session by minified frames instead of failing the run. Runs that
+     * will be retried fail instead, so a passing outage does not split issues for good.
+     */
+    finalAttempt?: boolean
+  },
 ): Promise<ProcessOutcome> {
   const { db, blobs } = deps
   const { sessionId, runId, step } = input
@@ -124,10 +134,21 @@ export async function processSession(
         release,
         frames: errorFrames,
         stacks: errorStacks,
+        rethrow: input.finalAttempt === false,
       }),
     )
     framesMapped = mappedCount(symbolication)
-    if (symbolication) analysed = await analyse('analyze-symbolicated', { ignoreRequestUrls, symbolication })
+    if (symbolication) {
+      const second = await analyse('analyze-symbolicated', { ignoreRequestUrls, symbolication })
+      // Stopped over its budget the second time (it reads the session again and does frame
+      // work): the first pass's findings stand, by minified frames, rather than none at all.
+      if ('result' in second) analysed = second
+      else
+        logger.warn(
+          { sessionId, reason: second.stopped },
+          'symbolicated analysis stopped; minified frames kept',
+        )
+    }
   }
   if ('stopped' in analysed) {
     const reason = analysed.stopped

@@ -26,6 +26,8 @@ export async function symbolicateSession(
     release: string
     frames: MinifiedFrame[]
     stacks?: MinifiedFrame[][]
+    /** Throw what the symbolicator threw (the run will be retried) instead of going on without. */
+    rethrow?: boolean
   },
 ): Promise<Symbolication | null> {
   const { organizationId, sessionId, release, frames, stacks } = input
@@ -43,6 +45,7 @@ export async function symbolicateSession(
     })
     return mappedCount(symbolication) > 0 ? symbolication : null
   } catch (error) {
+    if (input.rethrow) throw error
     logger.warn({ err: error, organizationId, sessionId, release }, 'session symbolication failed')
     return null
   }

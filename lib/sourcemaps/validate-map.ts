@@ -1,3 +1,4 @@
+import { checkRegularMap, MapRejected } from '../symbolication/parse-map'
 import { normalizeDebugId } from './comments'
 
 /** What checking one uploaded map found: its debug ID, or the refusal worded for the uploader. */
@@ -34,6 +35,12 @@ export function checkMap(path: string, bytes: Uint8Array): MapCheck {
     return { ok: false, error: `${path} is not a version 3 source map ("version": 3)` }
   if (typeof fields.mappings !== 'string') return { ok: false, error: `${path} has no "mappings" string` }
   if (!Array.isArray(fields.sources)) return { ok: false, error: `${path} has no "sources" array` }
+  try {
+    checkRegularMap(fields)
+  } catch (error) {
+    if (!(error instanceof MapRejected)) throw error
+    return { ok: false, error: `${path} cannot be used for symbolication: ${error.message}` }
+  }
   const raw = Object.hasOwn(fields, 'debugId') ? fields.debugId : fields.debug_id
   if (raw === undefined || raw === null) return { ok: true, debugId: null }
   const debugId = typeof raw === 'string' ? normalizeDebugId(raw) : null

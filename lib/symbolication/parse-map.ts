@@ -85,8 +85,14 @@ function checkMappings(mappings: string): number {
   return integers
 }
 
-/** A plain (not sectioned) version 3 map. */
-function checkRegularMap(map: Record<string, unknown>): number {
+const MAX_SOURCE_ROOT_CHARS = 1_024
+
+/**
+ * A plain (not sectioned) version 3 map, within the bounds lookups hold to; throws
+ * MapRejected. Uploads run it too, so a map symbolication would refuse is refused when it is
+ * uploaded, with the reason, not found out frame by frame later.
+ */
+export function checkRegularMap(map: Record<string, unknown>): number {
   if (map.version !== undefined && map.version !== 3) throw new MapRejected('not a version 3 source map')
   if (typeof map.mappings !== 'string') throw new MapRejected('mappings is not a string')
   checkStrings(map.sources, 'sources', MAX_SOURCES, true)
@@ -95,6 +101,9 @@ function checkRegularMap(map: Record<string, unknown>): number {
     checkStrings(map.sourcesContent, 'sourcesContent', MAX_SOURCES, true)
   if (map.sourceRoot !== undefined && map.sourceRoot !== null && typeof map.sourceRoot !== 'string')
     throw new MapRejected('sourceRoot is not a string')
+  // Joined to every source when the map is read: a long one costs sources × its length.
+  if (typeof map.sourceRoot === 'string' && map.sourceRoot.length > MAX_SOURCE_ROOT_CHARS)
+    throw new MapRejected(`sourceRoot is longer than ${MAX_SOURCE_ROOT_CHARS} characters`)
   // Not used here, and trace-mapping would index with it unchecked.
   if (map.ignoreList !== undefined) delete map.ignoreList
   return checkMappings(map.mappings)

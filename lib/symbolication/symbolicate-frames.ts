@@ -4,6 +4,7 @@
  * (parse-map.ts, map-cache.ts); this runs in the analysis worker.
  */
 import { traceSegment } from '@jridgewell/trace-mapping'
+import { clip } from '../analysis/bounds'
 import { enclosingFunctionName, NAME_SCAN_CHARS, NAME_SCAN_LINES } from './function-name'
 import type { ParsedMap } from './parse-map'
 import {
@@ -128,6 +129,14 @@ function scannedName(content: string, starts: Uint32Array, line: number, column:
   return enclosingFunctionName(content, start, end)
 }
 
+/** Longest original function name and file name kept: what a real build names stays far below. */
+const MAX_ORIGINAL_NAME_CHARS = 200
+const MAX_ORIGINAL_SOURCE_CHARS = 500
+
+function cutOrNull(value: string | null | undefined, max: number): string | null {
+  return value ? clip(value, max) : null
+}
+
 /** The callee's name at a caller's call site, when it is written in the same original source. */
 function callerName(input: FrameInput, source: string): string | null {
   for (const caller of input.callers) {
@@ -140,10 +149,15 @@ function callerName(input: FrameInput, source: string): string | null {
 
 /**
  * One frame's original position, source context and function name. The name is, in order:
- * the name the caller's call site records (the next frame down, when it maps into the same
- * source: a call expression names its callee as written); the nearest enclosing named
- * function in the original source; the name the map records at the position itself (often
- * the token that threw); else null.
+ * the nearest enclosing named function in the original source; the name the caller's call
+ * site records (the next frame down, when it maps into the same source: a call expression
+ * names its callee as written); the name the map records at the position itself (often the
+ * token that threw); else null. The scan comes first because it depends on the frame's own
+ * position only: the name goes into the error's fingerprint, and a function called through
+ * an alias in one session must not be named after the alias there.
+ *
+ * Names and sources come from an uploaded map and are cut to bounds: they travel into
+ * memoized step results, evidence, texts and model prompts.
  */
 export function symbolicateFrame(input: FrameInput): SymbolicatedFrame {
   const { frame, map } = input
@@ -154,11 +168,13 @@ export function symbolicateFrame(input: FrameInput): SymbolicatedFrame {
   const content = sourceContent(map, position.source)
   const starts = content === null ? null : lineStarts(map, position.source, content)
   const original: OriginalFrame = {
-    fn:
-      callerName(input, source) ??
+    fn: cutOrNull(
       (content !== null && starts ? scannedName(content, starts, position.line, position.column) : null) ??
-      position.name,
-    source,
+        callerName(input, source) ??
+        position.name,
+      MAX_ORIGINAL_NAME_CHARS,
+    ),
+    source: clip(source, MAX_ORIGINAL_SOURCE_CHARS),
     line: position.line + 1,
     column: position.column + 1,
     context: content !== null && starts ? contextOf(content, starts, position.line, position.column) : null,

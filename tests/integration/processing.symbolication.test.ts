@@ -95,7 +95,7 @@ async function setRelease(
   await database.db.update(replaySessions).set({ release, debugIds }).where(eq(replaySessions.id, sessionId))
 }
 
-async function process(sessionId: string, symbolicate?: SymbolicateFrames) {
+async function process(sessionId: string, symbolicate?: SymbolicateFrames, finalAttempt?: boolean) {
   const config = getConfig()
   const deps: ProcessingDeps = {
     db: database.db,
@@ -106,7 +106,7 @@ async function process(sessionId: string, symbolicate?: SymbolicateFrames) {
     symbolicate,
   }
   const step = recordingStep()
-  const outcome = await processSession(deps, { sessionId, runId: `run-${sessionId}`, step })
+  const outcome = await processSession(deps, { sessionId, runId: `run-${sessionId}`, step, finalAttempt })
   return { outcome, steps: step.ids }
 }
 
@@ -211,7 +211,23 @@ describe('processing a session whose release has source maps', () => {
     expect(found[0]).toMatchObject({ fingerprint: originalFingerprint, sessionCount: 2 })
   })
 
-  it('processes the session unsymbolicated when the symbolicator throws', async () => {
+  it('fails a run that will be retried when the symbolicator throws, and files nothing by minified frames', async () => {
+    const id = await ingestError('symbolicator-blip', R1)
+    await setRelease(id, '1.0.0')
+    const before = (await jsErrorIssues()).length
+    await expect(
+      process(
+        id,
+        async () => {
+          throw new Error('map store unreachable')
+        },
+        false,
+      ),
+    ).rejects.toThrow('map store unreachable')
+    expect(await jsErrorIssues()).toHaveLength(before)
+  })
+
+  it('processes the session unsymbolicated when the symbolicator throws on the last attempt', async () => {
     const id = await ingestError('symbolicator-down', R1)
     await setRelease(id, '1.0.0')
     const { outcome, steps } = await process(id, async () => {

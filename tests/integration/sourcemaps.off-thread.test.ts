@@ -63,18 +63,22 @@ async function upload(release: string, files: { name: string; text: string }[]) 
 }
 
 /**
- * A map (just under 20 MB by default) whose JSON is slow to parse: millions of short names, as a large
- * bundle's map has, rather than one long string that parses at memory speed.
+ * A map (just under 20 MB by default) whose JSON is slow to parse: many short strings, as a
+ * large bundle's map has, rather than one long string that parses at memory speed; within what
+ * symbolication reads (at most a million names and 100,000 sources, lib/symbolication/parse-map.ts).
  */
 function largeMap(megabytes = 19.5): string {
   const names: string[] = []
+  const sources: string[] = []
   let size = 0
   while (size < megabytes * 1024 * 1024) {
     const name = `n${names.length.toString(36)}`
-    names.push(name)
-    size += name.length + 3
+    if (names.length < 999_000) names.push(name)
+    else if (sources.length < 99_000) sources.push(`src/${'d/'.repeat(40)}${name}.ts`)
+    else break
+    size += names.length < 999_000 ? name.length + 3 : 90
   }
-  return JSON.stringify({ version: 3, sources: ['src/app.ts'], names, mappings: 'AAAA' })
+  return JSON.stringify({ version: 3, sources: ['src/app.ts', ...sources], names, mappings: 'AAAA' })
 }
 
 describe('a source map upload off the request thread', () => {

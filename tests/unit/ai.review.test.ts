@@ -48,6 +48,32 @@ describe('model review of issues', () => {
     expect(JSON.stringify(model.doGenerateCalls[0]!.prompt)).toContain("reading 'price'")
   })
 
+  it('shows the model original frames without their source lines or minified twins', async () => {
+    const model = answering(
+      JSON.stringify({ verified: true, title: 't', description: 'd', stepsToReplicate: 's' }),
+    )
+    const frame = (i: number) => ({
+      minified: { fn: 't', url: 'https://cdn.example/app.js', line: 1, column: 48213 + i },
+      original: {
+        fn: `applyDiscount${i}`,
+        source: 'src/checkout.ts',
+        line: 6,
+        column: 3,
+        context: { pre: ['SECRET-CONTEXT'], line: 'const code = cart.coupon!.code', post: [] },
+      },
+      status: 'mapped',
+    })
+    const frames = Array.from({ length: 20 }, (_, i) => frame(i))
+    await reviewIssue(model, { ...issue, evidence: { ...issue.evidence, release: 'r1', frames } })
+    const prompt = JSON.stringify(model.doGenerateCalls[0]!.prompt)
+    expect(prompt).toContain('applyDiscount0')
+    expect(prompt).toContain('src/checkout.ts')
+    expect(prompt).not.toContain('SECRET-CONTEXT')
+    expect(prompt).not.toContain('48213')
+    // Ten frames are enough to judge by.
+    expect(prompt).not.toContain('applyDiscount10')
+  })
+
   it('returns null, never throws, when the model fails or answers off-schema', async () => {
     expect(await reviewIssue(failing(), issue)).toBeNull()
     expect(await reviewIssue(answering('{"verified":"yes"}'), issue)).toBeNull()

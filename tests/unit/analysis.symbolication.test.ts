@@ -54,7 +54,7 @@ function symbolication(release: string, pairs: [MinifiedFrame, OriginalFrame | n
   return { release, frames }
 }
 
-function session(stacks: string[]): SessionBuilder {
+function session(stacks: string[], message = MESSAGE): SessionBuilder {
   const b = new SessionBuilder()
     .load(HREF, DOC)
     .wait(500)
@@ -62,7 +62,7 @@ function session(stacks: string[]): SessionBuilder {
     .mutation({
       attributes: [{ id: 12, attributes: { class: 'busy' } }],
     })
-  for (const s of stacks) b.wait(100).sdkError('TypeError', MESSAGE, s)
+  for (const s of stacks) b.wait(100).sdkError('TypeError', message, s)
   // Stays on the page, so the blocking adjustment keeps out of the comparison.
   return b.wait(31_000).mouseMove()
 }
@@ -216,6 +216,20 @@ describe('second pass, with original frames', () => {
       status: 'no_map',
       original: null,
     })
+  })
+
+  it('keeps the issue when the message names a variable the minifier renamed', async () => {
+    const r2Top = minified('e', 'assets/app-77c0e1f2.js', 1, 51877)
+    const r2Stack = stack([['e', 'assets/app-77c0e1f2.js', 1, 51877]])
+    const r2 = symbolication('2.0.0', [[r2Top, original('checkout', '../src/checkout.ts', 12, 5)]])
+    const fingerprintOf = async (stackText: string, message: string, with_: Symbolication) =>
+      errorsOf(
+        (await analyzeEvents(session([stackText], message).events, { symbolication: with_ })).findings,
+      )[0]!.fingerprint
+    const before = await fingerprintOf(R1_STACK, 't.items.map is not a function', R1)
+    expect(await fingerprintOf(r2Stack, 'n.items.map is not a function', r2)).toBe(before)
+    // The property is the code's own name: another one is another bug.
+    expect(await fingerprintOf(r2Stack, 'n.lines.map is not a function', r2)).not.toBe(before)
   })
 
   it('collapses two minified positions of one original function into one finding', async () => {

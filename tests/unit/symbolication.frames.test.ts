@@ -184,6 +184,20 @@ describe('hostile maps', () => {
     expect(resolve(regular({ sourcesContent: [{}] }))).toBe('failed')
   })
 
+  it('refuses a huge sourceRoot and cuts huge names and sources to bounds', () => {
+    expect(resolve(regular({ sourceRoot: 'r'.repeat(5_000_000) }))).toBe('failed')
+    const huge = symbolicateFrame({
+      frame,
+      map: state(
+        regular({ sources: ['s'.repeat(5_000_000)], names: ['n'.repeat(5_000_000)], mappings: 'AAAAA' }),
+      ),
+      callers: [],
+    })
+    expect(huge.status).toBe('mapped')
+    expect(huge.original!.fn!.length).toBeLessThanOrEqual(200)
+    expect(huge.original!.source.length).toBeLessThanOrEqual(500)
+  })
+
   it('answers no_mapping where a segment points at sources or names out of range, or negative', () => {
     expect(resolve(regular({ mappings: encode([[[0, 5, 0, 0]]]) }))).toBe('no_mapping')
     expect(resolve(regular({ mappings: encode([[[0, -1, 0, 0]]]) }))).toBe('no_mapping')

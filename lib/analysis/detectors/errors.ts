@@ -7,6 +7,7 @@ import type { MinifiedFrame } from '@/lib/symbolication/types'
 import type { Context } from '../context'
 import { ErrorFrameLog } from '../error-frames'
 import { consoleErrorParts, jsErrorParts } from '../fingerprint'
+import { withoutMinifiedNames } from '../minified-names'
 import { decodeConsoleArg, normaliseMessage, splitErrorType, truncate } from '../normalize'
 import {
   mappedFrame,
@@ -102,7 +103,7 @@ export class ErrorDetector {
     const parts = script
       ? ['Script error.', page.current.pathPattern]
       : original
-        ? [type, key, originalFramePart(original)]
+        ? [type, withoutMinifiedNames(key), originalFramePart(original)]
         : jsErrorParts(error.message, error.frames, page.current.url, page.current.pathPattern)
     const trigger = click ? { element: click.element, timestamp: click.at, url: click.page.url } : null
     const digestEntry = { message: truncate(error.message, 300), url: page.current.url, at }
