@@ -5,7 +5,7 @@
  */
 
 /** The UTF-8 length of a string that holds no unpaired surrogate, as JSON text is. */
-export function utf8Length(text: string): number {
+function utf8Length(text: string): number {
   let bytes = text.length
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i)
@@ -15,29 +15,26 @@ export function utf8Length(text: string): number {
   return bytes
 }
 
-// Characters JSON writes as they are and UTF-8 in one byte: printable ASCII but `"` and `\`.
-const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7f]*$/
-
+/** Each UTF-16 unit counts one byte, plus what its escape or UTF-8 sequence takes beyond that. */
 function stringBytes(text: string): number {
-  if (PLAIN.test(text)) return text.length + 2
-  let bytes = 2
+  let bytes = text.length + 2
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i)
+    // Printable ASCII but `"` and `\` is written as it is: most characters stop here.
+    if (code >= 0x20 && code < 0x80 && code !== 34 && code !== 92) continue
     if (code < 0x20) {
       // \b \t \n \f \r have two-character escapes, the other controls \u00XX.
-      bytes += code === 8 || code === 9 || code === 10 || code === 12 || code === 13 ? 2 : 6
-    } else if (code < 0x80) {
-      bytes += code === 34 || code === 92 ? 2 : 1
+      bytes += code === 8 || code === 9 || code === 10 || code === 12 || code === 13 ? 1 : 5
     } else if (code < 0x800) {
-      bytes += 2
+      bytes += 1 // \" and \\, or two bytes of UTF-8.
     } else if (code >= 0xd800 && code <= 0xdbff) {
       const next = text.charCodeAt(i + 1)
       if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4
+        bytes += 2
         i++
-      } else bytes += 6 // JSON.stringify writes an unpaired surrogate as \uXXXX.
+      } else bytes += 5 // JSON.stringify writes an unpaired surrogate as \uXXXX.
     } else {
-      bytes += code <= 0xdfff && code >= 0xdc00 ? 6 : 3
+      bytes += code <= 0xdfff && code >= 0xdc00 ? 5 : 2
     }
   }
   return bytes
