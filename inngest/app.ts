@@ -6,6 +6,7 @@ import { appJobsEngine, setAppJobsEngine } from '@/lib/jobs/app-engine'
 import { getInngestClient } from '@/lib/jobs/inngest'
 import { logger } from '@/lib/log'
 import { getBlobStore } from '@/lib/storage'
+import { createSymbolicator } from '@/lib/symbolication/symbolicate-session'
 import { getDeliverer } from '@/lib/webhooks/runtime'
 import { defineJobs, type JobDeps } from './jobs'
 
@@ -18,9 +19,12 @@ import { defineJobs, type JobDeps } from './jobs'
 /** The app's adapters, resolved when a job runs (tests swap the deliverer, model and blob store). */
 export async function appJobDeps(): Promise<JobDeps> {
   const config = getConfig()
+  const db = await getDb()
+  const blobs = getBlobStore()
   return {
-    db: await getDb(),
-    blobs: getBlobStore(),
+    db,
+    blobs,
+    symbolicate: createSymbolicator({ db, blobs }),
     jobs: getJobsEngine(),
     baseUrl: config.baseUrl,
     ingestUrl: config.ingestUrl,

@@ -8,6 +8,7 @@ import { sweepSessions } from '@/lib/processing/finalizer'
 import { type ProcessingDeps, processSession } from '@/lib/processing/process-session'
 import { RETENTION_CRON, sweepRetention } from '@/lib/retention/sweep'
 import { backfillSignal } from '@/lib/signals/backfill'
+import { sweepSourcemaps } from '@/lib/sourcemaps/sweep'
 import type { Deliverer } from '@/lib/webhooks/deliver'
 import { OUTBOX_TO_WEBHOOK } from '@/lib/webhooks/events'
 import { fanOutEvent } from '@/lib/webhooks/fan-out'
@@ -146,11 +147,18 @@ export function defineJobs(config: Config, deps: () => Promise<JobDeps>): JobDef
       trigger: { cron: RETENTION_CRON },
       retries: 2,
       payload: Tick,
-      handler: async ({ step }) =>
-        step.run('sweep', async () => {
+      handler: async ({ step }) => {
+        const sessions = await step.run('sweep', async () => {
           const { db, blobs } = await deps()
           return sweepRetention(db, blobs)
-        }),
+        })
+        // Source maps expire by upload age, one figure for the installation (docs/source-maps.md).
+        const sourcemaps = await step.run('sourcemaps', async () => {
+          const { db, blobs } = await deps()
+          return sweepSourcemaps(db, blobs, { retentionDays: config.sourcemaps.retentionDays })
+        })
+        return { ...sessions, sourcemaps }
+      },
     }),
   ]
 }

@@ -81,6 +81,7 @@ const EnvSchema = z.object({
   ANALYSIS_TIMEOUT_SECONDS: positiveInt.default(60),
   ANALYSIS_MEMORY_MB: wholeNumber().min(32, 'must be at least 32 (megabytes)').default(256),
   INSIGHTS_INTERVAL_HOURS: positiveInt.default(24),
+  SOURCEMAP_RETENTION_DAYS: positiveInt.default(90),
   WEBHOOK_RETRY_DELAYS_SECONDS: commaList(
     z.string().regex(/^\d+(\.\d+)?$/, 'must be three non-negative numbers of seconds, e.g. 60,300,1500'),
   )
@@ -142,6 +143,8 @@ export interface Config {
   /** One session's analysis budget in its worker thread. */
   analysis: { timeoutSeconds: number; memoryMb: number }
   insights: { intervalHours: number }
+  /** Uploaded source maps are deleted this many days after their upload (docs/source-maps.md). */
+  sourcemaps: { retentionDays: number }
   webhooks: { retryDelaysSeconds: number[]; allowPrivateTargets: boolean }
   logLevel: Env['LOG_LEVEL']
   /** Where client addresses come from (lib/ratelimit/client-address.ts). */
@@ -298,6 +301,7 @@ export function parseConfig(rawEnv: Record<string, string | undefined>): Config 
     },
     analysis: { timeoutSeconds: env.ANALYSIS_TIMEOUT_SECONDS, memoryMb: env.ANALYSIS_MEMORY_MB },
     insights: { intervalHours: env.INSIGHTS_INTERVAL_HOURS },
+    sourcemaps: { retentionDays: env.SOURCEMAP_RETENTION_DAYS },
     webhooks: {
       retryDelaysSeconds: env.WEBHOOK_RETRY_DELAYS_SECONDS,
       allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,

@@ -2,6 +2,8 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker, type WorkerOptions } from 'node:worker_threads'
 import type { AnalysisResult, AnalyzerOptions } from '../analysis/types'
+import type { FrameLookup } from '../symbolication/symbolicate-frames'
+import type { SymbolicatedFrame } from '../symbolication/types'
 import type { FromWorker, ToWorker } from './protocol'
 
 /** What one session's analysis may take: worker time and heap. */
@@ -36,6 +38,12 @@ export class AnalysisFailed extends Error {
 export interface StoredBatch {
   sequence: number
   bytes: Uint8Array
+}
+
+/** A source map's JSON as storage holds it; null when storage had none under the key. */
+export interface MapBytes {
+  blobKey: string
+  bytes: Uint8Array | null
 }
 
 export type SpawnWorker = (options: WorkerOptions) => Worker
@@ -89,12 +97,16 @@ function isOutOfMemory(error: unknown): boolean {
   return (error as { code?: unknown } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY'
 }
 
-/** The bytes as an ArrayBuffer of their own, to transfer: a view into a larger buffer is copied. */
+/**
+ * The bytes as an ArrayBuffer of their own, to transfer: a view into a larger buffer is copied
+ * (with the Uint8Array constructor: a Buffer's `slice` is a view, and transferring a small
+ * Buffer's backing store would detach Node's shared allocation pool).
+ */
 function ownBuffer(bytes: Uint8Array): ArrayBuffer {
   const { buffer } = bytes
   if (buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength)
     return buffer
-  return bytes.slice().buffer as ArrayBuffer
+  return new Uint8Array(bytes).buffer as ArrayBuffer
 }
 
 /** Time the worker spent on this session's messages; waiting for storage does not count. */
@@ -174,6 +186,47 @@ export class AnalysisPool {
       return reply.result
     } finally {
       // A worker stopped mid-batch (over budget, or a read failed meanwhile) holds half a session.
+      if (reusable) this.release(slot)
+      else this.retire(slot)
+    }
+  }
+
+  /**
+   * Resolves stack frames through source maps in a worker (docs/source-maps.md), within
+   * `budget`: the worker names the maps it has not cached and `readMaps` reads them here
+   * (storage time is not counted). Throws as `analyse` does: AnalysisStopped when the worker
+   * ran over the budget (a hostile map) or died, AnalysisFailed when it reported an error.
+   */
+  async symbolicate(
+    lookups: FrameLookup[],
+    readMaps: (blobKeys: string[]) => Promise<MapBytes[]>,
+    budget: AnalysisBudget,
+  ): Promise<Record<string, SymbolicatedFrame>> {
+    const slot = await this.acquire(budget.memoryMb)
+    const clock = new BusyClock(budget.timeoutMs)
+    let reusable = false
+    try {
+      let reply = await this.request(slot, { type: 'symbolicate', lookups }, [], clock, budget)
+      if (reply.type === 'maps-needed') {
+        const maps = await readMaps(reply.blobKeys)
+        const transfer = new Set<ArrayBuffer>()
+        const sent = maps.map(({ blobKey, bytes }) => {
+          if (!bytes) return { blobKey, bytes: null }
+          const buffer = ownBuffer(bytes)
+          transfer.add(buffer)
+          return { blobKey, bytes: buffer }
+        })
+        reply = await this.request(slot, { type: 'maps', maps: sent }, [...transfer], clock, budget)
+      }
+      if (reply.type === 'failed') {
+        reusable = true
+        throw new AnalysisFailed(reply.message.slice(0, 500))
+      }
+      if (reply.type !== 'symbolicated') throw new AnalysisFailed('unexpected reply')
+      reusable = true
+      return reply.frames
+    } finally {
+      // A worker left waiting for maps (reading them failed) or stopped mid-parse is replaced.
       if (reusable) this.release(slot)
       else this.retire(slot)
     }

@@ -1,11 +1,15 @@
-import type { MessagePort } from 'node:worker_threads'
+import { type MessagePort, resourceLimits } from 'node:worker_threads'
 import { createAnalyzer } from '../analysis/analyzer'
 import type { Analyzer, RrwebEvent } from '../analysis/types'
+import { defaultMapCacheBytes, MapCache } from '../symbolication/map-cache'
+import { type FrameLookup, type MapState, symbolicateLookups } from '../symbolication/symbolicate-frames'
 import type { FromWorker, ToWorker } from './protocol'
 
 export interface ServeHooks {
   /** Runs before each batch is parsed; tests use it to hold the worker like a slow session would. */
   beforeBatch?(sequence: number): void
+  /** Runs before a source map is parsed; tests use it to hold the worker like a hostile map would. */
+  beforeMapParse?(blobKey: string): void
 }
 
 const decoder = new TextDecoder('utf-8')
@@ -25,9 +29,42 @@ function eventsOf(bytes: ArrayBuffer): RrwebEvent[] {
  */
 export function serveAnalysis(port: MessagePort, hooks: ServeHooks = {}): void {
   let analyzer: Analyzer | null = null
+  // Parsed maps outlive sessions: the next session of a release needs the same ones.
+  const maps = new MapCache({ maxBytes: defaultMapCacheBytes(resourceLimits.maxOldGenerationSizeMb) })
+  // A symbolication waiting for the maps it asked for, with the cached maps it found: held
+  // here, so that parsing the others cannot evict them from the cache meanwhile.
+  let pending: { lookups: FrameLookup[]; held: Map<string, MapState> } | null = null
   const reply = (message: FromWorker) => port.postMessage(message)
+  const symbolicated = (lookups: FrameLookup[], held: Map<string, MapState>) => {
+    const mapFor = (blobKey: string): MapState => held.get(blobKey) ?? { failed: 'the map was not sent' }
+    reply({ type: 'symbolicated', frames: symbolicateLookups(lookups, mapFor) })
+  }
   port.on('message', (message: ToWorker) => {
     try {
+      if (message.type === 'symbolicate') {
+        const held = new Map<string, MapState>()
+        const needed = new Set<string>()
+        for (const lookup of message.lookups)
+          for (const key of [lookup.mapKey, ...lookup.callers.map((caller) => caller.mapKey)]) {
+            const cached = maps.get(key)
+            if (cached) held.set(key, cached)
+            else needed.add(key)
+          }
+        if (needed.size === 0) return symbolicated(message.lookups, held)
+        pending = { lookups: message.lookups, held }
+        return reply({ type: 'maps-needed', blobKeys: [...needed] })
+      }
+      if (message.type === 'maps') {
+        const waiting = pending
+        pending = null
+        if (!waiting) throw new Error('no symbolication begun')
+        // Held for this request too, not only cached: a map larger than the cache still serves it.
+        for (const map of message.maps) {
+          hooks.beforeMapParse?.(map.blobKey)
+          waiting.held.set(map.blobKey, maps.load(map.blobKey, map.bytes ? new Uint8Array(map.bytes) : null))
+        }
+        return symbolicated(waiting.lookups, waiting.held)
+      }
       if (message.type === 'begin') {
         analyzer = createAnalyzer(message.options)
         return

@@ -243,6 +243,8 @@ class SessionAnalyzer implements Analyzer {
       },
       eventCount: this.eventCount,
       trail: trail.result(),
+      errorFrames: this.errors.errorFrames(),
+      errorStacks: this.errors.errorStacks(),
     }
   }
 }

@@ -13,6 +13,15 @@ export interface Frame {
   url: string
 }
 
+/** A frame with the position the stack gave it (1-based, as V8 prints), null where it gave none. */
+export interface PositionedFrame extends Frame {
+  line: number | null
+  column: number | null
+}
+
+/** A scanner's match: the function name, the URL, and where the URL ends in the line. */
+type FrameMatch = [fn: string, url: string, urlEnd: number]
+
 // Frames are read with scanners, not patterns: the patterns that described these shapes
 // (`^\s*at\s+(?:(.*?)\s+\()?(.+?)(?::\d+)?(?::\d+)?\)?\s*$` and its Firefox and bare-URL
 // siblings) backtrack quadratically on long lines. Each scanner returns exactly what its
@@ -74,7 +83,7 @@ function dotsOnly(scan: Scan, from: number, to: number): boolean {
  * `(.*?)\s+\((.+?)(?::\d+)?(?::\d+)?<close>$` from `from`: a name, spaces, `(`, a URL. With
  * `closing` the last character must be `)`; otherwise a final `)` is optional.
  */
-function namedFrame(scan: Scan, from: number, closing: boolean): [string, string] | null {
+function namedFrame(scan: Scan, from: number, closing: boolean): FrameMatch | null {
   const { text } = scan
   const last = text.length
   const closes = text.charCodeAt(last - 1) === 41
@@ -92,13 +101,13 @@ function namedFrame(scan: Scan, from: number, closing: boolean): [string, string
       const withParen = urlEnd(text, urlStart, last - 1, 0)
       if (withParen >= 0 && (end < 0 || withParen < end)) end = withParen
     }
-    if (end >= 0) return [text.slice(from, nameEnd), text.slice(urlStart, end)]
+    if (end >= 0) return [text.slice(from, nameEnd), text.slice(urlStart, end), end]
   }
   return null
 }
 
 /** `at\s+` then a named frame, or a URL with an optional `)` (V8). */
-function v8Frame(scan: Scan): [string, string] | null {
+function v8Frame(scan: Scan): FrameMatch | null {
   const { text } = scan
   let from = 2
   while (isSpaceAt(text, from)) from++
@@ -111,29 +120,44 @@ function v8Frame(scan: Scan): [string, string] | null {
     const withParen = urlEnd(text, from, text.length - 1, 0)
     if (withParen >= 0 && (end < 0 || withParen < end)) end = withParen
   }
-  return end >= 0 ? ['', text.slice(from, end)] : null
+  return end >= 0 ? ['', text.slice(from, end), end] : null
 }
 
 /** `name@url:line:col` (Firefox, Safari): the name ends at the first `@` that leaves a URL. */
-function atSignFrame(scan: Scan): [string, string] | null {
+function atSignFrame(scan: Scan): FrameMatch | null {
   const { text } = scan
   for (let at = text.indexOf('@'); at >= 0; at = text.indexOf('@', at + 1)) {
     if (!dotsOnly(scan, 0, at)) return null
     if (!dotsOnly(scan, at + 1, text.length)) continue
     const end = urlEnd(text, at + 1, text.length, 0)
-    if (end >= 0) return [text.slice(0, at), text.slice(at + 1, end)]
+    if (end >= 0) return [text.slice(0, at), text.slice(at + 1, end), end]
   }
   return null
 }
 
 /** A bare `url:line(:col)` with no space in it. */
-function bareFrame(text: string): [string, string] | null {
+function bareFrame(text: string): FrameMatch | null {
   for (let i = 0; i < text.length; i++) if (isSpaceAt(text, i)) return null
   const end = urlEnd(text, 0, text.length, 1)
-  return end >= 0 ? ['', text.slice(0, end)] : null
+  return end >= 0 ? ['', text.slice(0, end), end] : null
 }
 
-export function parseFrame(line: string): Frame | null {
+// Longer numbers are no position a browser wrote (V8 lines and columns are 32-bit).
+const MAX_POSITION_DIGITS = 9
+
+/** The `:digits` group at `at`, as a number, and where it ends; null when there is none. */
+function positionGroup(text: string, at: number): [number, number] | null {
+  if (text.charCodeAt(at) !== 58) return null
+  let end = at + 1
+  while (end < text.length && isDigitCode(text.charCodeAt(end))) end++
+  const digits = end - at - 1
+  if (digits === 0 || digits > MAX_POSITION_DIGITS) return null
+  const value = Number(text.slice(at + 1, end))
+  return value > 0 ? [value, end] : null
+}
+
+/** A frame with its line and column: what the scanners left after the URL is `(:line)?(:col)?`. */
+export function parsePositionedFrame(line: string): PositionedFrame | null {
   const text = line.trim()
   if (!text) return null
   const scan = scanOf(text)
@@ -141,9 +165,21 @@ export function parseFrame(line: string): Frame | null {
     ? v8Frame(scan)
     : (namedFrame(scan, 0, true) ?? atSignFrame(scan) ?? bareFrame(text))
   if (!match) return null
-  const [fn, url] = match
+  const [fn, url, urlEnd] = match
   if (!url || !/[/.:]/.test(url)) return null
-  return { fn: fn.replace(/^async\s+/, '').trim(), url }
+  const first = positionGroup(text, urlEnd)
+  const second = first ? positionGroup(text, first[1]) : null
+  return {
+    fn: fn.replace(/^async\s+/, '').trim(),
+    url,
+    line: first ? first[0] : null,
+    column: second ? second[0] : null,
+  }
+}
+
+export function parseFrame(line: string): Frame | null {
+  const frame = parsePositionedFrame(line)
+  return frame ? { fn: frame.fn, url: frame.url } : null
 }
 
 /** The lines of a trace array or stack string, at most MAX_STACK_LINES, each cut to its bound. */
@@ -169,19 +205,24 @@ export function stackLines(trace: unknown): string[] {
   return lines
 }
 
-/** Frames from a trace array (console plugin) or a stack string (SDK error event). */
-export function parseFrames(trace: unknown): Frame[] {
+/** Frames from a trace array (console plugin) or a stack string (SDK error event), with positions. */
+export function parsePositionedFrames(trace: unknown): PositionedFrame[] {
   const lines = stackLines(trace)
   // A stack string starts with the message line, which can look like a frame; V8 marks frames.
   const v8 = typeof trace === 'string' && lines.some((line) => line.trimStart().startsWith('at '))
-  const frames: Frame[] = []
+  const frames: PositionedFrame[] = []
   for (const line of lines) {
     if (v8 && !line.trimStart().startsWith('at ')) continue
-    const frame = parseFrame(line)
+    const frame = parsePositionedFrame(line)
     if (frame) frames.push(frame)
     if (frames.length >= 50) break
   }
   return frames
+}
+
+/** Frames from a trace array (console plugin) or a stack string (SDK error event). */
+export function parseFrames(trace: unknown): Frame[] {
+  return parsePositionedFrames(trace).map(({ fn, url }) => ({ fn, url }))
 }
 
 const EXTENSION_RE = /^(?:chrome|moz|safari|safari-web|ms-browser)-extension:\/\//i
@@ -199,7 +240,7 @@ function frameSite(url: string): string | null {
  * The top in-app frame (§4.4): first frame served from the page's own site; with no such frame,
  * the first frame with a URL (PostHog's rule for stacks without in-app frames).
  */
-export function topInAppFrame(frames: Frame[], pageUrl: string): Frame | null {
+export function topInAppFrame<F extends Frame>(frames: F[], pageUrl: string): F | null {
   const pageSite = frameSite(pageUrl)
   for (const frame of frames) {
     if (isExtensionFrame(frame)) continue

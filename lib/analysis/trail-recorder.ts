@@ -196,6 +196,8 @@ export class TrailRecorder {
     message: string,
     trace: readonly string[],
     source: Entry<'error'>['source'],
+    /** The stack in original frames, given only when some of them mapped (docs/source-maps.md). */
+    originalStack?: string,
   ): void {
     if (!this.fits()) return
     let stack = ''
@@ -209,6 +211,7 @@ export class TrailRecorder {
       pageUrl: this.pageUrl(pageUrl),
       message: keep(message, TRAIL_LIMITS.message),
       stack: stack ? keep(stack, TRAIL_LIMITS.stack) : null,
+      ...(originalStack ? { originalStack: keep(originalStack, TRAIL_LIMITS.stack) } : {}),
       source,
     })
   }

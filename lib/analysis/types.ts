@@ -96,6 +96,8 @@ export interface AnalysisResult {
    * memoized before source maps existed.
    */
   errorFrames?: MinifiedFrame[]
+  /** The first MAX_ERROR_STACKS distinct error stacks by their positions, top first, for naming frames by their callers. */
+  errorStacks?: MinifiedFrame[][]
 }
 
 export interface AnalyzerOptions {

@@ -9,9 +9,12 @@ import { SessionDetails, SessionItem, TimelineWindow } from '@/lib/sessions/api-
 import { SESSION_ITEMS_PAGE } from '@/lib/sessions/list-session-items'
 import { TIMELINE_PAGE, TIMELINE_WINDOW_MS } from '@/lib/sessions/timeline-window'
 import { Signal } from '@/lib/signals/views'
+import { SOURCEMAP_LIMITS } from '@/lib/sourcemaps/limits'
+import { RELEASE_FILES_PAGE, RELEASES_PAGE } from '@/lib/sourcemaps/releases'
 import { AddNoteBody } from './issue-notes'
 import { LinkTicketBody } from './issue-ticket'
 import { UpdateIssueBody } from './issues'
+import { ReleaseFileSchema, ReleaseSummarySchema, StoredMapSchema } from './sourcemaps'
 
 /**
  * The OpenAPI 3.1 document of the Data API and the ingest API, generated from the zod
@@ -57,6 +60,11 @@ const schemas = {
   // Reproductions (issue 18)
   Reproduction,
   ReproductionResponse: z.object({ reproduction: Reproduction }),
+  // Source maps (issue 19)
+  SourcemapUploadResponse: z.object({ release: z.string(), files: z.array(StoredMapSchema) }),
+  SourcemapReleaseList: z.object({ releases: z.array(ReleaseSummarySchema) }),
+  SourcemapReleaseFiles: z.object({ release: z.string(), files: z.array(ReleaseFileSchema) }),
+  SourcemapReleaseDeleted: z.object({ release: z.string(), deletedFiles: z.number().int() }),
 }
 
 /** Request bodies: their JSON Schema describes what a client sends (zod's input side). */
@@ -159,6 +167,7 @@ const sessionPaths = {
       }),
       queryParam('issueId', 'Sessions in which this issue occurred', { type: 'string', format: 'uuid' }),
       queryParam('signalId', 'Sessions this signal matched', { type: 'string', format: 'uuid' }),
+      queryParam('release', "Sessions of this release (exact), as the recorder's `release` option named it"),
       queryParam('from', 'Started at or after (ISO 8601 with a time zone)', { type: 'string' }),
       queryParam('to', 'Started at or before (ISO 8601 with a time zone)', { type: 'string' }),
     ]),
@@ -182,6 +191,94 @@ const sessionPaths = {
       cursorParam,
       queryParam('kinds', 'Comma-separated entry kinds to keep, e.g. error,request'),
     ]),
+  },
+}
+
+// Source maps (issue 19): uploads for symbolication, and their management (docs/source-maps.md).
+const MB = 1024 * 1024
+const releaseParam = {
+  name: 'release',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', maxLength: 200 },
+}
+const ok = (description: string, name: SchemaName) => ({
+  description,
+  headers: rateLimitHeaders,
+  content: jsonContent(name),
+})
+const noMaps = { description: 'No source maps for this release', content: jsonContent('Error') }
+
+const sourcemapPaths = {
+  '/api/v1/sourcemaps': {
+    get: listOperation(
+      'Releases with source maps, most recently uploaded first',
+      'read:service',
+      'SourcemapReleaseList',
+      [limitParam(RELEASES_PAGE.max, RELEASES_PAGE.default)],
+    ),
+    post: {
+      summary: "Upload a release's source maps (and the minified files that pair them)",
+      description:
+        `multipart/form-data: \`release\`, optional \`urlPrefix\`, and one file part per map or minified file, ` +
+        `its filename the file's relative path (\`.gz\` parts are decompressed). At most ${SOURCEMAP_LIMITS.maxFiles} ` +
+        `files, ${SOURCEMAP_LIMITS.maxFileBytes / MB} MB per file and ${SOURCEMAP_LIMITS.maxRequestBytes / MB} MB per ` +
+        'request, uncompressed; `Content-Encoding: gzip` is accepted. Nothing is stored unless every file is valid. ' +
+        'Only maps are stored; an upload of the same release and address replaces the earlier one.',
+      security: [{ bearer: ['write:sourcemaps'] }],
+      requestBody: {
+        required: true,
+        content: {
+          'multipart/form-data': {
+            schema: {
+              type: 'object',
+              required: ['release', 'file'],
+              properties: {
+                release: { type: 'string', minLength: 1, maxLength: 200 },
+                urlPrefix: {
+                  type: 'string',
+                  format: 'uri',
+                  description: 'http(s) URL the files are served under',
+                },
+                file: { type: 'array', items: { type: 'string', format: 'binary' } },
+              },
+            },
+          },
+        },
+      },
+      responses: {
+        '201': ok('The stored maps', 'SourcemapUploadResponse'),
+        '404': { description: 'The organization no longer exists', content: jsonContent('Error') },
+        '413': { description: 'A file or the request over its size limit', content: jsonContent('Error') },
+        '415': {
+          description: 'Not multipart/form-data, or an unsupported Content-Encoding',
+          content: jsonContent('Error'),
+        },
+        ...dataApiErrors('write:sourcemaps'),
+      },
+    },
+  },
+  '/api/v1/sourcemaps/{release}': {
+    get: {
+      summary: "A release's source maps by address",
+      security: [{ bearer: ['read:service'] }],
+      parameters: [releaseParam, limitParam(RELEASE_FILES_PAGE.max, RELEASE_FILES_PAGE.default)],
+      responses: {
+        '200': ok("The release's maps", 'SourcemapReleaseFiles'),
+        '404': noMaps,
+        ...dataApiErrors('read:service'),
+      },
+    },
+    delete: {
+      summary: "Delete a release's source maps",
+      security: [{ bearer: ['write:sourcemaps'] }],
+      parameters: [releaseParam],
+      responses: {
+        '200': ok('Deleted', 'SourcemapReleaseDeleted'),
+        '404': noMaps,
+        ...dataApiErrors('write:sourcemaps'),
+      },
+    },
   },
 }
 
@@ -331,6 +428,7 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
         ]),
       },
       ...sessionPaths,
+      ...sourcemapPaths,
       '/api/sdk/replay': {
         servers: [{ url: urls.ingestUrl }],
         post: {
@@ -374,7 +472,8 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
         bearer: {
           type: 'http',
           scheme: 'bearer',
-          description: 'svc_api_ key, svc_oat_ OAuth token or svc_mcp_ key',
+          description:
+            'svc_api_ key, svc_oat_ OAuth token or svc_mcp_ key (source map uploads: svc_api_ keys only)',
         },
         ingestKey: { type: 'apiKey', in: 'header', name: 'X-Service-Api-Key' },
         ingestKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key' },

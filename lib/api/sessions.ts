@@ -48,6 +48,7 @@ export async function listSessionsRequest({ db, principal, query }: ApiRequest<u
     hasErrors: parseBoolean(optional(query, 'hasErrors'), 'hasErrors'),
     issueId: optional(query, 'issueId'),
     signalId: optional(query, 'signalId'),
+    release: optional(query, 'release'),
     from: optional(query, 'from'),
     to: optional(query, 'to'),
   })

@@ -1,3 +1,4 @@
+import path from 'node:path'
 import { text } from 'node:stream/consumers'
 import { parseConfig } from '@/lib/config'
 import { handOver } from './channel/hand-over'
@@ -8,8 +9,20 @@ const out = {
   stderr: (line: string) => process.stderr.write(`${line}\n`),
 }
 
+/**
+ * `--dir` names a folder of the caller's: made absolute here, so that a command handed over to
+ * the running server (which has its own working directory) reads the same folder.
+ */
+function withAbsoluteDir(argv: string[]): string[] {
+  return argv.map((arg, i) => {
+    if (argv[i - 1] === '--dir' && !arg.startsWith('-')) return path.resolve(arg)
+    if (arg.startsWith('--dir=')) return `--dir=${path.resolve(arg.slice('--dir='.length))}`
+    return arg
+  })
+}
+
 // Entry point of `npm run --silent admin -- <command>`: stdout carries only the result.
-const code = await runCli(process.argv.slice(2), {
+const code = await runCli(withAbsoluteDir(process.argv.slice(2)), {
   ...out,
   env: process.env,
   stdin: () => text(process.stdin),

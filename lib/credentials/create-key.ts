@@ -31,24 +31,43 @@ export interface CreatedKey {
   displayPrefix: string
 }
 
-function scopesFor(type: CredentialKind, write: boolean): Scope[] {
+/**
+ * A source map key is upload-only (docs/source-maps.md, "Scopes"): it lives in CI secrets,
+ * where a leak must not expose recordings or issues, so it gets write:sourcemaps alone.
+ */
+function scopesFor(type: CredentialKind, write: boolean, sourcemaps: boolean): Scope[] {
   if (type === 'ingest') return [SCOPES.ingest]
   if (type === 'mcp') return [SCOPES.read]
+  if (sourcemaps) return [SCOPES.writeSourcemaps]
   return write ? [SCOPES.read, SCOPES.writeIssues] : [SCOPES.read]
 }
 
+export const SOURCEMAPS_ONLY_API = 'Only api keys can upload source maps (--sourcemaps)'
+export const SOURCEMAPS_WITHOUT_WRITE =
+  'A source map upload key (--sourcemaps) can only upload source maps; create a separate key for issue status updates (--write)'
+
 export async function createKey(
   db: DbOrTx,
-  input: { organizationId: string; type: string; write?: boolean; name?: string; createdByUserId?: string },
+  input: {
+    organizationId: string
+    type: string
+    write?: boolean
+    /** An upload-only key for CI: write:sourcemaps and nothing else. */
+    sourcemaps?: boolean
+    name?: string
+    createdByUserId?: string
+  },
 ): Promise<CreatedKey> {
   const type = parseInput(KeyType, input.type)
   if (input.write && type !== 'api')
     throw new InvalidInputError('Only api keys can allow issue status updates (--write)')
+  if (input.sourcemaps && type !== 'api') throw new InvalidInputError(SOURCEMAPS_ONLY_API)
+  if (input.sourcemaps && input.write) throw new InvalidInputError(SOURCEMAPS_WITHOUT_WRITE)
   const name = parseInput(KeyName, input.name ?? DEFAULT_NAMES[type])
   await getOrganization(db, input.organizationId)
   const prefix = TOKEN_PREFIXES[type]
   const key = generateToken(prefix)
-  const scopes = scopesFor(type, Boolean(input.write))
+  const scopes = scopesFor(type, Boolean(input.write), Boolean(input.sourcemaps))
   const [row] = await db
     .insert(credentials)
     .values({

@@ -7,7 +7,8 @@ export type DashboardKeyType = 'ingest' | 'api'
 
 /**
  * Creates a key from the settings page: an ingest key, or a Data API key whose
- * "Allow issue status updates" option adds `write:issues` to `read:service`.
+ * "Allow issue status updates" option adds `write:issues` to `read:service`, or whose
+ * "Allow source map uploads" option makes it an upload-only key (`write:sourcemaps` alone).
  */
 export async function createDashboardKey(
   db: DbOrTx,
@@ -17,17 +18,23 @@ export async function createDashboardKey(
     type: string
     name: string
     allowStatusUpdates: boolean
+    allowSourcemapUploads?: boolean
   },
 ): Promise<CreatedKey> {
   if (input.type !== 'ingest' && input.type !== 'api')
     throw new InvalidInputError(
       'Only ingest keys and Data API keys can be created here. AI agents connect through OAuth (Settings → MCP).',
     )
+  if (input.type === 'api' && input.allowStatusUpdates && input.allowSourcemapUploads)
+    throw new InvalidInputError(
+      'A source map upload key can only upload source maps: untick “Allow issue status updates”, or create two keys.',
+    )
   return createKey(db, {
     organizationId: input.organizationId,
     type: input.type,
     name: input.name,
     write: input.type === 'api' && input.allowStatusUpdates,
+    sourcemaps: input.type === 'api' && input.allowSourcemapUploads === true,
     createdByUserId: input.createdByUserId,
   })
 }

@@ -1,5 +1,6 @@
 import { createGunzip, createInflate } from 'node:zlib'
 import { MalformedBodyError, PayloadTooLargeError, UnsupportedMediaTypeError } from '@/lib/errors'
+import { readCapped } from '@/lib/storage/read-capped'
 
 export interface BodyLimits {
   /** Compressed bytes on the wire when Content-Encoding is set. */
@@ -9,21 +10,10 @@ export interface BodyLimits {
   tooLargeMessage: string
 }
 
-async function readCapped(stream: ReadableStream<Uint8Array>, max: number, message: string): Promise<Buffer> {
-  const chunks: Uint8Array[] = []
-  let total = 0
-  const reader = stream.getReader()
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    total += value.byteLength
-    if (total > max) {
-      await reader.cancel().catch(() => {})
-      throw new PayloadTooLargeError(message)
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks, total)
+async function readWithin(stream: ReadableStream<Uint8Array>, max: number, message: string): Promise<Buffer> {
+  const bytes = await readCapped(stream, max)
+  if (!bytes) throw new PayloadTooLargeError(message)
+  return bytes
 }
 
 function decode(
@@ -64,7 +54,23 @@ export async function readBody(req: Request, limits: BodyLimits): Promise<Buffer
   const declared = Number(req.headers.get('content-length') ?? Number.NaN)
   if (Number.isFinite(declared) && declared > wireCap) throw new PayloadTooLargeError(limits.tooLargeMessage)
   if (!req.body) return Buffer.alloc(0)
-  const wire = await readCapped(req.body, wireCap, limits.tooLargeMessage)
+  const wire = await readWithin(req.body, wireCap, limits.tooLargeMessage)
   if (encoding === 'identity') return wire
   return decode(wire, encoding, limits.maxDecodedBytes, limits.tooLargeMessage)
+}
+
+/**
+ * A multipart/form-data body, read within `limits` (readBody) before anything parses it:
+ * undici's parser then works on bytes already counted, never on the open stream.
+ */
+export async function readForm(req: Request, limits: BodyLimits): Promise<FormData> {
+  const type = req.headers.get('content-type') ?? ''
+  if (!/^multipart\/form-data;/i.test(type.trim()))
+    throw new UnsupportedMediaTypeError('Content-Type must be multipart/form-data')
+  const bytes = await readBody(req, limits)
+  try {
+    return await new Response(new Uint8Array(bytes), { headers: { 'content-type': type } }).formData()
+  } catch {
+    throw new MalformedBodyError('Request body is not valid multipart/form-data')
+  }
 }

@@ -7,11 +7,11 @@ import { annotateLogContext } from '@/lib/log'
 import { getRateLimiter } from '@/lib/ratelimit'
 import { DATA_API_BUDGETS, type DataApiBudget } from '@/lib/ratelimit/policies'
 import { parseJson } from '@/lib/validation'
-import { readBody } from './body'
+import { type BodyLimits, readBody, readForm } from './body'
 import { errorResponse, rateLimitHeaders } from './respond'
 import { traced } from './traced'
 
-export type DataApiScope = 'read:service' | 'write:issues'
+export type DataApiScope = 'read:service' | 'write:issues' | 'write:sourcemaps'
 
 export const MISSING_TOKEN = 'Missing or invalid bearer token'
 
@@ -25,8 +25,12 @@ export interface DataApiContext<P> extends ApiRequest<P> {
 interface Access {
   scope: DataApiScope
   limit: DataApiBudget
-  /** The handler takes a JSON body (read within WRITE_BODY_LIMITS, after every check). */
-  body?: 'json'
+  /**
+   * The handler takes a JSON body (read within WRITE_BODY_LIMITS, after every check), or a
+   * multipart/form-data body read whole within `bodyLimits` before it is parsed into FormData.
+   */
+  body?: 'json' | 'form'
+  bodyLimits?: BodyLimits
   /** The status of a successful answer: 201 for a route that creates something, else 200. */
   status?: 200 | 201
 }
@@ -67,10 +71,13 @@ export function dataApiRoute<P = Record<string, never>>(
         if (!principal.scopes.includes(access.scope))
           throw new ForbiddenError(`Missing required scope: ${access.scope}`)
         const params = (context ? await context.params : {}) as P
+        const limits = access.bodyLimits ?? WRITE_BODY_LIMITS
         const body =
           access.body === 'json'
-            ? parseJson(await readBody(req, WRITE_BODY_LIMITS), 'Request body must be valid JSON')
-            : undefined
+            ? parseJson(await readBody(req, limits), 'Request body must be valid JSON')
+            : access.body === 'form'
+              ? await readForm(req, limits)
+              : undefined
         const url = new URL(req.url)
         const answer = await handler({
           req,

@@ -27,7 +27,7 @@ const MAX_ID_LENGTH = 256
 const MAX_TEXT_LENGTH = 8192
 // A release names a build (a commit, a version): short, and indexed with each source map.
 export const MAX_RELEASE_LENGTH = 200
-const MAX_DEBUG_IDS = 100
+export const MAX_DEBUG_IDS = 100
 const MAX_DEBUG_ID_URL_LENGTH = 2048
 // A fixed-length pattern: no backtracking whatever the input.
 const DEBUG_ID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/

@@ -25,5 +25,14 @@ export function sessionFields(batch: ReplayBatch, lastEventTimestamp: number) {
     userAgent: text(batch.metadata?.userAgent),
     language: text(batch.metadata?.language),
     viewport,
+    // Kept by the session as its first batch that has one (docs/source-maps.md).
+    release: batch.metadata?.release ?? null,
+    debugIds: debugIdsOf(batch),
   }
+}
+
+/** The batch's debug IDs, null when it has none (the schema bounds them to MAX_DEBUG_IDS). */
+function debugIdsOf(batch: ReplayBatch): Record<string, string> | null {
+  const ids = batch.metadata?.debugIds
+  return ids && Object.keys(ids).length > 0 ? ids : null
 }

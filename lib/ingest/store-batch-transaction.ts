@@ -5,6 +5,7 @@ import type { JobsEngine } from '@/lib/jobs/types'
 import { commitWithEvents } from '@/lib/outbox/commit'
 import { enqueueEvent } from '@/lib/outbox/enqueue'
 import { EVENTS } from '@/lib/outbox/events'
+import { mergeDebugIdsSql } from './merge-debug-ids'
 import type { ReplayBatch } from './schema'
 import type { sessionFields } from './session-fields'
 
@@ -82,6 +83,10 @@ export async function storeBatchInTransaction(
           userName: sql`coalesce(${fields.userName}::text, ${replaySessions.userName})`,
           userAgent: sql`coalesce(${replaySessions.userAgent}, ${fields.userAgent}::text)`,
           language: sql`coalesce(${replaySessions.language}, ${fields.language}::text)`,
+          // The first release a batch named stays: a session is one build's (docs/source-maps.md).
+          release: sql`coalesce(${replaySessions.release}, ${fields.release}::text)`,
+          // The batch's pairs bound once as `incoming.ids`, merged as the one statement does.
+          debugIds: sql`(select ${sql.raw(mergeDebugIdsSql('"replay_sessions"."debug_ids"', 'incoming.ids'))} from (select ${fields.debugIds ? JSON.stringify(fields.debugIds) : null}::jsonb as ids) incoming)`,
           // A batch after processing re-opens the session for another pass instead of being lost.
           status: sql`case when ${replaySessions.status} in ('processed', 'failed') then 'receiving' else ${replaySessions.status} end`,
           // New content deserves fresh attempts: a session given up on (over budget, failures)

@@ -1,3 +1,6 @@
+import type { SymbolicatedEvidence } from '@/lib/symbolication/types'
+import { symbolicatedFrames } from './evidence-frames'
+
 /**
  * What session analysis recorded about an issue (`issues.evidence`), turned into the few
  * facts a developer reads first: the error and its stack, the failing request, the clicks.
@@ -18,6 +21,11 @@ export interface EvidenceView {
   facts: EvidenceFact[]
   /** Stack frames, top first. */
   stack: string[]
+  /**
+   * The stack through the release's source maps (docs/source-maps.md), top first; null when
+   * the error was not symbolicated, and the page shows the stack as recorded.
+   */
+  symbolicated: SymbolicatedEvidence | null
 }
 
 const str = (value: unknown): string | null =>
@@ -29,7 +37,8 @@ function duration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`
 }
 
-function stackOf(value: unknown): string[] {
+/** A recorded stack (text or lines) as its first 20 non-empty lines, trimmed. */
+export function stackOf(value: unknown): string[] {
   const lines = Array.isArray(value) ? value : typeof value === 'string' ? value.split('\n') : []
   return lines
     .filter((line): line is string => typeof line === 'string')
@@ -115,5 +124,5 @@ export function evidenceView(kind: string, evidence: Record<string, unknown> | n
   add('Page pattern', str(e.pathPattern))
   if (e.blocking === true) add('Blocking', 'The user could not go on after it on that page')
   if (e.retried === true) add('Retried', 'The user tried the same action again')
-  return { headline, facts, stack: stackOf(e.stack) }
+  return { headline, facts, stack: stackOf(e.stack), symbolicated: symbolicatedFrames(evidence) }
 }

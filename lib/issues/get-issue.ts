@@ -4,7 +4,7 @@ import { issues } from '@/db/schema'
 import type { Principal } from '@/lib/credentials/resolve-bearer'
 import { builtOnce } from '@/lib/db/built-once'
 import { isUuid, NotFoundError } from '@/lib/errors'
-import { issueJson } from './issue-json'
+import { issueJson, originalStackSource, withOriginalStack } from './issue-json'
 import { type Issue, toIssue } from './views'
 
 export const ISSUE_NOT_FOUND = 'Issue not found'
@@ -46,7 +46,7 @@ export async function getIssueJson(
   if (!isUuid(issueId)) throw new NotFoundError(ISSUE_NOT_FOUND)
   const [row] = await builtOnce(db, 'issues.jsonById', () =>
     db
-      .select({ json: issueJson })
+      .select({ json: issueJson, stack: originalStackSource })
       .from(issues)
       .where(
         and(
@@ -57,5 +57,5 @@ export async function getIssueJson(
       .prepare('issues_json_by_id'),
   ).execute({ issueId, organizationId: principal.organizationId })
   if (!row) throw new NotFoundError(ISSUE_NOT_FOUND)
-  return row.json
+  return withOriginalStack(row.json, row.stack)
 }

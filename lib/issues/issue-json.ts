@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm'
 import type { AnyPgColumn } from 'drizzle-orm/pg-core'
 import { issues } from '@/db/schema'
+import { symbolicatedFrames } from './evidence-frames'
 
 /**
  * The Data API's issue shapes (views.ts) as JSON text written by the database, byte for byte
@@ -22,12 +23,29 @@ const listFields = sql`${issues.id} as "id", ${issues.title} as "title",
   ${issues.priority} as "priority", ${issues.previewUrl} as "previewUrl",
   ${isoMillis(issues.createdAt)} as "createdAt", ${issues.sessionCount} as "sessionCount",
   ${issues.ticketProvider} as "ticketProvider", ${issues.ticketUrl} as "ticketUrl",
-  ${issues.ticketIdentifier} as "ticketIdentifier"`
+  ${issues.ticketIdentifier} as "ticketIdentifier", ${issues.firstRelease} as "firstRelease",
+  ${issues.lastRelease} as "lastRelease"`
 
 /** JSON.stringify(toIssueListItem(row)) of the row being selected from `issues`. */
 export const issueListItemJson = sql<string>`(select row_to_json(r)::text from (select ${listFields}) r)`
 
-/** JSON.stringify(toIssue(row)) of the row being selected from `issues`. */
+/**
+ * JSON.stringify(toIssue(row)) of the row being selected from `issues`, but for its last field,
+ * `originalStack`, which comes from the evidence's frames: jsonb's text form has spaces
+ * JSON.stringify does not write, so getIssueJson appends it (withOriginalStack).
+ */
 export const issueJson = sql<string>`(select row_to_json(r)::text from (select ${listFields},
   ${isoMillis(issues.updatedAt)} as "updatedAt", ${issues.stepsToReplicate} as "stepsToReplicate",
   ${issues.aiVerified} as "aiVerified", ${issues.priorityReason} as "priorityReason") r)`
+
+/** The evidence fields originalStack is read from, selected beside issueJson. */
+export const originalStackSource = sql<Record<
+  string,
+  unknown
+> | null>`case when ${issues.evidence}->'frames' is not null
+  then jsonb_build_object('frames', ${issues.evidence}->'frames', 'release', ${issues.evidence}->'release') end`
+
+/** issueJson's text with `originalStack` appended as JSON.stringify writes it, last, as toIssue orders it. */
+export function withOriginalStack(json: string, source: Record<string, unknown> | null): string {
+  return `${json.slice(0, -1)},"originalStack":${JSON.stringify(symbolicatedFrames(source))}}`
+}

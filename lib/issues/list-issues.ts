@@ -47,6 +47,8 @@ function pageStatement(db: DbOrTx, withStatus: boolean, withCursor: boolean) {
         ticketProvider: issues.ticketProvider,
         ticketUrl: issues.ticketUrl,
         ticketIdentifier: issues.ticketIdentifier,
+        firstRelease: issues.firstRelease,
+        lastRelease: issues.lastRelease,
       })
       .from(issues)
       .where(pageWhere(withStatus, withCursor))

@@ -49,7 +49,8 @@ function previewUrl(
  * Turns one session's findings into issues, in the caller's transaction: a new fingerprint
  * creates an issue (and its `issue.created` outbox event), a known one links the session and
  * counts it once per distinct session, a resolved one seen again regresses. Re-processing a
- * session changes no count.
+ * session changes no count. A new issue takes the session's release as its first and last;
+ * each later session that has one becomes its last (a session without one leaves it).
  */
 export async function recordFindings(
   tx: Tx,
@@ -57,11 +58,14 @@ export async function recordFindings(
     organizationId: string
     sessionId: string
     sessionStart: number
+    /** The session's release: an issue's first and latest (docs/source-maps.md). */
+    release: string | null
     findings: Finding[]
     baseUrl: string
   },
 ): Promise<RecordedFindings> {
   const result: RecordedFindings = { created: [], linked: [], regressed: [] }
+  const { release } = input
   for (const finding of input.findings) {
     const seenAt = new Date(finding.firstTimestamp)
     // Chosen here rather than by the database so the preview URL can name the issue; a known
@@ -88,6 +92,8 @@ export async function recordFindings(
         ),
         stepsToReplicate: finding.stepsToReplicate,
         sessionCount: 0,
+        firstRelease: release,
+        lastRelease: release,
         firstSeenAt: seenAt,
         lastSeenAt: new Date(finding.lastTimestamp),
         // `pageUrl`, not `url`: a failed request's own URL is the evidence's `url`.
@@ -130,9 +136,10 @@ export async function recordFindings(
       .returning({ inserted: sql<boolean>`(xmax = 0)` })
     if (!link?.inserted) continue
 
+    // Only a newly linked session moves lastRelease: re-processing an older one does not.
     await tx
       .update(issues)
-      .set({ sessionCount: sql`${issues.sessionCount} + 1` })
+      .set({ sessionCount: sql`${issues.sessionCount} + 1`, ...(release ? { lastRelease: release } : {}) })
       .where(eq(issues.id, issueId))
 
     if (issue!.inserted) {

@@ -1,9 +1,44 @@
 import { z } from 'zod'
 import { ISSUE_PRIORITIES, ISSUE_STATUSES, type issues } from '@/db/schema'
+import { symbolicatedFrames } from './evidence-frames'
 
 type IssueRow = typeof issues.$inferSelect
 
 const isoDate = z.iso.datetime({ offset: true })
+
+const MinifiedFrame = z.object({
+  fn: z.string().meta({ description: 'Function name as minified; empty when the frame had none' }),
+  url: z.string(),
+  line: z.number().int(),
+  column: z.number().int(),
+})
+
+const OriginalStack = z
+  .object({
+    release: z.string().meta({ description: 'The release whose source maps resolved the frames' }),
+    frames: z.array(
+      z.object({
+        minified: MinifiedFrame,
+        original: z
+          .object({
+            fn: z.string().nullable(),
+            source: z.string().meta({ description: 'The original file as the map names it' }),
+            line: z.number().int(),
+            column: z.number().int(),
+            context: z
+              .object({ pre: z.array(z.string()), line: z.string(), post: z.array(z.string()) })
+              .nullable()
+              .meta({ description: "Source lines around the frame, from the map's sourcesContent" }),
+          })
+          .nullable(),
+        status: z.enum(['mapped', 'no_map', 'no_mapping', 'failed']).meta({
+          description:
+            'mapped: found in a map; no_map: no map for the file and release; no_mapping: the map has nothing there; failed: the map could not be read',
+        }),
+      }),
+    ),
+  })
+  .meta({ description: 'Stack frames top first, each with its original position when a map gave one' })
 
 /** The list shape of the spec's Issue table (no updatedAt, stepsToReplicate, aiVerified). */
 export const IssueListItem = z.object({
@@ -18,6 +53,18 @@ export const IssueListItem = z.object({
   ticketProvider: z.string().nullable(),
   ticketUrl: z.string().nullable(),
   ticketIdentifier: z.string().nullable(),
+  /**
+   * Additions to the spec's shapes (issue 19): the release of the session that filed the
+   * issue, and of the latest session seen with one; null when those sessions named none.
+   * Recorder-sent text.
+   */
+  firstRelease: z.string().nullable().meta({
+    description: 'Release of the session the issue was first found in; null when it named none',
+  }),
+  lastRelease: z.string().nullable().meta({
+    description:
+      'Release of the latest session with a release the issue was seen in; null when none named one',
+  }),
 })
 
 export const Issue = IssueListItem.extend({
@@ -30,6 +77,12 @@ export const Issue = IssueListItem.extend({
    * text from the replay.
    */
   priorityReason: z.string().nullable(),
+  /**
+   * An addition to the spec's shape (issue 19): an error's stack in the code the customer
+   * wrote, through the source maps uploaded for the session's release (docs/source-maps.md).
+   * Null for other kinds, and for errors without maps.
+   */
+  originalStack: OriginalStack.nullable(),
 })
 
 export type IssueListItem = z.infer<typeof IssueListItem>
@@ -49,6 +102,8 @@ export type IssueListRow = Pick<
   | 'ticketProvider'
   | 'ticketUrl'
   | 'ticketIdentifier'
+  | 'firstRelease'
+  | 'lastRelease'
 >
 
 export function toIssueListItem(row: IssueListRow): IssueListItem {
@@ -64,6 +119,8 @@ export function toIssueListItem(row: IssueListRow): IssueListItem {
     ticketProvider: row.ticketProvider,
     ticketUrl: row.ticketUrl,
     ticketIdentifier: row.ticketIdentifier,
+    firstRelease: row.firstRelease,
+    lastRelease: row.lastRelease,
   }
 }
 
@@ -74,5 +131,6 @@ export function toIssue(row: IssueRow): Issue {
     stepsToReplicate: row.stepsToReplicate,
     aiVerified: row.aiVerified,
     priorityReason: row.priorityReason,
+    originalStack: symbolicatedFrames(row.evidence),
   }
 }

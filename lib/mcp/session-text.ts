@@ -60,6 +60,8 @@ export function sessionFacts(session: SessionDetails, untrusted: UntrustedMarker
   return [
     `Session ${session.id} (${session.status}), started ${session.startedAt}, last activity ${session.lastActivityAt}, ${seconds(session.durationMs)}, ${session.pageCount === null ? 'not analysed yet' : plural(session.pageCount, 'page')}, ${plural(session.eventCount, 'event')}`,
     `User: ${who(session, untrusted)} · Browser: ${untrusted.wrap(oneLine(session.userAgent ?? 'unknown', 160))}`,
+    // Sent by the recorder like every batch field, so marked.
+    `Release: ${session.release === null ? 'none recorded' : untrusted.wrap(oneLine(session.release, 200))}`,
     `Entry URL: ${untrusted.wrap(oneLine(session.entryUrl))}`,
     `Errors: ${figure(counts.errors)} · Rage clicks: ${figure(counts.rageClicks)} · Dead clicks: ${figure(counts.deadClicks)}`,
     `Summary (${session.summary.source}): ${untrusted.wrap(session.summary.text)}`,
@@ -103,8 +105,15 @@ function entryText(entry: TimelineItem): string {
 
 export function timelineLine(entry: TimelineItem, untrusted: UntrustedMarkers): string {
   const line = `${offset(entry.offsetMs)} #${entry.position} ${entry.kind} ${untrusted.wrap(oneLine(entryText(entry)))}`
-  if (entry.kind !== 'error' || !entry.stack) return line
-  return `${line}\n    stack: ${untrusted.wrap(cutText(entry.stack, STACK_CHARS))}`
+  if (entry.kind !== 'error') return line
+  // Original frames first: they name the code the agent can open; the minified stack stays as the record.
+  const stacks = [
+    entry.originalStack
+      ? `    original stack: ${untrusted.wrap(cutText(entry.originalStack, STACK_CHARS))}`
+      : null,
+    entry.stack ? `    stack: ${untrusted.wrap(cutText(entry.stack, STACK_CHARS))}` : null,
+  ].filter((text) => text !== null)
+  return [line, ...stacks].join('\n')
 }
 
 export function timelineHeader(timeline: TimelineWindow): string {

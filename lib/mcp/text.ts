@@ -45,7 +45,15 @@ function nextCalls(issue: Issue): string {
   return lines.filter((line) => line !== null).join('\n')
 }
 
-export function issueDetails(issue: Issue, untrusted: UntrustedMarkers): string {
+/** Recorder-sent, so marked. */
+function releases(issue: IssueListItem, untrusted: UntrustedMarkers): string | null {
+  if (!issue.firstRelease && !issue.lastRelease) return null
+  const name = (release: string | null) => (release ? untrusted.wrap(release) : 'none recorded')
+  return `First release: ${name(issue.firstRelease)} · Latest release: ${name(issue.lastRelease)}`
+}
+
+/** `stack`: the error's stack section (stack-text.ts), already marked; null for other issues. */
+export function issueDetails(issue: Issue, untrusted: UntrustedMarkers, stack: string | null = null): string {
   const verified = issue.aiVerified === null ? 'not reviewed' : issue.aiVerified ? 'yes' : 'no'
   const lines = [
     untrusted.note,
@@ -55,11 +63,13 @@ export function issueDetails(issue: Issue, untrusted: UntrustedMarkers): string 
     // Names elements of the recorded page, so it is marked like the title.
     issue.priorityReason ? `Why ${issue.priority}: ${untrusted.wrap(issue.priorityReason)}` : null,
     `Created: ${issue.createdAt} · Updated: ${issue.updatedAt}`,
+    releases(issue, untrusted),
     // Built by us from the base URL and ids (record-findings.ts), so not marked.
     issue.previewUrl ? `Replay: ${issue.previewUrl}` : null,
     ticket(issue, untrusted),
     issue.description ? `\nDescription:\n${untrusted.wrap(issue.description)}` : null,
     issue.stepsToReplicate ? `\nSteps to replicate:\n${untrusted.wrap(issue.stepsToReplicate)}` : null,
+    stack ? `\n${stack}` : null,
     `\n${nextCalls(issue)}`,
   ]
   return lines.filter((line) => line !== null).join('\n')

@@ -12,6 +12,12 @@ export interface ClaimedSession {
   startedAt: number
   /** Who holds the session; later steps check it (memoized with the claim step). */
   claimToken: string
+  /**
+   * `replay_sessions.release`, the build the session ran: with one, error frames are
+   * symbolicated (docs/source-maps.md) and issues record it. Absent from claims memoized
+   * before releases existed: read it with `?? null`.
+   */
+  release?: string | null
 }
 
 /**
@@ -48,9 +54,18 @@ export async function claimSession(
         ),
       ),
     )
-    .returning({ organizationId: replaySessions.organizationId, startedAt: replaySessions.startedAt })
+    .returning({
+      organizationId: replaySessions.organizationId,
+      startedAt: replaySessions.startedAt,
+      release: replaySessions.release,
+    })
   return row
-    ? { organizationId: row.organizationId, startedAt: row.startedAt.getTime(), claimToken: runId }
+    ? {
+        organizationId: row.organizationId,
+        startedAt: row.startedAt.getTime(),
+        claimToken: runId,
+        release: row.release,
+      }
     : null
 }
 

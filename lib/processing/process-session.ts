@@ -4,7 +4,7 @@ import type { Db } from '@/db/client'
 import { replayBatches, replaySessions } from '@/db/schema'
 import { matchSignalsWithModel, reviewNewIssues } from '@/lib/ai/apply'
 import { writeSessionSummary } from '@/lib/ai/summarise-session'
-import type { AnalysisResult } from '@/lib/analysis/types'
+import type { AnalysisResult, AnalyzerOptions } from '@/lib/analysis/types'
 import { AnalysisStopped } from '@/lib/analysis-worker/pool'
 import { recordFindings } from '@/lib/issues/record-findings'
 import type { JobsEngine, StepTools } from '@/lib/jobs/types'
@@ -15,6 +15,7 @@ import { EVENTS } from '@/lib/outbox/events'
 import { replaceTrail } from '@/lib/sessions/store-trail'
 import { activeSignals, matchSessionDeterministically } from '@/lib/signals/record-matches'
 import type { BlobStore } from '@/lib/storage/types'
+import type { SymbolicateFrames } from '@/lib/symbolication/types'
 import {
   analyseStoredSession,
   getSessionAnalysis,
@@ -22,6 +23,7 @@ import {
   stoppedReason,
 } from './analyse-session'
 import { claimSession, markSessionFailed, markSessionStopped } from './claim'
+import { mappedCount, symbolicateSession } from './symbolicate-session'
 
 export interface ProcessingDeps {
   db: Db
@@ -33,6 +35,11 @@ export interface ProcessingDeps {
   model?: LanguageModel | null
   /** The worker pool and budget; the process-wide pool and the configured budget by default. */
   analysis?: SessionAnalysis
+  /**
+   * Resolves error frames through the source maps of the session's release
+   * (docs/source-maps.md); without it, sessions are analysed once, by their minified frames.
+   */
+  symbolicate?: SymbolicateFrames
 }
 
 export type ProcessOutcome =
@@ -65,37 +72,62 @@ export async function processSession(
   if (!claim)
     return { status: 'skipped', reason: 'not waiting for processing (already claimed or processed)' }
 
-  let analysed: { result: AnalysisResult; throughSequence: number } | { stopped: string }
-  try {
-    // Analysis runs in a worker thread, within a time and memory budget: a hostile or huge
-    // recording never holds up the requests this thread serves.
-    analysed = await step.run('analyze', async () => {
-      try {
-        return await analyseStoredSession(
-          db,
-          blobs,
-          sessionId,
-          { ignoreRequestUrls: [deps.ingestUrl] },
-          deps.analysis ?? getSessionAnalysis(),
-        )
-      } catch (error) {
-        // Returned, not thrown: the step's result is memoized, so no retry analyses it again.
-        if (!(error instanceof AnalysisStopped)) throw error
-        logger.warn({ err: error, sessionId, stopCause: error.stopCause }, 'session analysis stopped')
-        return { stopped: stoppedReason(error, runId) }
-      }
-    })
-  } catch (error) {
-    // Members read the reason on the session page: no driver or storage message (hosts,
-    // paths) there; the cause goes to the log under this run's id.
-    logger.warn({ err: error, sessionId }, 'session analysis failed')
-    await markSessionFailed(
-      db,
-      sessionId,
-      claim.claimToken,
-      `Analysis failed: the recording could not be read or analysed (run ${runId}). It is retried automatically.`,
+  type Analysed = { result: AnalysisResult; throughSequence: number } | { stopped: string }
+  const analyse = async (stepId: string, options: AnalyzerOptions): Promise<Analysed> => {
+    try {
+      // Analysis runs in a worker thread, within a time and memory budget: a hostile or huge
+      // recording never holds up the requests this thread serves.
+      return await step.run(stepId, async () => {
+        try {
+          return await analyseStoredSession(
+            db,
+            blobs,
+            sessionId,
+            options,
+            deps.analysis ?? getSessionAnalysis(),
+          )
+        } catch (error) {
+          // Returned, not thrown: the step's result is memoized, so no retry analyses it again.
+          if (!(error instanceof AnalysisStopped)) throw error
+          logger.warn({ err: error, sessionId, stopCause: error.stopCause }, 'session analysis stopped')
+          return { stopped: stoppedReason(error, runId) }
+        }
+      })
+    } catch (error) {
+      // Members read the reason on the session page: no driver or storage message (hosts,
+      // paths) there; the cause goes to the log under this run's id.
+      logger.warn({ err: error, sessionId }, 'session analysis failed')
+      await markSessionFailed(
+        db,
+        sessionId,
+        claim.claimToken,
+        `Analysis failed: the recording could not be read or analysed (run ${runId}). It is retried automatically.`,
+      )
+      throw error
+    }
+  }
+
+  const ignoreRequestUrls = [deps.ingestUrl]
+  let analysed = await analyse('analyze', { ignoreRequestUrls })
+  // A second pass, by original frames, only when the release's maps resolved some of the
+  // first pass's error frames: sessions without errors, a release or maps cost nothing more.
+  const symbolicate = deps.symbolicate
+  const release = claim.release
+  const errorFrames = 'result' in analysed ? analysed.result.errorFrames : undefined
+  const errorStacks = 'result' in analysed ? analysed.result.errorStacks : undefined
+  let framesMapped = 0
+  if (symbolicate && release && errorFrames && errorFrames.length > 0) {
+    const symbolication = await step.run('symbolicate', () =>
+      symbolicateSession(db, symbolicate, {
+        organizationId: claim.organizationId,
+        sessionId,
+        release,
+        frames: errorFrames,
+        stacks: errorStacks,
+      }),
     )
-    throw error
+    framesMapped = mappedCount(symbolication)
+    if (symbolication) analysed = await analyse('analyze-symbolicated', { ignoreRequestUrls, symbolication })
   }
   if ('stopped' in analysed) {
     const reason = analysed.stopped
@@ -118,6 +150,7 @@ export async function processSession(
         organizationId: claim.organizationId,
         sessionId,
         sessionStart: claim.startedAt,
+        release: claim.release ?? null,
         findings: analysis.result.findings,
         baseUrl: deps.baseUrl,
       })
@@ -215,6 +248,7 @@ export async function processSession(
       issuesRegressed: recorded.regressed.length,
       signalsMatched: recorded.signals.length,
       requeued: recorded.requeued,
+      framesMapped,
     },
     'session processed',
   )

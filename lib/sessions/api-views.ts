@@ -36,6 +36,9 @@ export const SessionItem = z.object({
   eventCount: z.number().int(),
   user: SessionUserView,
   userAgent: z.string().nullable(),
+  release: z.string().nullable().meta({
+    description: "The build the page ran, as the recorder's `release` option named it; null without one",
+  }),
   status: z.enum(SESSION_STATUSES).meta({ description: 'Processing status' }),
   issues: z.array(SessionIssueRef).meta({
     description:
@@ -111,6 +114,10 @@ export const TimelineItem = z.discriminatedUnion('kind', [
     kind: z.literal('error'),
     message: z.string(),
     stack: z.string().nullable(),
+    originalStack: z.string().nullable().optional().meta({
+      description:
+        "The stack in original frames (`at fn (src/file.ts:12:5)`), through the source maps of the session's release; absent when none resolved it",
+    }),
     source: z.enum(['uncaught', 'unhandled_rejection', 'console', 'custom']),
   }),
   z.object({

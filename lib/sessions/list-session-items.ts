@@ -32,6 +32,8 @@ export interface SessionItemsQuery {
   hasErrors?: boolean
   issueId?: string
   signalId?: string
+  /** Exactly the session's release (`metadata.release`). */
+  release?: string
   /** ISO 8601; on the session's start. */
   from?: string
   to?: string
@@ -76,6 +78,7 @@ function validated(query: SessionItemsQuery) {
     hasErrors: query.hasErrors,
     issueId: uuid(query.issueId, 'issueId'),
     signalId: uuid(query.signalId, 'signalId'),
+    release: text(query.release, 'release'),
     from,
     to,
   }
@@ -96,7 +99,8 @@ export async function listSessionItems(
   const request = {
     limit: query.limit,
     cursor: query.cursor || undefined,
-    scope: `api-sessions:${organizationId}:${JSON.stringify([f.userId, f.userEmail, f.url, f.hasErrors, f.issueId, f.signalId, f.from?.getTime(), f.to?.getTime()])}`,
+    // The release is appended only when given, so cursors of pages without it stay valid.
+    scope: `api-sessions:${organizationId}:${JSON.stringify([f.userId, f.userEmail, f.url, f.hasErrors, f.issueId, f.signalId, f.from?.getTime(), f.to?.getTime(), ...(f.release === undefined ? [] : [f.release])])}`,
   }
   const rows = await db
     .select(LIST_COLUMNS)
@@ -142,6 +146,7 @@ export async function listSessionItems(
                   ),
                 ),
             ),
+        f.release === undefined ? undefined : eq(replaySessions.release, f.release),
         f.from === undefined ? undefined : gte(replaySessions.startedAt, f.from),
         f.to === undefined ? undefined : lte(replaySessions.startedAt, f.to),
         afterCursor(request, replaySessions.createdAt, replaySessions.id),
@@ -202,6 +207,7 @@ export function toSessionItem(
     user: item.user,
     // Real ones are under 300 characters; the recorder may send 1,024 (cut with the marker).
     userAgent: item.userAgent === null ? null : cutText(item.userAgent, USER_AGENT_PARSE_MAX),
+    release: item.release,
     status: item.status,
     issues: links?.issues ?? [],
     issueCount: links?.issueCount ?? 0,

@@ -41,6 +41,7 @@ export const LIST_COLUMNS = {
   status: replaySessions.status,
   eventCount: replaySessions.eventCount,
   userAgent: replaySessions.userAgent,
+  release: replaySessions.release,
 }
 
 /** `%`, `_` and `\` typed by a user are literal characters, not LIKE wildcards. */

@@ -142,6 +142,9 @@ function toTimelineItem(row: Positioned, startedAt: number): TimelineItem {
         ...base,
         message: cutText(entry.message, TIMELINE_TEXT.message),
         stack: entry.stack === null ? null : cutText(entry.stack, TIMELINE_TEXT.stack),
+        ...(typeof entry.originalStack === 'string'
+          ? { originalStack: cutText(entry.originalStack, TIMELINE_TEXT.stack) }
+          : {}),
       }
     case 'request':
       return { ...entry, ...base, url: cutText(entry.url, TIMELINE_TEXT.url) }

@@ -25,6 +25,8 @@ export interface SessionListItem {
   eventCount: number
   /** As the recorder sent it (attacker-written): `describeUserAgent` names the browser. */
   userAgent: string | null
+  /** The build the page ran (`metadata.release`, attacker-written like every batch field). */
+  release: string | null
 }
 
 export interface SessionDetail extends SessionListItem {
@@ -71,6 +73,7 @@ export function toSessionListItem(
     | 'status'
     | 'eventCount'
     | 'userAgent'
+    | 'release'
   >,
 ): SessionListItem {
   return {
@@ -86,6 +89,7 @@ export function toSessionListItem(
     status: row.status,
     eventCount: row.eventCount,
     userAgent: row.userAgent,
+    release: row.release,
   }
 }
 

@@ -70,6 +70,11 @@ export interface SymbolicateRequest {
   debugIds: Record<string, string> | null
   /** Distinct positions, as analysis reported them in `errorFrames`. */
   frames: MinifiedFrame[]
+  /**
+   * Stacks the frames came from, top first (`errorStacks`): with them, a frame is named by its
+   * caller's call site, which names the original function more often than the frame itself.
+   */
+  stacks?: MinifiedFrame[][]
 }
 
 /** Resolves every frame it can; never throws for a missing, broken or hostile map. */

@@ -13,7 +13,14 @@ export interface BatchEnvelope {
   session: { id: string; windowId: string; startedAt: number; lastActivityAt: number; url: string }
   user: { anonymousId: string; id: string | null; properties: Record<string, unknown> | null }
   page: { url: string; referrer: string | null; viewport: { width: number; height: number } | null }
-  metadata: { userAgent: string | null; language: string | null }
+  metadata: {
+    userAgent: string | null
+    language: string | null
+    /** Left out, not null, when `init` had none: such batches are exactly as before releases. */
+    release?: string
+    /** Script URL → bundler debug ID, only those this page has not sent yet (debug-ids.ts). */
+    debugIds?: Record<string, string>
+  }
 }
 
 /** A batch ready to send: its body is fixed once cut, so every retry resends the same bytes. */

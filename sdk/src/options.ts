@@ -27,6 +27,8 @@ export interface RecorderOptions {
   networkIgnoreUrls?: string[]
   /** Logs transport decisions (dropped batches, retries) to the console. */
   debug?: boolean
+  /** The build this page runs (a commit, a version), as its source maps were uploaded for; sent as `metadata.release`. */
+  release?: string
 }
 
 export interface ResolvedOptions {
@@ -44,6 +46,8 @@ export interface ResolvedOptions {
   consoleLevels: ConsoleLevel[]
   networkIgnoreUrls: string[]
   debug: boolean
+  /** Null when not set: batches then carry no `metadata.release`. */
+  release: string | null
 }
 
 const DEFAULTS = {
@@ -68,7 +72,10 @@ const KNOWN = new Set([
   'consoleLevels',
   'networkIgnoreUrls',
   'debug',
+  'release',
 ])
+// The ingest API's limit (lib/ingest/schema.ts MAX_RELEASE_LENGTH): a longer one would refuse every batch.
+const MAX_RELEASE_LENGTH = 200
 
 export type OptionsResult = { ok: true; options: ResolvedOptions } | { ok: false; error: string }
 
@@ -179,6 +186,17 @@ export function resolveOptions(input: unknown): OptionsResult {
     networkIgnoreUrls = urls as string[]
   }
 
+  let release: string | null = null
+  if (raw.release !== undefined) {
+    const value = typeof raw.release === 'string' ? raw.release.trim() : ''
+    // The server refuses a NUL with the whole batch; no build is named with control characters.
+    if (value === '' || value.length > MAX_RELEASE_LENGTH || Array.from(value).some((c) => c < ' '))
+      return fail(
+        `release must be a non-empty string of at most ${MAX_RELEASE_LENGTH} characters without control characters`,
+      )
+    release = value
+  }
+
   const extend = (base: string, extra: unknown) => (typeof extra === 'string' ? `${base}, ${extra}` : base)
   return {
     ok: true,
@@ -196,6 +214,7 @@ export function resolveOptions(input: unknown): OptionsResult {
       consoleLevels,
       networkIgnoreUrls,
       debug: raw.debug === true,
+      release,
     },
   }
 }

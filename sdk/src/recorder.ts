@@ -10,6 +10,7 @@ import {
   type SessionEndReason,
   sessionEndEvent,
 } from './batch'
+import { DebugIdTracker } from './debug-ids'
 import { WindowLease } from './lease'
 import type { ResolvedOptions } from './options'
 import { SessionPages } from './pages'
@@ -107,8 +108,14 @@ export function startRecorder(
       referrer: document.referrer || null,
       viewport: { width: win.innerWidth, height: win.innerHeight },
     },
-    metadata: { userAgent: navigator.userAgent || null, language: navigator.language || null },
+    metadata: {
+      userAgent: navigator.userAgent || null,
+      language: navigator.language || null,
+      ...(options.release === null ? {} : { release: options.release }),
+    },
   })
+
+  const debugIds = new DebugIdTracker(globalThis as unknown as Record<string, unknown>)
 
   const buffer = new EventBuffer()
 
@@ -125,14 +132,18 @@ export function startRecorder(
       ])
     }
     const state = session.current
+    // Read once per cut, and sent with its first batch: the server merges them into the session.
+    const fresh = debugIds.takeNew()
     groups.forEach((events, i) => {
       const batchFlush: Flush = flush === 'final' && i === groups.length - 1 ? 'final' : 'normal'
       const sequence = session.reserveSequence()
+      const batchEnvelope = envelope(state)
+      if (fresh && i === 0) batchEnvelope.metadata.debugIds = fresh
       transport.enqueue({
         sessionId: state.id,
         sequence,
         flush: batchFlush,
-        json: buildBody(envelope(state), events, sequence, batchFlush),
+        json: buildBody(batchEnvelope, events, sequence, batchFlush),
       })
     })
   }

@@ -28,4 +28,5 @@ window.SessionReplay = {
 
 const apiKey = script?.getAttribute('data-api-key')
 const ingestUrl = script?.getAttribute('data-ingest-url')
-if (apiKey && ingestUrl) initWith({ apiKey, ingestUrl }, { scriptUrl })
+const release = script?.getAttribute('data-release')
+if (apiKey && ingestUrl) initWith({ apiKey, ingestUrl, ...(release ? { release } : {}) }, { scriptUrl })

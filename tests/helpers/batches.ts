@@ -13,6 +13,8 @@ export interface RecorderSession {
   user?: { anonymousId?: string; id?: string | null; properties?: Record<string, string> }
   userAgent?: string
   language?: string
+  /** `metadata.release` of every batch; none by default. */
+  release?: string
 }
 
 /**
@@ -46,6 +48,7 @@ export function recorderBatches(session: RecorderSession) {
       metadata: {
         userAgent: session.userAgent ?? 'Mozilla/5.0 Chrome/156.0',
         language: session.language ?? 'en',
+        ...(session.release ? { release: session.release } : {}),
       },
       flush: i + perBatch >= events.length && session.final !== false ? 'final' : 'normal',
     })

@@ -8,6 +8,8 @@ import { GET as getSession } from '@/app/api/v1/sessions/[sessionId]/route'
 import { GET as getSessionTimeline } from '@/app/api/v1/sessions/[sessionId]/timeline/route'
 import { GET as getSessions } from '@/app/api/v1/sessions/route'
 import { GET as getSignals } from '@/app/api/v1/signals/route'
+import { DELETE as deleteRelease, GET as getRelease } from '@/app/api/v1/sourcemaps/[release]/route'
+import { GET as getReleases, POST as postSourcemaps } from '@/app/api/v1/sourcemaps/route'
 
 const BASE = 'http://localhost:3000'
 
@@ -82,6 +84,29 @@ export const api = {
     putTicket(write('PUT', `/api/v1/issues/${encodeURIComponent(issueId)}/ticket`, token, body), {
       params: Promise.resolve({ issueId }),
     }),
+}
+
+/** Source maps (issue 19): the upload takes a prepared multipart body, as curl or fetch sends it. */
+export const sourcemapsApi = {
+  upload: (token: string | null, body: BodyInit, extra: Record<string, string> = {}) =>
+    postSourcemaps(
+      new Request(url('/api/v1/sourcemaps'), { method: 'POST', headers: headers(token, extra), body }),
+    ),
+  listReleases: (token: string | null, query?: Query) =>
+    getReleases(new Request(url('/api/v1/sourcemaps', query), { headers: headers(token) })),
+  getRelease: (token: string | null, release: string) =>
+    getRelease(
+      new Request(url(`/api/v1/sourcemaps/${encodeURIComponent(release)}`), { headers: headers(token) }),
+      { params: Promise.resolve({ release }) },
+    ),
+  deleteRelease: (token: string | null, release: string) =>
+    deleteRelease(
+      new Request(url(`/api/v1/sourcemaps/${encodeURIComponent(release)}`), {
+        method: 'DELETE',
+        headers: headers(token),
+      }),
+      { params: Promise.resolve({ release }) },
+    ),
 }
 
 /** A write request with a JSON body; a string body is sent as it is (for broken JSON). */

@@ -30,7 +30,13 @@ export async function ingestSession(
   key: string,
   sessionId: string,
   events: RrwebEvent[],
-  options: { perBatch?: number; final?: boolean; firstSequence?: number; url?: string } = {},
+  options: {
+    perBatch?: number
+    final?: boolean
+    firstSequence?: number
+    url?: string
+    release?: string
+  } = {},
 ): Promise<number> {
   const batches = recorderBatches({
     sessionId,
@@ -39,6 +45,7 @@ export async function ingestSession(
     final: options.final ?? false,
     firstSequence: options.firstSequence,
     url: options.url,
+    release: options.release,
     user: { properties: { email: 'ada@example.com', name: 'Ada' } },
   })
   for (const batch of batches) {

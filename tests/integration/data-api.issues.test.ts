@@ -43,6 +43,8 @@ describe('GET /api/v1/issues and /api/v1/issues/{id}: shapes', () => {
       priority: 'critical',
       priorityReason: 'Uncaught errors start at high; +1: /checkout is a critical path.',
       aiVerified: true,
+      firstRelease: 'v1.4.0',
+      lastRelease: 'v1.5.2',
     })
     const sparse = await seedIssue(database.db, org, {
       description: null,
@@ -63,7 +65,9 @@ describe('GET /api/v1/issues and /api/v1/issues/{id}: shapes', () => {
     const listKeys = [
       'createdAt',
       'description',
+      'firstRelease',
       'id',
+      'lastRelease',
       'previewUrl',
       'priority',
       'sessionCount',
@@ -86,8 +90,12 @@ describe('GET /api/v1/issues and /api/v1/issues/{id}: shapes', () => {
       ticketProvider: 'linear',
       ticketUrl: 'https://linear.app/acme/issue/ENG-1',
       ticketIdentifier: 'ENG-1',
+      firstRelease: 'v1.4.0',
+      lastRelease: 'v1.5.2',
     })
     expect(items[0]).toMatchObject({
+      firstRelease: null,
+      lastRelease: null,
       description: null,
       previewUrl: null,
       ticketProvider: null,
@@ -98,10 +106,10 @@ describe('GET /api/v1/issues and /api/v1/issues/{id}: shapes', () => {
     const single = await body(await api.getIssue(key, full.id))
     expect(Object.keys(single)).toEqual(['issue'])
     const issue = single.issue as Body
-    // priorityReason is our addition to the spec's single-issue shape (issue 15); the list
-    // shape stays exactly the spec's.
+    // priorityReason is our addition to the spec's single-issue shape (issue 15), and
+    // firstRelease and lastRelease to both shapes, originalStack to the single one (issue 19).
     expect(Object.keys(issue).sort()).toEqual(
-      [...listKeys, 'aiVerified', 'priorityReason', 'stepsToReplicate', 'updatedAt'].sort(),
+      [...listKeys, 'aiVerified', 'originalStack', 'priorityReason', 'stepsToReplicate', 'updatedAt'].sort(),
     )
     expect(issue).toMatchObject({
       ...items[1],

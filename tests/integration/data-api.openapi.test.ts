@@ -6,7 +6,7 @@ import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { makeBatch } from '../fixtures/replay-batch'
-import { api } from '../helpers/data-api'
+import { api, sourcemapsApi } from '../helpers/data-api'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { sendBatch } from '../helpers/ingest'
 import { seedInsight, seedIssue, seedOAuthToken, seedSignal } from '../helpers/seed'
@@ -71,6 +71,9 @@ describe('GET /api/v1/openapi.json', () => {
         // Notes and the ticket link (issue 18)
         '/api/v1/issues/{issueId}/notes',
         '/api/v1/issues/{issueId}/ticket',
+        // Source maps (issue 19)
+        '/api/v1/sourcemaps',
+        '/api/v1/sourcemaps/{release}',
       ].sort(),
     )
     expect(Object.keys(document.paths['/api/v1/issues/{issueId}']!).sort()).toEqual(['get', 'patch'])
@@ -134,6 +137,21 @@ describe('GET /api/v1/openapi.json', () => {
     await expectDocumented('/api/v1/signals', 'get', await api.listSignals(read))
     await expectDocumented('/api/v1/insights', 'get', await api.listInsights(read))
     await expectDocumented('/api/v1/insights', 'get', await api.listInsights(read, { limit: 500 }))
+    // Source maps (issue 19)
+    const upload = (await createKey(database.db, { organizationId: org, type: 'api', sourcemaps: true })).key
+    const form = new FormData()
+    form.set('release', 'v1')
+    form.append('file', new File([JSON.stringify({ version: 3, sources: [], mappings: '' })], 'app.js.map'))
+    await expectDocumented('/api/v1/sourcemaps', 'post', await sourcemapsApi.upload(upload, form))
+    await expectDocumented('/api/v1/sourcemaps', 'post', await sourcemapsApi.upload(read, form))
+    await expectDocumented('/api/v1/sourcemaps', 'get', await sourcemapsApi.listReleases(read))
+    await expectDocumented('/api/v1/sourcemaps/{release}', 'get', await sourcemapsApi.getRelease(read, 'v1'))
+    await expectDocumented('/api/v1/sourcemaps/{release}', 'get', await sourcemapsApi.getRelease(read, 'v2'))
+    await expectDocumented(
+      '/api/v1/sourcemaps/{release}',
+      'delete',
+      await sourcemapsApi.deleteRelease(upload, 'v1'),
+    )
   })
 
   it('describes a reproduction built from a real trail (issue 18), with its steps and limitations', async () => {

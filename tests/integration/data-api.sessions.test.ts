@@ -195,6 +195,8 @@ beforeAll(async () => {
       userId: 'u-bulk',
       entryUrl: `https://shop.example/bulk/${n}`,
       errorCount: n % 2,
+      // Two builds: the release filter matches exactly, not a prefix.
+      release: n < 2 ? 'v2.0.0' : 'v2.0.0-rc.1',
     })
   issue = await seedIssue(db, orgA, {
     title: 'TypeError on /checkout',
@@ -275,6 +277,7 @@ describe('GET /api/v1/sessions', () => {
         'status',
         'user',
         'userAgent',
+        'release',
       ].sort(),
     )
     expect(checkout).toMatchObject({
@@ -286,6 +289,7 @@ describe('GET /api/v1/sessions', () => {
       status: 'processed',
       user: { userId: 'u-ada', email: 'Ada@Example.com', name: 'Ada', anonymousId: s.checkout!.anonymousId },
       userAgent: expect.stringContaining('Chrome/131'),
+      release: null,
       issues: [
         { id: issue.id, title: issue.title, kind: 'js_error', priority: 'critical', status: 'unresolved' },
         {
@@ -329,6 +333,8 @@ describe('GET /api/v1/sessions', () => {
     ['to', { to: '2026-03-02T10:00:00.000+00:00' }, ['browse', 'checkout']],
     ['from and to', { from: '2026-03-02', to: '2026-03-03T23:59:59Z' }, ['fresh', 'browse']],
     ['two filters', { userId: 'u-bulk', hasErrors: 'true' }, ['bulk3', 'bulk1']],
+    ['release (exact)', { release: 'v2.0.0' }, ['bulk1', 'bulk0']],
+    ['release and hasErrors', { release: 'v2.0.0-rc.1', hasErrors: 'true' }, ['bulk3']],
   ])('filter %s: the right sessions, the same across pages of 1 and 2', async (_name, query, expected) => {
     const q = { ...query }
     if (q.issueId === '') q.issueId = issue.id

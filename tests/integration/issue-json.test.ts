@@ -47,6 +47,28 @@ beforeAll(async () => {
         ticketUrl: aiVerified ? `https://linear.app/x/ENG-${i}` : null,
         ticketIdentifier: aiVerified ? `ENG-${i}` : null,
         priorityReason: aiVerified === false ? text : null,
+        firstRelease: aiVerified ? text : null,
+        lastRelease: aiVerified === null ? null : `${text}-next`,
+        // originalStack is appended to the database's JSON (issue-json.ts): awkward text there too.
+        evidence: aiVerified
+          ? {
+              release: text,
+              frames: [
+                {
+                  minified: { fn: text, url: `https://cdn.example/${text}.js`, line: 1, column: i },
+                  original: {
+                    fn: text || null,
+                    source: `src/${text}.ts`,
+                    line: i,
+                    column: 3,
+                    context: { pre: [text], line: `throw ${text}`, post: [] },
+                  },
+                  status: 'mapped',
+                },
+                { minified: { fn: '', url: text, line: 2, column: 9 }, original: null, status: 'no_map' },
+              ],
+            }
+          : null,
         aiVerified,
         status: i % 2 ? 'unresolved' : 'resolved',
         sessionCount: i * 1_000_003,
@@ -73,6 +95,10 @@ describe('issue JSON written by the database equals JSON.stringify of the issue 
       .from(issues)
       .where(eq(issues.organizationId, org))
     expect(rows.length).toBe(AWKWARD.length * 3)
+    const stacks = await Promise.all(
+      rows.map(async ({ id }) => (await getIssue(database.db, { organizationId: org }, id)).originalStack),
+    )
+    expect(stacks.filter((stack) => stack?.frames.length === 2)).toHaveLength(AWKWARD.length)
     for (const { id } of rows)
       expect(await getIssueJson(database.db, { organizationId: org }, id)).toBe(
         JSON.stringify(await getIssue(database.db, { organizationId: org }, id)),

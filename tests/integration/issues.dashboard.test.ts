@@ -534,11 +534,17 @@ describe('evidenceView: what the issue page shows of the recorded evidence', () 
     expect(evidenceView('dead_click', { waitedMs: 7000, selector: 'button.compare' }).headline).toBe(
       'No visible response within 7.0 s of the click',
     )
-    expect(evidenceView('js_error', null)).toEqual({ headline: null, facts: [], stack: [] })
+    expect(evidenceView('js_error', null)).toEqual({
+      headline: null,
+      facts: [],
+      stack: [],
+      symbolicated: null,
+    })
     expect(evidenceView('js_error', { message: 42, stack: 'not\nan array' })).toEqual({
       headline: null,
       facts: [],
       stack: ['not', 'an array'],
+      symbolicated: null,
     })
   })
 })

@@ -134,6 +134,7 @@ describe('tools/list', () => {
         'hasErrors',
         'issueId',
         'limit',
+        'release',
         'signalId',
         'to',
         'url',

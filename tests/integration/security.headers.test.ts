@@ -127,6 +127,7 @@ const DASHBOARD_PAGES = [
   '/settings',
   '/settings/keys',
   '/settings/webhooks',
+  '/settings/source-maps',
   '/settings/connected-apps',
   '/login',
   '/signup',

@@ -44,6 +44,24 @@ describe('keys created from the settings page', () => {
     expect((await resolveBearer(database.db, `Bearer ${readOnly.key}`))?.scopes).toEqual(['read:service'])
   })
 
+  it('makes an upload-only key with "Allow source map uploads", never combined with status updates', async () => {
+    const sourcemaps = (allowStatusUpdates: boolean) =>
+      createDashboardKey(database.db, {
+        organizationId,
+        createdByUserId: userId,
+        type: 'api',
+        name: 'CI',
+        allowStatusUpdates,
+        allowSourcemapUploads: true,
+      })
+    const ci = await sourcemaps(false)
+    expect(ci.scopes).toEqual(['write:sourcemaps'])
+    expect((await resolveBearer(database.db, `Bearer ${ci.key}`))?.scopes).toEqual(['write:sourcemaps'])
+    const before = (await listKeys(database.db, { organizationId })).length
+    await expect(sourcemaps(true)).rejects.toThrow('A source map upload key can only upload source maps')
+    expect(await listKeys(database.db, { organizationId })).toHaveLength(before)
+  })
+
   it('makes a public ingest key that the ingest endpoint accepts (the status option does not apply)', async () => {
     const ingest = await create('ingest', 'Website', true)
     expect(ingest).toMatchObject({ type: 'ingest', scopes: ['ingest'], name: 'Website' })

@@ -22,8 +22,14 @@ describe('resolveOptions', () => {
         consoleLevels: ['error', 'warn', 'assert'],
         networkIgnoreUrls: [],
         debug: false,
+        release: null,
       },
     })
+  })
+
+  it('takes a release, trimmed, for metadata.release', () => {
+    const result = resolveOptions({ ...base, release: ' 2026.11.26-abc123 ' })
+    expect(result.ok && result.options.release).toBe('2026.11.26-abc123')
   })
 
   it('adds selectors to the built-in ones rather than replacing them', () => {
@@ -44,6 +50,10 @@ describe('resolveOptions', () => {
     [{ ...base, networkIgnoreUrls: 'x' }, 'networkIgnoreUrls must be an array'],
     [{ ...base, maskAllInputs: 'no' }, 'maskAllInputs must be true or false'],
     [{ ...base, apikey: 'typo' }, 'unknown option "apikey"'],
+    [{ ...base, release: '' }, 'release must be a non-empty string of at most 200 characters'],
+    [{ ...base, release: 'x'.repeat(201) }, 'release must be a non-empty string'],
+    [{ ...base, release: 'v1\u0000' }, 'release must be a non-empty string'],
+    [{ ...base, release: 42 }, 'release must be a non-empty string'],
     [null, 'options must be an object'],
   ])('rejects %j', (input, message) => {
     const result = resolveOptions(input)

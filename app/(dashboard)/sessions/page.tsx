@@ -158,6 +158,9 @@ export default async function SessionsPage({
                     Browser
                   </th>
                   <th scope="col" className="optional">
+                    Release
+                  </th>
+                  <th scope="col" className="optional">
                     Duration
                   </th>
                   <th scope="col" className="optional">
@@ -187,6 +190,9 @@ export default async function SessionsPage({
                       </td>
                       <td className="optional">
                         <UserAgent userAgent={session.userAgent} empty="–" />
+                      </td>
+                      <td className={`optional ${styles.url}`} title={session.release ?? undefined}>
+                        {session.release ? <code>{session.release}</code> : '–'}
                       </td>
                       <td className="optional">{formatDuration(session.durationMs)}</td>
                       <td className="optional">{session.pageCount ?? '–'}</td>

@@ -6,12 +6,12 @@
 import { boundedStr, MAX_MESSAGE_CHARS, MAX_NAME_CHARS } from '../bounds'
 import { consoleArgText, stripUncaught, truncate } from '../normalize'
 import { arr, num, type Obj } from '../rrweb'
-import { type Frame, parseFrames, stackLines } from '../stack'
+import { type PositionedFrame, parsePositionedFrames, stackLines } from '../stack'
 
 export interface RawError {
   /** The message without the `Uncaught ` prefix, type included (`TypeError: x`). */
   message: string
-  frames: Frame[]
+  frames: PositionedFrame[]
   trace: string[]
   source: 'console' | 'sdk'
   mechanism: string
@@ -44,7 +44,7 @@ export function readConsoleError(payload: Obj): ConsoleErrorEntry | null {
   const mechanism = text.startsWith('Uncaught (in promise)') ? 'onunhandledrejection' : 'onerror'
   return {
     kind: 'uncaught',
-    error: { message, frames: parseFrames(trace), trace, source: 'console', mechanism },
+    error: { message, frames: parsePositionedFrames(trace), trace, source: 'console', mechanism },
   }
 }
 
@@ -70,7 +70,7 @@ export function readSdkError(payload: Obj, at: number): { error: RawError; at: n
   return {
     error: {
       message,
-      frames: parseFrames(stack),
+      frames: parsePositionedFrames(stack),
       trace: stackLines(stack).slice(0, 30),
       source: 'sdk',
       mechanism,

@@ -3,12 +3,21 @@
  * report one uncaught error it counts once. A console.error is held for 1 s and merged into
  * an uncaught error with the same message, which frameworks often log next to it.
  */
+import type { MinifiedFrame } from '@/lib/symbolication/types'
 import type { Context } from '../context'
+import { ErrorFrameLog } from '../error-frames'
 import { consoleErrorParts, jsErrorParts } from '../fingerprint'
 import { decodeConsoleArg, normaliseMessage, splitErrorType, truncate } from '../normalize'
+import {
+  mappedFrame,
+  originalFramePart,
+  originalPlace,
+  originalStack,
+  symbolicatedFrames,
+} from '../original-frames'
 import type { Problem } from '../problem'
 import type { Obj } from '../rrweb'
-import { isExtensionFrame, normaliseFilePath, parseFrames, topInAppFrame } from '../stack'
+import { isExtensionFrame, normaliseFilePath, parsePositionedFrames, topInAppFrame } from '../stack'
 import { consoleErrorTitle, elementPhrase, jsErrorTitle } from '../text'
 import { isThirdParty } from '../url'
 import { isScriptError, type RawError, readConsoleError, readSdkError } from './error-sources'
@@ -34,6 +43,7 @@ interface Reported {
 export class ErrorDetector {
   private recent: Reported[] = []
   private pending: { key: string; problem: Problem }[] = []
+  private readonly frameLog = new ErrorFrameLog()
 
   constructor(private readonly ctx: Context) {}
 
@@ -66,24 +76,45 @@ export class ErrorDetector {
       return
     }
     if (this.recent.length < MAX_PENDING) this.recent.push({ key, at, source: error.source, paired: false })
-    this.ctx.trail.error(at, this.ctx.page.current.url, error.message, error.trace, trailSource(error))
+    const { page, clicks, options } = this.ctx
+    const top = topInAppFrame(error.frames, page.current.url)
+    this.frameLog.add(error.frames, top)
+    const symbolication = options.symbolication
+    // Only the second pass, given original frames, does more than the first for an error.
+    const frames = symbolication ? symbolicatedFrames(error.frames, symbolication) : []
+    const mapped = frames.some((frame) => frame.status === 'mapped')
+    this.ctx.trail.error(
+      at,
+      page.current.url,
+      error.message,
+      error.trace,
+      trailSource(error),
+      mapped ? originalStack(frames) : undefined,
+    )
     this.pending = this.pending.filter((entry) => entry.key !== key || at - entry.problem.at > MERGE_MS)
 
-    const { page, clicks } = this.ctx
     const click = clicks.before(at, MERGE_MS)
     if (click) click.errored = true
     const script = isScriptError(error.message)
+    // The top in-app frame is chosen among the minified frames, as without maps; when it
+    // mapped, the error is grouped by where it is in the source, which a rebuild keeps.
+    const original = script ? null : mappedFrame(top, symbolication)
     const parts = script
       ? ['Script error.', page.current.pathPattern]
-      : jsErrorParts(error.message, error.frames, page.current.url, page.current.pathPattern)
+      : original
+        ? [type, key, originalFramePart(original)]
+        : jsErrorParts(error.message, error.frames, page.current.url, page.current.pathPattern)
     const trigger = click ? { element: click.element, timestamp: click.at, url: click.page.url } : null
     const digestEntry = { message: truncate(error.message, 300), url: page.current.url, at }
     if (this.ctx.store.repeat('js_error', parts, { at, page: page.current, trigger })) {
       this.ctx.digest.add('errors', digestEntry)
       return
     }
-    const top = topInAppFrame(error.frames, page.current.url)
-    const where = top ? ` in ${top.fn || '<anonymous>'} (${normaliseFilePath(top.url)})` : ''
+    const where = original
+      ? ` in ${originalPlace(original)}`
+      : top
+        ? ` in ${top.fn || '<anonymous>'} (${normaliseFilePath(top.url)})`
+        : ''
     const after = click ? ` It followed a click on ${elementPhrase(click.element, click.stable)}.` : ''
     this.ctx.report({
       kind: 'js_error',
@@ -98,9 +129,10 @@ export class ErrorDetector {
         mechanism: error.mechanism,
         source: error.source,
         stack: error.trace.slice(0, 20),
+        ...(symbolication && (mapped || original) ? { release: symbolication.release, frames } : {}),
       },
       title: jsErrorTitle(type, message, page.current.pathPattern, click?.element ?? null),
-      failure: `${truncate(error.message, 160)} is thrown`,
+      failure: `${truncate(error.message, 160)} is thrown${original ? ` in ${originalPlace(original)}` : ''}`,
       summary: `Uncaught ${type} “${truncate(message, 200)}”${where} on ${page.current.pathPattern}.${after}`,
       priority: {
         base: script ? 'low' : 'high',
@@ -125,8 +157,11 @@ export class ErrorDetector {
         : typeof first
     const { page, clicks } = this.ctx
     const click = clicks.before(at, MERGE_MS)
-    const frames = parseFrames(trace)
+    const frames = parsePositionedFrames(trace)
     const top = frames[0] ?? null
+    this.frameLog.add(frames, null)
+    const symbolication = this.ctx.options.symbolication
+    const shown = symbolication ? symbolicatedFrames(frames, symbolication) : []
     const problem: Problem = {
       kind: 'console_error',
       parts: consoleErrorParts(identity, page.current.pathPattern),
@@ -138,6 +173,9 @@ export class ErrorDetector {
         message: text,
         arguments: args.slice(0, 5).map((arg) => truncate(String(arg), 500)),
         stack: trace.slice(0, 20),
+        ...(symbolication && shown.some((frame) => frame.status === 'mapped')
+          ? { release: symbolication.release, frames: shown }
+          : {}),
       },
       title: consoleErrorTitle(text, page.current.pathPattern),
       failure: `console.error “${truncate(text, 160)}” is logged`,
@@ -170,5 +208,15 @@ export class ErrorDetector {
 
   finish(): void {
     this.flush(Number.POSITIVE_INFINITY)
+  }
+
+  /** The positions the session's error stacks named (AnalysisResult.errorFrames). */
+  errorFrames(): MinifiedFrame[] {
+    return this.frameLog.result()
+  }
+
+  /** The distinct stacks those positions came from (AnalysisResult.errorStacks). */
+  errorStacks(): MinifiedFrame[][] {
+    return this.frameLog.stacksResult()
   }
 }

@@ -4,6 +4,7 @@ import { keyCreate, keyRevoke } from './key'
 import { orgCreate, orgList, orgPlan } from './org'
 import { orgRetention, retentionRun, sessionDelete } from './retention'
 import { signalCreate } from './signal'
+import { sourcemapsUpload } from './sourcemaps'
 import { userCreate, userOperator } from './user'
 import { webhookCreate, webhookList, webhookRevoke } from './webhook'
 
@@ -23,4 +24,5 @@ export const commands: CliCommand[] = [
   webhookRevoke,
   sessionDelete,
   retentionRun,
+  sourcemapsUpload,
 ]

@@ -7,6 +7,7 @@ import { sweepSessions } from '@/lib/processing/finalizer'
 import { processSession } from '@/lib/processing/process-session'
 import { backfillSignal } from '@/lib/signals/backfill'
 import { getBlobStore } from '@/lib/storage'
+import { createSymbolicator } from '@/lib/symbolication/symbolicate-session'
 import { OUTBOX_TO_WEBHOOK } from '@/lib/webhooks/events'
 import { fanOutEvent } from '@/lib/webhooks/fan-out'
 import { getDeliverer } from '@/lib/webhooks/runtime'
@@ -44,7 +45,15 @@ export const jobsRun: CliCommand = {
       // handled here, in order.
       await sweepSessions(db, jobs, { idleSeconds: config.sessions.idleSeconds })
       await sweepOutbox(db, jobs)
-      const deps = { db, blobs: getBlobStore(), jobs, baseUrl: config.baseUrl, ingestUrl: config.ingestUrl }
+      const blobs = getBlobStore()
+      const deps = {
+        db,
+        blobs,
+        jobs,
+        baseUrl: config.baseUrl,
+        ingestUrl: config.ingestUrl,
+        symbolicate: createSymbolicator({ db, blobs }),
+      }
       for (const event of sent) {
         if (event.name === EVENTS.sessionFinalize) {
           const outcome = await processSession(deps, {

@@ -5,11 +5,12 @@ import { type CliCommand, optionalString, requireString } from '../command'
 export const keyCreate: CliCommand = {
   name: 'key:create',
   summary: 'Create an ingest (svc_pk_), Data API (svc_api_) or legacy MCP (svc_mcp_) key',
-  usage: 'key:create --org ID --type ingest|api|mcp [--write] [--name N]',
+  usage: 'key:create --org ID --type ingest|api|mcp [--write | --sourcemaps] [--name N]',
   options: {
     org: { type: 'string' },
     type: { type: 'string' },
     write: { type: 'boolean' },
+    sourcemaps: { type: 'boolean' },
     name: { type: 'string' },
   },
   async run(db, values) {
@@ -17,6 +18,7 @@ export const keyCreate: CliCommand = {
       organizationId: requireString(values, 'org', this.usage),
       type: requireString(values, 'type', this.usage),
       write: values.write === true,
+      sourcemaps: values.sourcemaps === true,
       name: optionalString(values, 'name'),
     })
     return {

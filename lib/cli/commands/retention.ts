@@ -1,7 +1,9 @@
+import { getConfig } from '@/lib/config'
 import { isUuid, NotFoundError } from '@/lib/errors'
 import { deleteSessions } from '@/lib/retention/delete-sessions'
 import { setOrganizationRetention } from '@/lib/retention/set-retention'
 import { sweepRetention } from '@/lib/retention/sweep'
+import { sweepSourcemaps } from '@/lib/sourcemaps/sweep'
 import { getBlobStore } from '@/lib/storage'
 import { type CliCommand, requireString } from '../command'
 
@@ -43,14 +45,18 @@ export const sessionDelete: CliCommand = {
 
 export const retentionRun: CliCommand = {
   name: 'retention:run',
-  summary: 'Delete replay data past each organization’s retention now',
+  summary: 'Delete replay data past each organization’s retention, and expired source maps, now',
   usage: 'retention:run',
   options: {},
   async run(db) {
     const result = await sweepRetention(db, getBlobStore())
+    const sourcemaps = await sweepSourcemaps(db, getBlobStore(), {
+      retentionDays: getConfig().sourcemaps.retentionDays,
+    })
+    const more = result.more || sourcemaps.more
     return {
-      json: { ...result },
-      text: `Deleted ${result.sessions} sessions (${result.blobs} replay files) in ${result.organizations} organizations${result.more ? '; more remain, run again' : ''}`,
+      json: { ...result, sourcemaps },
+      text: `Deleted ${result.sessions} sessions (${result.blobs} replay files) in ${result.organizations} organizations and ${sourcemaps.files} source maps${more ? '; more remain, run again' : ''}`,
     }
   },
 }

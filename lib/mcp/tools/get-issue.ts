@@ -1,8 +1,10 @@
 import { z } from 'zod'
 import { SCOPES } from '@/lib/credentials/scopes'
-import { getIssue } from '@/lib/issues/get-issue'
-import { Issue } from '@/lib/issues/views'
+import { symbolicatedFrames } from '@/lib/issues/evidence-frames'
+import { getIssueRow } from '@/lib/issues/get-issue'
+import { Issue, toIssue } from '@/lib/issues/views'
 import { issueIdInput } from '../inputs'
+import { issueStack } from '../stack-text'
 import { issueDetails } from '../text'
 import { defineTool } from '../tool'
 import { UNTRUSTED_TOOL_NOTE, untrustedMarkers } from '../untrusted'
@@ -14,7 +16,9 @@ export const getIssueTool = defineTool({
   description: [
     'Get one issue of your organization by id: title, description, status, priority and why it got it, affected',
     'sessions, steps to replicate, replay preview link, linked ticket and whether an AI review',
-    'verified it. Use it before fixing or triaging an issue found with list_issues.',
+    'verified it, the releases it was seen in, and for errors the stack (in original source frames',
+    'when source maps were uploaded for the release). Use it before fixing or triaging an issue',
+    'found with list_issues.',
     UNTRUSTED_TOOL_NOTE,
   ].join(' '),
   inputSchema: z.object({ issueId: issueIdInput }),
@@ -29,7 +33,11 @@ export const getIssueTool = defineTool({
     openWorldHint: false,
   },
   async handler(input, { db, principal }) {
-    const issue = await getIssue(db, principal, input.issueId)
-    return { structured: { issue }, text: issueDetails(issue, untrustedMarkers()) }
+    // The row once: the issue's shape for the answer, its evidence for the stack in the text.
+    const row = await getIssueRow(db, principal.organizationId, input.issueId)
+    const issue = toIssue(row)
+    const untrusted = untrustedMarkers()
+    const stack = issueStack(row.evidence, symbolicatedFrames(row.evidence), untrusted)
+    return { structured: { issue }, text: issueDetails(issue, untrusted, stack) }
   },
 })

@@ -15,7 +15,7 @@ export const listSessionsTool = defineTool({
   description: [
     "List your organization's recorded browser sessions, newest first, with their user, length,",
     'pages, processing status, and the issues and signals each belongs to. Filter by user id or',
-    'e-mail, a URL fragment, hasErrors, an issue or a signal, or a start time range; page with',
+    'e-mail, a URL fragment, hasErrors, an issue or a signal, a release, or a start time range; page with',
     'the returned nextCursor. Call get_session for the summary and timeline of one session.',
     UNTRUSTED_TOOL_NOTE,
   ].join(' '),
@@ -31,6 +31,10 @@ export const listSessionsTool = defineTool({
       .describe('true: only sessions with errors; false: analysed ones without'),
     issueId: z.string().optional().describe('Only sessions in which this issue occurred (an issue id)'),
     signalId: z.string().optional().describe('Only sessions this signal matched (a signal id)'),
+    release: z
+      .string()
+      .optional()
+      .describe("Only sessions of this release (exact, as the recorder's release option named it)"),
     from: z.string().optional().describe('Started at or after this ISO 8601 time, e.g. 2026-01-31T12:00:00Z'),
     to: z.string().optional().describe('Started at or before this ISO 8601 time'),
   }),

@@ -19,6 +19,7 @@ import styles from '../issues.module.css'
 import { IssueHistoryList } from './history-list'
 import { loadReproduction } from './load-reproduction'
 import { NoteForm } from './note-form'
+import { OriginalFrames } from './original-frames'
 import { PriorityReason } from './priority-reason'
 import { QuickActions } from './quick-actions'
 import reproductionStyles from './reproduction.module.css'
@@ -144,6 +145,22 @@ export default async function IssuePage({
           </dd>
           <dt>Sessions</dt>
           <dd data-testid="session-count">{issue.sessionCount}</dd>
+          {issue.firstRelease ? (
+            <>
+              <dt>First release</dt>
+              <dd data-testid="first-release">
+                <code>{issue.firstRelease}</code>
+              </dd>
+            </>
+          ) : null}
+          {issue.lastRelease ? (
+            <>
+              <dt>Latest release</dt>
+              <dd data-testid="last-release">
+                <code>{issue.lastRelease}</code>
+              </dd>
+            </>
+          ) : null}
           <dt>Found by</dt>
           <dd>{issue.sourceType === 'insight' ? 'Insights (a rise across sessions)' : 'Session analysis'}</dd>
         </dl>
@@ -242,7 +259,20 @@ export default async function IssuePage({
                 {replay.trigger.text ? ` (“${replay.trigger.text}”)` : ''} in the session shown.
               </p>
             ) : null}
-            {evidence.stack.length > 0 ? (
+            {evidence.symbolicated ? (
+              <>
+                <h3>Stack trace</h3>
+                <OriginalFrames evidence={evidence.symbolicated} />
+                {evidence.stack.length > 0 ? (
+                  <details>
+                    <summary>Stack as recorded (minified)</summary>
+                    <pre className={styles.pre} data-testid="evidence-stack">
+                      {evidence.stack.join('\n')}
+                    </pre>
+                  </details>
+                ) : null}
+              </>
+            ) : evidence.stack.length > 0 ? (
               <details open>
                 <summary>Stack trace</summary>
                 <pre className={styles.pre} data-testid="evidence-stack">
@@ -250,7 +280,10 @@ export default async function IssuePage({
                 </pre>
               </details>
             ) : null}
-            {!evidence.headline && evidence.facts.length === 0 && evidence.stack.length === 0 ? (
+            {!evidence.headline &&
+            evidence.facts.length === 0 &&
+            evidence.stack.length === 0 &&
+            !evidence.symbolicated ? (
               <p className="muted">No technical details were recorded for this issue.</p>
             ) : null}
           </section>

@@ -231,6 +231,10 @@ export default async function SessionPage({
             <dd>
               <UserAgent userAgent={session.userAgent} />
             </dd>
+            <dt>Release</dt>
+            <dd data-testid="session-release">
+              {session.release ? <code>{session.release}</code> : 'not reported'}
+            </dd>
             <dt>Language</dt>
             <dd>{session.language ?? 'not reported'}</dd>
             <dt>Viewport</dt>

@@ -4,9 +4,11 @@ import { revalidatePath } from 'next/cache'
 import { getConfig } from '@/lib/config'
 import { createDashboardKey } from '@/lib/credentials/dashboard-keys'
 import { revokeKey } from '@/lib/credentials/revoke-key'
+import { SCOPES } from '@/lib/credentials/scopes'
 import { getDb } from '@/lib/db'
 import { type ActionResult, actionFailure, actionOwner } from '@/lib/http/actions'
 import { recorderSnippet } from '@/lib/sdk/snippet'
+import { sourcemapUploadExample } from '@/lib/sourcemaps/example'
 import { formText, textArgument } from '@/lib/validation'
 
 const PATH = '/settings/keys'
@@ -34,6 +36,7 @@ export async function createKeyAction(
       type: formText(form, 'type'),
       name,
       allowStatusUpdates: formText(form, 'allowStatusUpdates') === 'on',
+      allowSourcemapUploads: formText(form, 'allowSourcemapUploads') === 'on',
     })
     revalidatePath(PATH)
     revalidatePath('/')
@@ -42,7 +45,9 @@ export async function createKeyAction(
     const example =
       type === 'ingest'
         ? recorderSnippet({ baseUrl, ingestUrl, apiKey: created.key })
-        : `curl -H "Authorization: Bearer ${created.key}" ${baseUrl}/api/v1/issues`
+        : created.scopes.includes(SCOPES.writeSourcemaps)
+          ? sourcemapUploadExample(baseUrl, created.key)
+          : `curl -H "Authorization: Bearer ${created.key}" ${baseUrl}/api/v1/issues`
     return { ok: true, type, name: created.name, key: created.key, scopes: created.scopes, example }
   } catch (error) {
     return actionFailure(error, 'create the key')

@@ -49,6 +49,25 @@ export function CreateKeyForm({ type, disabled }: { type: 'ingest' | 'api'; disa
             </label>
           </div>
         ) : null}
+        {type === 'api' ? (
+          <div className={styles.checkbox}>
+            <input
+              type="checkbox"
+              id="api-key-sourcemaps"
+              name="allowSourcemapUploads"
+              aria-describedby="api-key-sourcemaps-hint"
+              disabled={disabled}
+            />
+            <label htmlFor="api-key-sourcemaps">
+              Allow source map uploads
+              <br />
+              <span className="muted" id="api-key-sourcemaps-hint">
+                An upload-only key for CI: the <code>write:sourcemaps</code> scope alone (POST{' '}
+                <code>/api/v1/sourcemaps</code>), so a leaked build secret cannot read anything.
+              </span>
+            </label>
+          </div>
+        ) : null}
       </form>
       {state && !state.ok ? (
         <p className="alert alert-error" role="alert">

@@ -8,6 +8,7 @@ import { revokeKeyAction } from './actions'
 const SCOPE_LABELS: Record<string, string> = {
   'read:service': 'read',
   'write:issues': 'update status',
+  'write:sourcemaps': 'upload source maps',
   ingest: 'ingest',
 }
 

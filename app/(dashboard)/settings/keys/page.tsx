@@ -59,7 +59,8 @@ export default async function KeysPage() {
           Secret keys (<code>svc_api_…</code>) for scripts, servers and MCP clients that cannot sign in with
           OAuth. Send one as <code>Authorization: Bearer …</code> to <code>/api/v1/issues</code>,{' '}
           <code>/api/v1/signals</code>, <code>/api/v1/insights</code> or <code>/api/mcp</code>. Keep them out
-          of client-side code and source control.
+          of client-side code and source control. A key that may upload source maps from CI can do nothing
+          else (see <Link href="/settings/source-maps">Source maps</Link>).
         </p>
         <CreateKeyForm type="api" disabled={!isOwner} />
         {api.length === 0 ? (

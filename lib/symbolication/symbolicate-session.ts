@@ -1,0 +1,237 @@
+/**
+ * Symbolication for the processing step (docs/source-maps.md, "Symbolication"): finds the
+ * maps a session's frames need (one query, the session's organization only), reads them
+ * from storage, and has an analysis worker parse them and resolve the frames. This thread
+ * does I/O only: a multi-megabyte map is never parsed where requests are answered.
+ */
+import { and, eq, inArray, or } from 'drizzle-orm'
+import type { DbOrTx } from '@/db/client'
+import { sourcemapFiles } from '@/db/schema'
+import { cutQuery } from '@/lib/analysis/stack'
+import { AnalysisFailed, AnalysisStopped, type MapBytes } from '@/lib/analysis-worker/pool'
+import { logger } from '@/lib/log'
+import { getSessionAnalysis, type SessionAnalysis } from '@/lib/processing/analyse-session'
+import { readCapped } from '@/lib/storage/read-capped'
+import type { BlobStore } from '@/lib/storage/types'
+import { frameAddresses } from './map-address'
+import { MAX_MAP_BYTES } from './parse-map'
+import type { FrameLookup } from './symbolicate-frames'
+import {
+  frameKey,
+  type MinifiedFrame,
+  type SymbolicatedFrame,
+  type SymbolicateFrames,
+  type SymbolicateRequest,
+  type Symbolication,
+} from './types'
+
+/** Distinct frames resolved per session; later ones are `failed` without a lookup. */
+export const MAX_SESSION_FRAMES = 500
+/** Maps read per session, in the order their frames come; frames of later maps are `failed`. */
+export const MAX_SESSION_MAPS = 20
+/** Map JSON read per session, in total: what this thread holds before it hands the bytes over. */
+export const MAX_SESSION_MAP_BYTES = 96 * 1024 * 1024
+/** Callers looked at per frame for its name (the call sites of different stacks). */
+const MAX_CALLERS = 4
+const MAX_ROWS = 5000
+
+export interface SymbolicatorDeps {
+  db: DbOrTx
+  blobs: BlobStore
+  /** The worker pool and budget; the process-wide pool and the configured budget by default. */
+  analysis?: SessionAnalysis
+}
+
+interface MapRow {
+  release: string
+  url: string
+  debugId: string | null
+  blobKey: string
+  sizeBytes: number
+  uploadedAt: Date
+}
+
+/** A debug ID as bundlers write them: a UUID, taken in lower case; anything else is ignored. */
+function debugIdOf(value: unknown): string | null {
+  if (typeof value !== 'string' || value.length !== 36) return null
+  const id = value.toLowerCase()
+  for (let i = 0; i < 36; i++) {
+    const code = id.charCodeAt(i)
+    const dash = i === 8 || i === 13 || i === 18 || i === 23
+    if (dash ? code !== 45 : !((code >= 48 && code <= 57) || (code >= 97 && code <= 102))) return null
+  }
+  return id
+}
+
+function isPosition(frame: MinifiedFrame): boolean {
+  return (
+    typeof frame.url === 'string' &&
+    frame.url.length > 0 &&
+    Number.isSafeInteger(frame.line) &&
+    Number.isSafeInteger(frame.column)
+  )
+}
+
+/** The debug ID the session's recorder saw for a script, by its URL as written or without its query. */
+function debugIdFor(debugIds: Record<string, string> | null, url: string): string | null {
+  if (!debugIds) return null
+  const own = Object.hasOwn(debugIds, url) ? debugIds[url] : undefined
+  const cut = cutQuery(url)
+  return debugIdOf(own ?? (Object.hasOwn(debugIds, cut) ? debugIds[cut] : undefined))
+}
+
+/**
+ * The row of the map for a script. A debug ID names the exact file, so its row wins over an
+ * address, and may come from another release of the same organization (the same bundle
+ * uploaded under another release name); among several, the session's release, then the
+ * newest upload. Otherwise the session's release under the script's full URL, then `~/path`.
+ */
+function rowFor(rows: MapRow[], release: string, url: string, debugId: string | null): MapRow | null {
+  if (debugId) {
+    let best: MapRow | null = null
+    for (const row of rows) {
+      if (row.debugId !== debugId) continue
+      if (!best) best = row
+      else if ((row.release === release) !== (best.release === release)) {
+        if (row.release === release) best = row
+      } else if (row.uploadedAt > best.uploadedAt) best = row
+    }
+    if (best) return best
+  }
+  for (const address of frameAddresses(url)) {
+    const row = rows.find((candidate) => candidate.release === release && candidate.url === address)
+    if (row) return row
+  }
+  return null
+}
+
+function failed(frame: MinifiedFrame): SymbolicatedFrame {
+  return { minified: frame, original: null, status: 'failed' }
+}
+
+/**
+ * The SymbolicateFrames the processing step calls (docs/source-maps.md, "Symbolication").
+ * Never throws for a missing, broken or hostile map, nor for a worker stopped over its budget
+ * (those frames are `failed`); a database or storage error is thrown, so that the step is
+ * retried.
+ */
+export function createSymbolicator(deps: SymbolicatorDeps): SymbolicateFrames {
+  return (request) => symbolicateSession(deps, request)
+}
+
+export async function symbolicateSession(
+  deps: SymbolicatorDeps,
+  request: SymbolicateRequest,
+): Promise<Symbolication> {
+  const { release, organizationId } = request
+  const out: Record<string, SymbolicatedFrame> = {}
+  const wanted: MinifiedFrame[] = []
+  for (const frame of request.frames) {
+    if (!isPosition(frame)) continue
+    const key = frameKey(frame)
+    if (Object.hasOwn(out, key)) continue
+    if (wanted.length >= MAX_SESSION_FRAMES) out[key] = failed(frame)
+    else {
+      wanted.push(frame)
+      // Replaced below with what the lookup finds.
+      out[key] = { minified: frame, original: null, status: 'no_map' }
+    }
+  }
+  if (wanted.length === 0) return { release, frames: out }
+
+  // Each frame's callers, over every stack it is in.
+  const callers = new Map<string, MinifiedFrame[]>()
+  for (const stack of request.stacks ?? []) {
+    for (let i = 0; i + 1 < stack.length; i++) {
+      const key = frameKey(stack[i]!)
+      const caller = stack[i + 1]!
+      if (!Object.hasOwn(out, key) || !isPosition(caller)) continue
+      const list = callers.get(key) ?? []
+      if (list.length < MAX_CALLERS && !list.some((known) => frameKey(known) === frameKey(caller)))
+        list.push(caller)
+      callers.set(key, list)
+    }
+  }
+
+  const urls = new Set<string>()
+  for (const frame of wanted) urls.add(frame.url)
+  for (const list of callers.values()) for (const caller of list) urls.add(caller.url)
+  const addresses = new Set<string>()
+  const debugIds = new Set<string>()
+  for (const url of urls) {
+    for (const address of frameAddresses(url)) addresses.add(address)
+    const id = debugIdFor(request.debugIds, url)
+    if (id) debugIds.add(id)
+  }
+  const byAddress = and(eq(sourcemapFiles.release, release), inArray(sourcemapFiles.url, [...addresses]))
+  const rows: MapRow[] = await deps.db
+    .select({
+      release: sourcemapFiles.release,
+      url: sourcemapFiles.url,
+      debugId: sourcemapFiles.debugId,
+      blobKey: sourcemapFiles.blobKey,
+      sizeBytes: sourcemapFiles.sizeBytes,
+      uploadedAt: sourcemapFiles.uploadedAt,
+    })
+    .from(sourcemapFiles)
+    .where(
+      and(
+        eq(sourcemapFiles.organizationId, organizationId),
+        debugIds.size > 0 ? or(byAddress, inArray(sourcemapFiles.debugId, [...debugIds])) : byAddress,
+      ),
+    )
+    .limit(MAX_ROWS)
+
+  // The map of each script, the first MAX_SESSION_MAPS in the order the frames need them.
+  const mapOfUrl = new Map<string, MapRow | null>()
+  const rowOf = (url: string) => {
+    if (!mapOfUrl.has(url)) mapOfUrl.set(url, rowFor(rows, release, url, debugIdFor(request.debugIds, url)))
+    return mapOfUrl.get(url) ?? null
+  }
+  const admitted = new Map<string, MapRow>()
+  const admit = (row: MapRow): boolean => {
+    if (admitted.has(row.blobKey)) return true
+    if (admitted.size >= MAX_SESSION_MAPS || row.sizeBytes > MAX_MAP_BYTES) return false
+    admitted.set(row.blobKey, row)
+    return true
+  }
+  const lookups: FrameLookup[] = []
+  for (const frame of wanted) {
+    const row = rowOf(frame.url)
+    if (!row) continue
+    if (!admit(row)) {
+      out[frameKey(frame)] = failed(frame)
+      continue
+    }
+    const known = (callers.get(frameKey(frame)) ?? []).flatMap((caller) => {
+      const callerRow = rowOf(caller.url)
+      return callerRow && admit(callerRow) ? [{ frame: caller, mapKey: callerRow.blobKey }] : []
+    })
+    lookups.push({ frame, mapKey: row.blobKey, callers: known })
+  }
+  if (lookups.length === 0) return { release, frames: out }
+
+  const readMaps = async (blobKeys: string[]): Promise<MapBytes[]> => {
+    const maps: MapBytes[] = []
+    let total = 0
+    // One at a time: what this thread holds is bounded by MAX_SESSION_MAP_BYTES, not by a burst.
+    for (const blobKey of blobKeys) {
+      const row = admitted.get(blobKey)
+      const max = Math.min(row?.sizeBytes ?? 0, MAX_MAP_BYTES, MAX_SESSION_MAP_BYTES - total)
+      const stream = row && max > 0 ? await deps.blobs.stream(blobKey) : null
+      const bytes = stream ? await readCapped(stream, max) : null
+      total += bytes?.byteLength ?? 0
+      maps.push({ blobKey, bytes })
+    }
+    return maps
+  }
+  const analysis = deps.analysis ?? getSessionAnalysis()
+  try {
+    Object.assign(out, await analysis.pool.symbolicate(lookups, readMaps, analysis.budget))
+  } catch (error) {
+    if (!(error instanceof AnalysisStopped || error instanceof AnalysisFailed)) throw error
+    logger.warn({ err: error, organizationId, release }, 'symbolication stopped')
+    for (const lookup of lookups) out[frameKey(lookup.frame)] = failed(lookup.frame)
+  }
+  return { release, frames: out }
+}

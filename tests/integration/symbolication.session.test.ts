@@ -1,0 +1,286 @@
+import { createHash } from 'node:crypto'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sourcemapFiles } from '@/db/schema'
+import { AnalysisPool, typeScriptWorker } from '@/lib/analysis-worker/pool'
+import { createOrganization } from '@/lib/orgs/create-organization'
+import { LocalBlobStore } from '@/lib/storage/local'
+import type { BlobStore } from '@/lib/storage/types'
+import {
+  createSymbolicator,
+  MAX_SESSION_MAPS,
+  symbolicateSession,
+} from '@/lib/symbolication/symbolicate-session'
+import { frameKey, type MinifiedFrame, type SymbolicateFrames } from '@/lib/symbolication/types'
+import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { bundle, stackOf } from '../helpers/source-maps'
+
+const BUDGET = { timeoutMs: 30_000, memoryMb: 256 }
+const FRAME_URL = 'https://shop.example/assets/app.js?v=3'
+const DEBUG_ID = '5e1f6b8a-3c2d-4e5f-8a9b-0c1d2e3f4a5b'
+
+let database: TestDatabase
+let blobs: LocalBlobStore
+let pool: AnalysisPool
+let orgA: string
+let orgB: string
+let stack: MinifiedFrame[]
+let appMapKey: string
+let otherMapKey: string
+
+async function putMap(json: string): Promise<{ blobKey: string; sizeBytes: number }> {
+  const bytes = new TextEncoder().encode(json)
+  const blobKey = `sourcemaps/${createHash('sha256').update(bytes).digest('hex')}.map`
+  await blobs.put(blobKey, bytes)
+  return { blobKey, sizeBytes: bytes.byteLength }
+}
+
+async function addRow(row: {
+  organizationId: string
+  release: string
+  url: string
+  debugId?: string
+  blobKey: string
+  sizeBytes: number
+}) {
+  await database.db.insert(sourcemapFiles).values(row)
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+  blobs = new LocalBlobStore(mkdtempSync(path.join(tmpdir(), 'sm-blobs-')))
+  pool = new AnalysisPool({ size: 1, idleMs: 60_000 })
+  orgA = (await createOrganization(database.db, { name: 'A' })).id
+  orgB = (await createOrganization(database.db, { name: 'B' })).id
+  const app = await bundle(
+    {
+      'checkout.ts': `import { formatTotal } from './format'\n\nexport function submitOrder(order: { items: number[] }): string {\n  const total = order.items.reduce((sum, item) => sum + item, 0)\n  return formatTotal(total)\n}\n\n;(globalThis as Record<string, unknown>).go = () => submitOrder({ items: [1, 2] })\n`,
+      'format.ts': `export function formatTotal(total: number): string {\n  const currency = (globalThis as { currency?: { symbol: string } }).currency\n  return currency!.symbol + total.toFixed(2)\n}\n`,
+    },
+    'checkout.ts',
+  )
+  // Another bundle's map: what a frame resolves to when the wrong map is used.
+  const other = await bundle(
+    {
+      'other.ts': `export function other(): number {\n  return 1 + Math.random() * 2 + Math.random() * 3\n}\n(globalThis as Record<string, unknown>).o = other\n`,
+    },
+    'other.ts',
+  )
+  stack = stackOf(app.js, FRAME_URL, 'go()')
+  ;({ blobKey: appMapKey } = await putMap(app.map))
+  ;({ blobKey: otherMapKey } = await putMap(other.map))
+  const appSize = new TextEncoder().encode(app.map).byteLength
+  const otherSize = new TextEncoder().encode(other.map).byteLength
+  await addRow({
+    organizationId: orgA,
+    release: 'r1',
+    url: '~/assets/app.js',
+    blobKey: appMapKey,
+    sizeBytes: appSize,
+  })
+  // Org B uploaded another map for the same release and address: never used for org A.
+  await addRow({
+    organizationId: orgB,
+    release: 'r1',
+    url: '~/assets/app.js',
+    blobKey: otherMapKey,
+    sizeBytes: otherSize,
+  })
+  await addRow({
+    organizationId: orgB,
+    release: 'r9',
+    url: '~/b.js',
+    debugId: '00000000-0000-4000-8000-00000000000b',
+    blobKey: appMapKey,
+    sizeBytes: appSize,
+  })
+  // Org A: the right map by debug ID in an older release, a wrong one by address in r2.
+  await addRow({
+    organizationId: orgA,
+    release: 'r0',
+    url: 'https://old.example/app.js',
+    debugId: DEBUG_ID,
+    blobKey: appMapKey,
+    sizeBytes: appSize,
+  })
+  await addRow({
+    organizationId: orgA,
+    release: 'r2',
+    url: FRAME_URL.split('?')[0]!,
+    blobKey: otherMapKey,
+    sizeBytes: otherSize,
+  })
+  const broken = await putMap('{"version":3,"sources":["a.ts"],"mappings":"!!!"}')
+  await addRow({ organizationId: orgA, release: 'r1', url: '~/assets/broken.js', ...broken })
+  await addRow({
+    organizationId: orgA,
+    release: 'r1',
+    url: '~/assets/gone.js',
+    blobKey: 'sourcemaps/missing.map',
+    sizeBytes: 10,
+  })
+})
+
+afterAll(async () => {
+  await pool?.close()
+  await database?.close()
+})
+
+const request = (
+  organizationId: string,
+  release: string,
+  frames = stack,
+  debugIds: Record<string, string> | null = null,
+) => ({
+  organizationId,
+  release,
+  debugIds,
+  frames,
+  stacks: [frames],
+})
+
+describe('createSymbolicator', () => {
+  it("resolves a session's frames through its organization's map, by `~/path` and without the query", async () => {
+    // Held as the contract's type, as the processing step may hold it.
+    const symbolicate: SymbolicateFrames = createSymbolicator({
+      db: database.db,
+      blobs,
+      analysis: { pool, budget: BUDGET },
+    })
+    const result = await symbolicate(request(orgA, 'r1'))
+    expect(result.release).toBe('r1')
+    const [top, caller] = stack
+    expect(result.frames[frameKey(top!)]).toMatchObject({
+      status: 'mapped',
+      minified: top,
+      original: {
+        fn: 'formatTotal',
+        source: '../src/format.ts',
+        line: 3,
+        context: { line: '  return currency!.symbol + total.toFixed(2)' },
+      },
+    })
+    expect(result.frames[frameKey(caller!)]!.original).toMatchObject({ fn: 'submitOrder', line: 5 })
+    // A release without maps, and a script without one, have no map.
+    const none = await symbolicate(request(orgA, 'r7'))
+    expect(Object.values(none.frames).map((frame) => frame.status)).toEqual(stack.map(() => 'no_map'))
+  })
+
+  it("never uses another organization's map, by address or by debug ID", async () => {
+    const symbolicate = createSymbolicator({ db: database.db, blobs, analysis: { pool, budget: BUDGET } })
+    const forB = await symbolicate(request(orgB, 'r1'))
+    for (const frame of Object.values(forB.frames))
+      expect(frame.original?.source).not.toBe('../src/format.ts')
+    const byOthersDebugId = await symbolicate(
+      request(orgA, 'r9', stack, { [FRAME_URL]: '00000000-0000-4000-8000-00000000000b' }),
+    )
+    expect(Object.values(byOthersDebugId.frames).map((frame) => frame.status)).toEqual(
+      stack.map(() => 'no_map'),
+    )
+  })
+
+  it('prefers the debug ID the recorder saw over the address, from another release of the organization', async () => {
+    const symbolicate = createSymbolicator({ db: database.db, blobs, analysis: { pool, budget: BUDGET } })
+    const byAddress = await symbolicate(request(orgA, 'r2'))
+    expect(byAddress.frames[frameKey(stack[0]!)]!.original?.source).toBe('../src/other.ts')
+    const byDebugId = await symbolicate(request(orgA, 'r2', stack, { [FRAME_URL]: DEBUG_ID.toUpperCase() }))
+    expect(byDebugId.frames[frameKey(stack[0]!)]!.original).toMatchObject({
+      fn: 'formatTotal',
+      source: '../src/format.ts',
+    })
+  })
+
+  it('fails only the frames of a broken or missing map, and reads cached maps from the worker', async () => {
+    let streams = 0
+    const counting: BlobStore = Object.assign(Object.create(blobs) as BlobStore, {
+      stream: (key: string) => {
+        streams++
+        return blobs.stream(key)
+      },
+    })
+    const frames: MinifiedFrame[] = [
+      ...stack,
+      { fn: 'x', url: 'https://shop.example/assets/broken.js', line: 1, column: 10 },
+      { fn: 'y', url: 'https://shop.example/assets/gone.js', line: 1, column: 10 },
+      { fn: 'z', url: 'https://shop.example/assets/unknown.js', line: 1, column: 10 },
+    ]
+    const symbolicate = createSymbolicator({
+      db: database.db,
+      blobs: counting,
+      analysis: { pool, budget: BUDGET },
+    })
+    const result = await symbolicate(request(orgA, 'r1', frames))
+    expect(frames.map((frame) => result.frames[frameKey(frame)]!.status)).toEqual([
+      ...stack.map(() => 'mapped'),
+      'failed',
+      'failed',
+      'no_map',
+    ])
+    const before = streams
+    const again = await symbolicate(request(orgA, 'r1', frames))
+    expect(again).toEqual(result)
+    // The parsed map and the broken one are remembered; only the missing blob is asked for again.
+    expect(streams - before).toBe(1)
+  })
+
+  it(`reads at most ${MAX_SESSION_MAPS} maps for a session and fails the frames of the rest`, async () => {
+    const frames: MinifiedFrame[] = []
+    for (let i = 0; i <= MAX_SESSION_MAPS; i++) {
+      const map = await putMap(
+        JSON.stringify({ version: 3, sources: [`s${i}.ts`], names: [], mappings: 'AAAA' }),
+      )
+      await addRow({ organizationId: orgA, release: 'many', url: `~/m${i}.js`, ...map })
+      frames.push({ fn: '', url: `https://shop.example/m${i}.js`, line: 1, column: 1 })
+    }
+    const result = await symbolicateSession(
+      { db: database.db, blobs, analysis: { pool, budget: BUDGET } },
+      request(orgA, 'many', frames),
+    )
+    const statuses = frames.map((frame) => result.frames[frameKey(frame)]!.status)
+    expect(statuses.slice(0, MAX_SESSION_MAPS)).toEqual(frames.slice(0, MAX_SESSION_MAPS).map(() => 'mapped'))
+    expect(statuses.at(-1)).toBe('failed')
+  })
+
+  it('fails every frame when the worker runs over its time budget on a map, and replaces the worker', async () => {
+    const stuck = new AnalysisPool({
+      size: 1,
+      idleMs: 60_000,
+      spawn: (options) =>
+        typeScriptWorker(path.join(process.cwd(), 'tests/helpers/stuck-map-worker.ts'), options),
+    })
+    try {
+      const symbolicate = createSymbolicator({
+        db: database.db,
+        blobs,
+        analysis: { pool: stuck, budget: { timeoutMs: 1_000, memoryMb: 128 } },
+      })
+      const started = performance.now()
+      const result = await symbolicate(request(orgA, 'r1'))
+      expect(Object.values(result.frames).map((frame) => frame.status)).toEqual(stack.map(() => 'failed'))
+      expect(performance.now() - started).toBeLessThan(20_000)
+      expect(stuck.workerCount).toBe(0)
+    } finally {
+      await stuck.close()
+    }
+  })
+
+  it('throws a storage error, so that the processing step retries, and replaces the worker left waiting', async () => {
+    const failing: BlobStore = Object.assign(Object.create(blobs) as BlobStore, {
+      stream: () => Promise.reject(new Error('storage is down')),
+    })
+    const fresh = new AnalysisPool({ size: 1, idleMs: 60_000 })
+    try {
+      const symbolicate = createSymbolicator({
+        db: database.db,
+        blobs: failing,
+        analysis: { pool: fresh, budget: BUDGET },
+      })
+      await expect(symbolicate(request(orgA, 'r1'))).rejects.toThrow('storage is down')
+      expect(fresh.workerCount).toBe(0)
+    } finally {
+      await fresh.close()
+    }
+  })
+})
