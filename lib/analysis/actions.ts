@@ -8,10 +8,12 @@ import type { ClickRecord, Context } from './context'
 import type { DomNode } from './dom/document'
 import { describeElement, elementLabel, stableSelector } from './dom/element'
 import { fieldControl, fieldLabel } from './dom/field'
+import { roleOf } from './dom/role'
 import { resolveClickTarget } from './dom/target'
 import { targetIdentity } from './follow-up'
 import { num, type Obj, str } from './rrweb'
 import { elementPhrase } from './text'
+import type { TrailTarget } from './trail'
 import { shownSelector, trailTarget } from './trail-target'
 import type { ElementDescriptor } from './types'
 
@@ -58,6 +60,11 @@ export class UserActions {
     const shown = shownSelector(element, stable)
     // A form field is named by its label, not by its content or its name attribute.
     const field = target && FIELD_TAG.test(target.node.tag) ? this.fieldName(target.node) : null
+    const node = target?.node ?? null
+    // Named only if an entry keeps it, maybe seconds later (a dead click): everything it reads
+    // is fixed now except the node's attributes, so its role is read now.
+    const role = node ? roleOf(node) : element.role
+    let named: TrailTarget | null = null
     const down = this.mouseDown
     const click: ClickRecord = {
       seq,
@@ -70,7 +77,10 @@ export class UserActions {
       element,
       key: target ? `${doc.generation}:${target.node.id}` : `?:${id}`,
       stable,
-      trailTarget: trailTarget(target?.node ?? null, element, shown, field),
+      trailTarget: () => {
+        named ??= trailTarget(node, element, shown, field, role)
+        return named
+      },
       page: page.current,
       errored: false,
     }

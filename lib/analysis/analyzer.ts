@@ -5,7 +5,6 @@
  */
 import { UserActions } from './actions'
 import { boundedStr, MAX_URL_CHARS } from './bounds'
-import { consoleLevel, consoleMessage } from './console-message'
 import { ClickLog, type Context } from './context'
 import { DeadDetector } from './detectors/dead'
 import { ErrorDetector } from './detectors/errors'
@@ -18,7 +17,6 @@ import { type PageChange, PageTracker } from './page'
 import { ResponseLog } from './responses'
 import { arr, CONSOLE_PLUGIN, EventType, isObj, Mouse, NETWORK_PLUGIN, type Obj, Source } from './rrweb'
 import { Timeline } from './timeline'
-import { TRAIL_LIMITS } from './trail'
 import { TrailRecorder } from './trail-recorder'
 import type { AnalysisResult, Analyzer, AnalyzerOptions, RrwebEvent } from './types'
 
@@ -212,12 +210,7 @@ class SessionAnalyzer implements Analyzer {
   private plugin(data: Obj, at: number, seq: number): void {
     const payload = isObj(data.payload) ? data.payload : {}
     if (data.plugin === CONSOLE_PLUGIN) {
-      this.ctx.trail.console(
-        at,
-        this.ctx.page.current.url,
-        consoleLevel(payload),
-        consoleMessage(payload, TRAIL_LIMITS.message),
-      )
+      this.ctx.trail.console(at, this.ctx.page.current.url, payload)
       this.errors.consolePlugin(payload, at, seq)
     } else if (data.plugin === NETWORK_PLUGIN) this.network.plugin(payload, at, seq)
     else return

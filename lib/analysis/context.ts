@@ -27,8 +27,8 @@ export interface ClickRecord {
   /** Identity of the resolved element within its document. */
   key: string
   stable: string
-  /** The element as the session trail names it. */
-  trailTarget: TrailTarget
+  /** The element as the session trail names it, built on the first call (most clicks never need it). */
+  trailTarget: () => TrailTarget
   page: PageRef
   /** A js_error followed within 1 s: the error is the report, not a dead click (§4.3). */
   errored: boolean

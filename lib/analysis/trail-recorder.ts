@@ -5,10 +5,14 @@
  * session of any length costs at most one bounded trail.
  */
 import { boundedJson } from './bounded-json'
+import { consoleLevel, consoleMessage } from './console-message'
+import { jsonUtf8Length } from './json-size'
+import type { Obj } from './rrweb'
 import { cutText, type SessionTrail, TRAIL_LIMITS, type TrailEntry, type TrailTarget } from './trail'
 
 type Entry<K extends TrailEntry['kind']> = Extract<TrailEntry, { kind: K }>
 type Fields<K extends TrailEntry['kind']> = Omit<Entry<K>, 'kind' | 'at' | 'pageUrl'>
+type InputShown = Pick<Entry<'input'>, 'value' | 'masked' | 'length' | 'checked'>
 
 const REPEAT_MS = 1000
 // A rage click makes dead clicks on its element within this window moot, as findings.ts does.
@@ -23,16 +27,6 @@ const LATE_ROOM = 128
  */
 const MAX_TRAIL_JSON_BYTES = 1_000_000
 
-function utf8Length(text: string): number {
-  let bytes = text.length
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i)
-    // Two bytes below U+0800, three above; a surrogate pair is four, two per half.
-    if (code >= 0x80) bytes += code < 0x800 || (code >= 0xd800 && code <= 0xdfff) ? 1 : 2
-  }
-  return bytes
-}
-
 export interface InputChange {
   control: Entry<'input'>['control']
   /** The value as the recorder sent it, or null when the event had none. */
@@ -42,15 +36,19 @@ export interface InputChange {
   secret: boolean
 }
 
-/** What a field's value may show: rrweb masks a value as one `*` per character. */
-function inputValue(change: InputChange): Pick<Entry<'input'>, 'value' | 'masked' | 'length'> {
+/**
+ * What a field's value may show: rrweb masks a value as one `*` per character. These are the
+ * fields each keystroke into the same field updates.
+ */
+function shownInput(change: InputChange): InputShown {
+  // rrweb reports isChecked for every input; only toggles have a state to show.
+  if (change.control === 'toggle') return { value: null, masked: false, length: 0, checked: change.checked }
   const text = change.text ?? ''
   const length = text.length
-  if (change.control === 'toggle') return { value: null, masked: false, length: 0 }
-  if (change.secret) return { value: null, masked: true, length }
+  if (change.secret) return { value: null, masked: true, length, checked: null }
   let masked = length > 0
   for (let i = 0; masked && i < length; i++) masked = text.charCodeAt(i) === 42
-  return { value: masked ? null : keep(text, TRAIL_LIMITS.value), masked, length }
+  return { value: masked ? null : keep(text, TRAIL_LIMITS.value), masked, length, checked: null }
 }
 
 /**
@@ -93,19 +91,27 @@ export class TrailRecorder {
   /** The latest click or input, for collapsing repeats into it. */
   private lastAction: { entry: Entry<'click'> | Entry<'input'>; key: string; at: number } | null = null
   private readonly deadClicks: { entry: Entry<'dead_click'>; key: string }[] = []
+  /** The page URL of the latest entry and its cut form: a page's entries all share it. */
+  private page = { url: '', cut: '' }
 
-  private add<K extends TrailEntry['kind']>(
-    kind: K,
-    at: number,
-    pageUrl: string,
-    fields: Fields<K>,
-    late = false,
-  ): Entry<K> | null {
-    if (this.entries.length >= TRAIL_LIMITS.entries + (late ? LATE_ROOM : 0)) {
-      this.truncated = true
-      return null
-    }
-    const entry = { kind, at, pageUrl: cutUrl(pageUrl), ...fields } as unknown as Entry<K>
+  /**
+   * Whether one more entry fits; when it does not, the trail is marked truncated. Every
+   * method asks before it builds anything, so past the cap an event costs the trail nothing.
+   */
+  private fits(late = false): boolean {
+    if (this.entries.length < TRAIL_LIMITS.entries + (late ? LATE_ROOM : 0)) return true
+    this.truncated = true
+    return false
+  }
+
+  private pageUrl(url: string): string {
+    if (url !== this.page.url) this.page = { url, cut: cutUrl(url) }
+    return this.page.cut
+  }
+
+  // Each entry is written as one literal, its fields in a fixed order: entries of a kind share
+  // one shape, which keeps creating and measuring them cheap.
+  private add<E extends TrailEntry>(entry: E): E {
     this.entries.push(entry)
     return entry
   }
@@ -115,46 +121,71 @@ export class TrailRecorder {
    * the work of building one, such as resolving a request URL.
    */
   full(): boolean {
-    if (this.entries.length < TRAIL_LIMITS.entries) return false
-    this.truncated = true
-    return true
+    return !this.fits()
   }
 
   navigation(at: number, url: string, change: 'load' | 'navigation'): void {
     this.lastAction = null
-    this.add('navigation', at, url, { url: cutUrl(url), change })
+    if (!this.fits()) return
+    this.add({ kind: 'navigation', at, pageUrl: this.pageUrl(url), url: cutUrl(url), change })
   }
 
-  /** A click; repeats on the same element within a second add to its count. */
-  click(at: number, pageUrl: string, key: string, target: TrailTarget): void {
+  /**
+   * A click; repeats on the same element within a second add to its count. `target` is
+   * called only for a new entry that fits: naming the element (role, name, selector, every
+   * string cut) is the costly part, and a repeat or a full trail does not need it.
+   */
+  click(at: number, pageUrl: string, key: string, target: () => TrailTarget): void {
     const last = this.lastAction
     if (last?.entry.kind === 'click' && last.key === key && at - last.at <= REPEAT_MS) {
       last.entry.count++
       last.at = at
       return
     }
-    const entry = this.add('click', at, pageUrl, { target, count: 1 })
+    const entry = this.fits()
+      ? this.add({ kind: 'click', at, pageUrl: this.pageUrl(pageUrl), target: target(), count: 1 })
+      : null
     this.lastAction = entry ? { entry, key, at } : null
   }
 
-  /** A change to a field; keystrokes into the field just typed in update its entry. */
+  /**
+   * A change to a field; keystrokes into the field just typed in update its entry. `target`
+   * is called only for a new entry that fits, as for clicks.
+   */
   input(at: number, pageUrl: string, key: string, target: () => TrailTarget, change: InputChange): void {
     const last = this.lastAction
-    // rrweb reports isChecked for every input; only toggles have a state to show.
-    const shown = { ...inputValue(change), checked: change.control === 'toggle' ? change.checked : null }
     if (last?.entry.kind === 'input' && last.key === key) {
-      Object.assign(last.entry, shown)
+      Object.assign(last.entry, shownInput(change))
       last.at = at
       return
     }
-    const entry = this.add('input', at, pageUrl, { target: target(), control: change.control, ...shown })
+    let entry: Entry<'input'> | null = null
+    if (this.fits()) {
+      const { value, masked, length, checked } = shownInput(change)
+      entry = this.add({
+        kind: 'input',
+        at,
+        pageUrl: this.pageUrl(pageUrl),
+        target: target(),
+        control: change.control,
+        value,
+        masked,
+        length,
+        checked,
+      })
+    }
     this.lastAction = entry ? { entry, key, at } : null
   }
 
-  console(at: number, pageUrl: string, level: string, message: string): void {
-    this.add('console', at, pageUrl, {
-      level: keep(level, TRAIL_LIMITS.label),
-      message: keep(message, TRAIL_LIMITS.message),
+  /** A console plugin message; its level and text are read only when the entry fits. */
+  console(at: number, pageUrl: string, payload: Obj): void {
+    if (!this.fits()) return
+    this.add({
+      kind: 'console',
+      at,
+      pageUrl: this.pageUrl(pageUrl),
+      level: keep(consoleLevel(payload), TRAIL_LIMITS.label),
+      message: keep(consoleMessage(payload, TRAIL_LIMITS.message), TRAIL_LIMITS.message),
     })
   }
 
@@ -168,12 +199,16 @@ export class TrailRecorder {
     /** The stack in original frames, given only when some of them mapped (docs/source-maps.md). */
     originalStack?: string,
   ): void {
+    if (!this.fits()) return
     let stack = ''
     for (const line of trace) {
       if (stack.length > TRAIL_LIMITS.stack) break
       stack = stack ? `${stack}\n${line}` : line
     }
-    this.add('error', at, pageUrl, {
+    this.add({
+      kind: 'error',
+      at,
+      pageUrl: this.pageUrl(pageUrl),
       message: keep(message, TRAIL_LIMITS.message),
       stack: stack ? keep(stack, TRAIL_LIMITS.stack) : null,
       ...(originalStack ? { originalStack: keep(originalStack, TRAIL_LIMITS.stack) } : {}),
@@ -181,28 +216,41 @@ export class TrailRecorder {
     })
   }
 
+  /** Callers ask full() first: resolving the request's URL is the costly part (network.ts). */
   request(at: number, pageUrl: string, fields: Fields<'request'>): void {
-    this.add('request', at, pageUrl, {
-      ...fields,
+    if (!this.fits()) return
+    this.add({
+      kind: 'request',
+      at,
+      pageUrl: this.pageUrl(pageUrl),
       method: keep(fields.method, TRAIL_LIMITS.label),
       url: cutUrl(fields.url),
+      status: fields.status,
+      durationMs: fields.durationMs,
+      failed: fields.failed,
     })
   }
 
   /** A reported rage click; `key` identifies its element the way findings do. */
-  rageClick(at: number, pageUrl: string, key: string, target: TrailTarget, count: number): void {
-    this.add('rage_click', at, pageUrl, { target, count }, true)
+  rageClick(at: number, pageUrl: string, key: string, target: () => TrailTarget, count: number): void {
+    if (this.fits(true))
+      this.add({ kind: 'rage_click', at, pageUrl: this.pageUrl(pageUrl), target: target(), count })
     for (const dead of this.deadClicks)
       if (dead.key === key && Math.abs(dead.entry.at - at) <= SUPERSEDE_MS) this.superseded.add(dead.entry)
   }
 
-  deadClick(at: number, pageUrl: string, key: string, target: TrailTarget): void {
-    const entry = this.add('dead_click', at, pageUrl, { target }, true)
-    if (entry) this.deadClicks.push({ entry, key })
+  deadClick(at: number, pageUrl: string, key: string, target: () => TrailTarget): void {
+    if (!this.fits(true)) return
+    const entry = this.add({ kind: 'dead_click', at, pageUrl: this.pageUrl(pageUrl), target: target() })
+    this.deadClicks.push({ entry, key })
   }
 
   custom(at: number, pageUrl: string, tag: string, payload: unknown): void {
-    this.add('custom', at, pageUrl, {
+    if (!this.fits()) return
+    this.add({
+      kind: 'custom',
+      at,
+      pageUrl: this.pageUrl(pageUrl),
       tag: keep(tag, TRAIL_LIMITS.message),
       payload:
         payload === undefined ? null : keep(boundedJson(payload, TRAIL_LIMITS.payload), TRAIL_LIMITS.payload),
@@ -222,7 +270,7 @@ export class TrailRecorder {
         truncated = true
         break
       }
-      bytes += utf8Length(JSON.stringify(entry))
+      bytes += jsonUtf8Length(entry)
       if (bytes > MAX_TRAIL_JSON_BYTES) {
         truncated = true
         break

@@ -18,19 +18,21 @@ export function shownSelector(element: ElementDescriptor, stable = stableSelecto
 
 /**
  * `field` is a form field's label (dom/field.ts), null for other elements. A textarea's text
- * is what was typed into it, so it is never shown.
+ * is what was typed into it, so it is never shown. `role` is the node's role when the target
+ * is named later than the event (its attributes may have changed since).
  */
 export function trailTarget(
   node: DomNode | null,
   element: ElementDescriptor,
   shown: string,
   field: string | null,
+  role: string | null = node ? roleOf(node) : element.role,
 ): TrailTarget {
   const text = node?.tag === 'textarea' ? '' : element.text
   return {
     tag: keep(element.tag, TRAIL_LIMITS.label),
     selector: keep(shown, TRAIL_LIMITS.label),
-    role: cutLabel(node ? roleOf(node) : element.role),
+    role: cutLabel(role),
     name: cutLabel(element.ariaLabel || field || text || null),
     text: keep(text, TRAIL_LIMITS.label),
     testId: cutLabel(element.testId),

@@ -282,6 +282,15 @@ describe('rage and dead clicks', () => {
     expect(ofKind(trail, 'dead_click')).toEqual([])
   })
 
+  it('names a rage click’s element as it was when clicked, not when the burst was decided', async () => {
+    const b = session()
+    for (let i = 0; i < 5; i++) b.click(11).wait(150)
+    // Only the last click is answered, by a change to the button itself.
+    b.mutation({ attributes: [{ id: 10, attributes: { role: 'link' } }] }).wait(3000)
+    const [rage] = ofKind(await trailOf(b), 'rage_click')
+    expect(rage).toMatchObject({ count: 5, target: { selector: '#pay', role: 'button' } })
+  })
+
   it('adds a dead click when the detector reports one, before what followed it', async () => {
     const b = session()
       .click(11)
@@ -355,6 +364,27 @@ describe('bounds', () => {
     const trail = await trailOf(b)
     expect(trail.entries).toHaveLength(TRAIL_LIMITS.entries)
     expect(trail.truncated).toBe(false)
+  })
+
+  it('still counts repeats of the last kept click once full, and keeps nothing new', async () => {
+    // The load and 1,998 messages leave room for exactly one more entry.
+    const b = new SessionBuilder().load(HREF, DOC)
+    for (let i = 0; i < TRAIL_LIMITS.entries - 2; i++) b.console('log', [`line ${i}`])
+    b.click(11).wait(200).click(11).wait(200).input(16, 'a').click(13).wait(200).click(13).wait(200).click(11)
+    const trail = await trailOf(b)
+    expect(trail.entries).toHaveLength(TRAIL_LIMITS.entries)
+    expect(trail.truncated).toBe(true)
+    // The input ended the run of clicks; what came after it did not fit.
+    expect(trail.entries.at(-1)).toMatchObject({ kind: 'click', count: 2, target: { selector: '#pay' } })
+  })
+
+  it('is not truncated by repeats folded into the last entry', async () => {
+    const b = new SessionBuilder().load(HREF, DOC)
+    for (let i = 0; i < TRAIL_LIMITS.entries - 2; i++) b.console('log', [`line ${i}`])
+    b.input(16, 'a').input(16, 'ab').input(16, 'abc')
+    const trail = await trailOf(b)
+    expect(trail.truncated).toBe(false)
+    expect(trail.entries.at(-1)).toMatchObject({ kind: 'input', value: 'abc', length: 3 })
   })
 
   it('stays small enough to cross a worker and a job step when every entry is at its limits', async () => {
