@@ -28,12 +28,18 @@ export const sourcemapFiles = pgTable(
     blobKey: text('blob_key').notNull(),
     /** Size of the stored map in bytes (uncompressed). */
     sizeBytes: integer('size_bytes').notNull(),
-    /** Uploads of the same release and address replace the row; retention counts from here. */
+    /** Uploads of the same release and address replace the row. */
     uploadedAt: ts('uploaded_at').notNull().defaultNow(),
+    /**
+     * The last upload, or the last day a session of the release was symbolicated with it
+     * (touched at most once a day): retention counts from here, so a release still in use
+     * keeps its maps however old they are.
+     */
+    lastUsedAt: ts('last_used_at').notNull().defaultNow(),
   },
   (t) => [
     uniqueIndex('sourcemap_files_org_release_url_unique').on(t.organizationId, t.release, t.url),
     index('sourcemap_files_org_debug_idx').on(t.organizationId, t.debugId),
-    index('sourcemap_files_uploaded_idx').on(t.uploadedAt),
+    index('sourcemap_files_used_idx').on(t.lastUsedAt),
   ],
 )

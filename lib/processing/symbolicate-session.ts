@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { replaySessions } from '@/db/schema'
 import { logger } from '@/lib/log'
+import { markReleaseMapsUsed } from '@/lib/sourcemaps/mark-used'
 import type { MinifiedFrame, SymbolicateFrames, Symbolication } from '@/lib/symbolication/types'
 
 /** How many of the positions symbolication resolved were found in a map. */
@@ -43,7 +44,9 @@ export async function symbolicateSession(
       frames,
       stacks,
     })
-    return mappedCount(symbolication) > 0 ? symbolication : null
+    if (mappedCount(symbolication) === 0) return null
+    await markReleaseMapsUsed(db, organizationId, release)
+    return symbolication
   } catch (error) {
     if (input.rethrow) throw error
     logger.warn({ err: error, organizationId, sessionId, release }, 'session symbolication failed')

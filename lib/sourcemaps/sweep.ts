@@ -12,8 +12,8 @@ export interface SourcemapSweepResult {
 }
 
 /**
- * Deletes every map uploaded more than `retentionDays` ago (SOURCEMAP_RETENTION_DAYS), oldest
- * first, a chunk at a time and one organization's transaction at a time, stopping at `maxFiles`.
+ * Deletes every map neither uploaded nor used by a session's symbolication in the last
+ * `retentionDays` (SOURCEMAP_RETENTION_DAYS), least recently used first, a chunk at a time and one organization's transaction at a time, stopping at `maxFiles`.
  * Runs with the replay retention sweep (lib/retention/sweep.ts).
  */
 export async function sweepSourcemaps(
@@ -31,9 +31,9 @@ export async function sweepSourcemaps(
       .select({ id: sourcemapFiles.id, organizationId: sourcemapFiles.organizationId })
       .from(sourcemapFiles)
       .where(
-        lt(sourcemapFiles.uploadedAt, sql`${now}::timestamptz - ${options.retentionDays} * interval '1 day'`),
+        lt(sourcemapFiles.lastUsedAt, sql`${now}::timestamptz - ${options.retentionDays} * interval '1 day'`),
       )
-      .orderBy(asc(sourcemapFiles.uploadedAt), asc(sourcemapFiles.id))
+      .orderBy(asc(sourcemapFiles.lastUsedAt), asc(sourcemapFiles.id))
       .limit(budget > 0 ? budget : 1)
     if (expired.length === 0) break
     if (budget <= 0) {

@@ -156,6 +156,7 @@ export async function uploadSourcemaps(
           blobKey: sql`excluded.blob_key`,
           sizeBytes: sql`excluded.size_bytes`,
           uploadedAt: sql`now()`,
+          lastUsedAt: sql`now()`,
         },
       })
     // Written under the lock, after the rows: a failed write rolls the rows back, and no

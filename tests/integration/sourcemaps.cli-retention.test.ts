@@ -9,6 +9,7 @@ import { runCli } from '@/lib/cli/run'
 import { useDatabase } from '@/lib/db'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { sourcemapFolder } from '@/lib/sourcemaps/blob-key'
+import { markReleaseMapsUsed } from '@/lib/sourcemaps/mark-used'
 import { createBlobStore, setBlobStoreForTests } from '@/lib/storage'
 import type { BlobStore } from '@/lib/storage/types'
 import { dashboardMember } from '../helpers/dashboard-session'
@@ -152,7 +153,7 @@ describe('admin sourcemaps:upload', () => {
 })
 
 describe('source map retention', () => {
-  it('deletes maps uploaded longer ago than SOURCEMAP_RETENTION_DAYS, keeping blobs still in use', async () => {
+  it('deletes maps neither uploaded nor used within SOURCEMAP_RETENTION_DAYS, keeping blobs still in use', async () => {
     // v0 is old; its app map's content is also v1.0.0's, which is recent.
     const dir = buildFolder({
       'assets/app.js.map': map('src/app.ts'),
@@ -161,17 +162,45 @@ describe('source map retention', () => {
     expect((await cli('sourcemaps:upload', '--org', orgId, '--release', 'v0', '--dir', dir)).code).toBe(0)
     await database.db
       .update(sourcemapFiles)
-      .set({ uploadedAt: new Date(Date.now() - 91 * DAY) })
+      .set({ uploadedAt: new Date(Date.now() - 91 * DAY), lastUsedAt: new Date(Date.now() - 91 * DAY) })
       .where(eq(sourcemapFiles.release, 'v0'))
+    // Uploaded as long ago, but a session of it was symbolicated five days ago: still in use.
+    const live = buildFolder({ 'assets/live.js.map': map('src/live.ts') })
+    expect((await cli('sourcemaps:upload', '--org', orgId, '--release', 'v-live', '--dir', live)).code).toBe(0)
+    await database.db
+      .update(sourcemapFiles)
+      .set({ uploadedAt: new Date(Date.now() - 200 * DAY), lastUsedAt: new Date(Date.now() - 5 * DAY) })
+      .where(eq(sourcemapFiles.release, 'v-live'))
     const old = await rows('v0')
     const kept = await rows('v1.0.0')
     const run = await cli('retention:run')
     expect(run.json).toMatchObject({ sourcemaps: { files: 2, blobs: 1, more: false } })
     expect(await rows('v0')).toEqual([])
     expect(await rows('v1.0.0')).toEqual(kept)
+    expect(await rows('v-live')).toHaveLength(1)
     const left = await blobs.list(sourcemapFolder(orgId))
     for (const row of kept) expect(left).toContain(row.blobKey)
     expect(left).not.toContain(old.find((r) => r.url === '~/assets/old.js')!.blobKey)
+  })
+})
+
+describe('a release in use', () => {
+  it('marks its maps used at most once a day, and only its own organization', async () => {
+    const dir = buildFolder({ 'used.js.map': map('src/used.ts') })
+    expect((await cli('sourcemaps:upload', '--org', orgId, '--release', 'v-used', '--dir', dir)).code).toBe(0)
+    const twoDaysAgo = new Date(Date.now() - 2 * DAY)
+    await database.db
+      .update(sourcemapFiles)
+      .set({ lastUsedAt: twoDaysAgo })
+      .where(eq(sourcemapFiles.release, 'v-used'))
+    const other = (await createOrganization(database.db, { name: 'Other' })).id
+    await markReleaseMapsUsed(database.db, other, 'v-used')
+    expect((await rows('v-used'))[0]!.lastUsedAt).toEqual(twoDaysAgo)
+    await markReleaseMapsUsed(database.db, orgId, 'v-used')
+    const touched = (await rows('v-used'))[0]!.lastUsedAt
+    expect(touched.getTime()).toBeGreaterThan(Date.now() - 60_000)
+    await markReleaseMapsUsed(database.db, orgId, 'v-used')
+    expect((await rows('v-used'))[0]!.lastUsedAt).toEqual(touched)
   })
 })
 
