@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker, type WorkerOptions } from 'node:worker_threads'
+import { LRUCache } from 'lru-cache'
 import type { AnalysisResult, AnalyzerOptions } from '../analysis/types'
 import type { FrameLookup } from '../symbolication/symbolicate-frames'
 import type { SymbolicatedFrame } from '../symbolication/types'
@@ -29,6 +30,29 @@ export class AnalysisStopped extends Error {
     super(`analysis stopped (${stopCause})`, options)
   }
 }
+
+/**
+ * A symbolication stopped while its worker was parsing one map (`blobKey`): over the budget,
+ * or the worker died. The pool remembers the map (AnalysisPool.stoppedOn); the caller may
+ * retry without it.
+ */
+export class MapStopped extends AnalysisStopped {
+  override name = 'MapStopped'
+
+  constructor(
+    readonly blobKey: string,
+    stopped: AnalysisStopped,
+  ) {
+    super(stopped.stopCause, stopped.budget, { cause: stopped.cause })
+  }
+}
+
+/**
+ * Maps a worker was stopped on, remembered on this thread: the worker's own memory of failed
+ * maps goes with the worker. Bounded, and for a while only: a map may have been unlucky (the
+ * budget spent by the maps before it, a busy machine).
+ */
+const STOPPED_MAPS = { max: 500, ttlMs: 10 * 60_000 }
 
 /** The analyser reported an error (unparsable batch, analyser bug); the worker stays usable. */
 export class AnalysisFailed extends Error {
@@ -146,9 +170,21 @@ export class AnalysisPool {
   private readonly slots: Slot[] = []
   private readonly waiting: (() => void)[] = []
   private readonly spawn: SpawnWorker
+  private readonly stoppedMaps = new LRUCache<string, StopCause>({
+    max: STOPPED_MAPS.max,
+    ttl: STOPPED_MAPS.ttlMs,
+  })
 
   constructor(private readonly options: AnalysisPoolOptions) {
     this.spawn = options.spawn ?? spawnAnalysisWorker
+  }
+
+  /**
+   * Why a worker was stopped while parsing the map under `blobKey` in the last 10 minutes;
+   * undefined when it was not. Its frames are better failed than sent to a worker again.
+   */
+  stoppedOn(blobKey: string): StopCause | undefined {
+    return this.stoppedMaps.get(blobKey)
   }
 
   /** Workers alive now (busy or idle). */
@@ -207,8 +243,10 @@ export class AnalysisPool {
   /**
    * Resolves stack frames through source maps in a worker (docs/source-maps.md), within
    * `budget`: the worker names the maps it has not cached and `readMaps` reads them here
-   * (storage time is not counted). Throws as `analyse` does: AnalysisStopped when the worker
-   * ran over the budget (a hostile map) or died, AnalysisFailed when it reported an error.
+   * (storage time is not counted); they are sent one per message. Throws as `analyse` does:
+   * AnalysisStopped when the worker ran over the budget or died, MapStopped (remembered, see
+   * `stoppedOn`) when that happened while it parsed a map, AnalysisFailed when it reported an
+   * error.
    */
   async symbolicate(
     lookups: FrameLookup[],
@@ -221,15 +259,25 @@ export class AnalysisPool {
     try {
       let reply = await this.request(slot, { type: 'symbolicate', lookups }, [], clock, budget)
       if (reply.type === 'maps-needed') {
-        const maps = await readMaps(reply.blobKeys)
-        const transfer = new Set<ArrayBuffer>()
-        const sent = maps.map(({ blobKey, bytes }) => {
-          if (!bytes) return { blobKey, bytes: null }
-          const buffer = ownBuffer(bytes)
-          transfer.add(buffer)
-          return { blobKey, bytes: buffer }
-        })
-        reply = await this.request(slot, { type: 'maps', maps: sent }, [...transfer], clock, budget)
+        for (const { blobKey, bytes } of await readMaps(reply.blobKeys)) {
+          const buffer = bytes ? ownBuffer(bytes) : null
+          try {
+            reply = await this.request(
+              slot,
+              { type: 'map', blobKey, bytes: buffer },
+              buffer ? [buffer] : [],
+              clock,
+              budget,
+            )
+          } catch (error) {
+            if (!(error instanceof AnalysisStopped)) throw error
+            this.stoppedMaps.set(blobKey, error.stopCause)
+            throw new MapStopped(blobKey, error)
+          }
+          if (reply.type !== 'map-loaded') break
+        }
+        if (reply.type === 'map-loaded' || reply.type === 'maps-needed')
+          reply = await this.request(slot, { type: 'maps', maps: [] }, [], clock, budget)
       }
       if (reply.type === 'failed') {
         reusable = true

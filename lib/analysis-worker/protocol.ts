@@ -23,8 +23,16 @@ export type ToWorker =
    * The worker answers `maps-needed` with the maps it has not cached, or `symbolicated`.
    */
   | { type: 'symbolicate'; lookups: FrameLookup[] }
-  /** The maps asked for: their JSON, transferred; null when storage had none. */
+  /**
+   * The maps asked for: their JSON, transferred; null when storage had none. The worker parses
+   * them and answers `symbolicated`; an empty list resolves with the maps sent one by one.
+   */
   | { type: 'maps'; maps: { blobKey: string; bytes: ArrayBuffer | null }[] }
+  /**
+   * One map asked for, answered `map-loaded` once parsed: sent one per message, so that the
+   * server thread knows which map the worker was parsing when it ran over its budget.
+   */
+  | { type: 'map'; blobKey: string; bytes: ArrayBuffer | null }
   /**
    * Checks one uploaded source map (docs/source-maps.md, "Where the upload's work runs"): its
    * JSON, transferred; the worker answers `map-checked` with the same bytes transferred back.
@@ -39,6 +47,8 @@ export type FromWorker =
   /** The batch could not be parsed or the analyser threw; the worker stays usable. */
   | { type: 'failed'; message: string }
   | { type: 'maps-needed'; blobKeys: string[] }
+  /** The map of a `map` message is parsed (or failed) and held for the symbolication. */
+  | { type: 'map-loaded'; blobKey: string }
   /** Every lookup's frame, by frameKey. */
   | { type: 'symbolicated'; frames: Record<string, SymbolicatedFrame> }
   /** The checked map's bytes, handed back (transferred) for storage, and what the check found. */

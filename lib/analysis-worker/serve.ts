@@ -59,6 +59,13 @@ export function serveAnalysis(port: MessagePort, hooks: ServeHooks = {}): void {
         pending = { lookups: message.lookups, held }
         return reply({ type: 'maps-needed', blobKeys: [...needed] })
       }
+      if (message.type === 'map') {
+        if (!pending) throw new Error('no symbolication begun')
+        hooks.beforeMapParse?.(message.blobKey)
+        const bytes = message.bytes ? new Uint8Array(message.bytes) : null
+        pending.held.set(message.blobKey, maps.load(message.blobKey, bytes))
+        return reply({ type: 'map-loaded', blobKey: message.blobKey })
+      }
       if (message.type === 'maps') {
         const waiting = pending
         pending = null

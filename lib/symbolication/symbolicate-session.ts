@@ -1,14 +1,14 @@
 /**
  * Symbolication for the processing step (docs/source-maps.md, "Symbolication"): finds the
- * maps a session's frames need (one query, the session's organization only), reads them
+ * maps a session's frames need (the session's organization only), reads them
  * from storage, and has an analysis worker parse them and resolve the frames. This thread
  * does I/O only: a multi-megabyte map is never parsed where requests are answered.
  */
-import { and, eq, inArray, or } from 'drizzle-orm'
+import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { sourcemapFiles } from '@/db/schema'
 import { cutQuery } from '@/lib/analysis/stack'
-import { AnalysisFailed, AnalysisStopped, type MapBytes } from '@/lib/analysis-worker/pool'
+import { AnalysisFailed, AnalysisStopped, type MapBytes, MapStopped } from '@/lib/analysis-worker/pool'
 import { logger } from '@/lib/log'
 import { getSessionAnalysis, type SessionAnalysis } from '@/lib/processing/analyse-session'
 import { readCapped } from '@/lib/storage/read-capped'
@@ -33,7 +33,11 @@ export const MAX_SESSION_MAPS = 20
 export const MAX_SESSION_MAP_BYTES = 96 * 1024 * 1024
 /** Callers looked at per frame for its name (the call sites of different stacks). */
 const MAX_CALLERS = 4
-const MAX_ROWS = 5000
+/**
+ * Calls to the worker per session: the first, and one more without the map it was stopped on.
+ * Each may take the whole budget, so a session costs at most twice its budget.
+ */
+const MAX_ATTEMPTS = 2
 
 export interface SymbolicatorDeps {
   db: DbOrTx
@@ -163,24 +167,46 @@ export async function symbolicateSession(
     const id = debugIdFor(request.debugIds, url)
     if (id) debugIds.add(id)
   }
-  const byAddress = and(eq(sourcemapFiles.release, release), inArray(sourcemapFiles.url, [...addresses]))
+  const columns = {
+    release: sourcemapFiles.release,
+    url: sourcemapFiles.url,
+    debugId: sourcemapFiles.debugId,
+    blobKey: sourcemapFiles.blobKey,
+    sizeBytes: sourcemapFiles.sizeBytes,
+    uploadedAt: sourcemapFiles.uploadedAt,
+  }
+  // Two queries, each bounded by what it looks for: one address is one row of the release, and
+  // a debug ID gives only the row rowFor would take. Many uploads of one debug ID (a bundle
+  // under many release names) cannot crowd the address rows out.
   const rows: MapRow[] = await deps.db
-    .select({
-      release: sourcemapFiles.release,
-      url: sourcemapFiles.url,
-      debugId: sourcemapFiles.debugId,
-      blobKey: sourcemapFiles.blobKey,
-      sizeBytes: sourcemapFiles.sizeBytes,
-      uploadedAt: sourcemapFiles.uploadedAt,
-    })
+    .select(columns)
     .from(sourcemapFiles)
     .where(
       and(
         eq(sourcemapFiles.organizationId, organizationId),
-        debugIds.size > 0 ? or(byAddress, inArray(sourcemapFiles.debugId, [...debugIds])) : byAddress,
+        eq(sourcemapFiles.release, release),
+        inArray(sourcemapFiles.url, [...addresses]),
       ),
     )
-    .limit(MAX_ROWS)
+    .limit(addresses.size)
+  if (debugIds.size > 0)
+    rows.push(
+      ...(await deps.db
+        .selectDistinctOn([sourcemapFiles.debugId], columns)
+        .from(sourcemapFiles)
+        .where(
+          and(
+            eq(sourcemapFiles.organizationId, organizationId),
+            inArray(sourcemapFiles.debugId, [...debugIds]),
+          ),
+        )
+        .orderBy(
+          sourcemapFiles.debugId,
+          desc(sql`${sourcemapFiles.release} = ${release}`),
+          desc(sourcemapFiles.uploadedAt),
+        )
+        .limit(debugIds.size)),
+    )
 
   // The map of each script, the first MAX_SESSION_MAPS in the order the frames need them.
   const mapOfUrl = new Map<string, MapRow | null>()
@@ -188,9 +214,12 @@ export async function symbolicateSession(
     if (!mapOfUrl.has(url)) mapOfUrl.set(url, rowFor(rows, release, url, debugIdFor(request.debugIds, url)))
     return mapOfUrl.get(url) ?? null
   }
+  const analysis = deps.analysis ?? getSessionAnalysis()
   const admitted = new Map<string, MapRow>()
   const admit = (row: MapRow): boolean => {
     if (admitted.has(row.blobKey)) return true
+    // A map a worker was stopped on lately would stop the next one too: not sent again.
+    if (analysis.pool.stoppedOn(row.blobKey)) return false
     if (admitted.size >= MAX_SESSION_MAPS || row.sizeBytes > MAX_MAP_BYTES) return false
     admitted.set(row.blobKey, row)
     return true
@@ -225,13 +254,24 @@ export async function symbolicateSession(
     }
     return maps
   }
-  const analysis = deps.analysis ?? getSessionAnalysis()
-  try {
-    Object.assign(out, await analysis.pool.symbolicate(lookups, readMaps, analysis.budget))
-  } catch (error) {
-    if (!(error instanceof AnalysisStopped || error instanceof AnalysisFailed)) throw error
-    logger.warn({ err: error, organizationId, release }, 'symbolication stopped')
-    for (const lookup of lookups) out[frameKey(lookup.frame)] = failed(lookup.frame)
+  let attempt = lookups
+  for (let tries = 1; attempt.length > 0; tries++) {
+    try {
+      Object.assign(out, await analysis.pool.symbolicate(attempt, readMaps, analysis.budget))
+      break
+    } catch (error) {
+      if (!(error instanceof AnalysisStopped || error instanceof AnalysisFailed)) throw error
+      logger.warn({ err: error, organizationId, release }, 'symbolication stopped')
+      const culprit = error instanceof MapStopped ? error.blobKey : null
+      const retry: FrameLookup[] = []
+      for (const lookup of attempt) {
+        if (culprit === null || tries >= MAX_ATTEMPTS || lookup.mapKey === culprit)
+          out[frameKey(lookup.frame)] = failed(lookup.frame)
+        else retry.push({ ...lookup, callers: lookup.callers.filter((caller) => caller.mapKey !== culprit) })
+      }
+      // Only the map the worker was parsing is to blame: the others' frames go to a fresh worker.
+      attempt = retry
+    }
   }
   return { release, frames: out }
 }

@@ -1,11 +1,14 @@
 // A test-only analysis worker entry: the real worker, except that parsing a source map spins
-// the thread for a minute, as a hostile map would. Only the pool's time budget ends it.
-import { parentPort } from 'node:worker_threads'
+// the thread for a minute, as a hostile map would. Only the pool's time budget ends it. With
+// `workerData.stuckOn` (a blob key or path), only that map spins; the others parse as usual.
+import { parentPort, workerData } from 'node:worker_threads'
 import { serveAnalysis } from '@/lib/analysis-worker/serve'
 
 if (!parentPort) throw new Error('runs in a worker thread')
+const stuckOn = (workerData as { stuckOn?: string } | undefined)?.stuckOn
 serveAnalysis(parentPort, {
-  beforeMapParse() {
+  beforeMapParse(name) {
+    if (stuckOn !== undefined && name !== stuckOn) return
     const until = Date.now() + 60_000
     while (Date.now() < until) {
       // Spinning, like a parser on a hostile map.

@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { gzipSync } from 'node:zlib'
@@ -240,6 +241,69 @@ describe('POST /api/v1/sourcemaps', () => {
     })
     expect(oversized.status).toBe(413)
     expect(await stored(orgA)).toEqual(before)
+  })
+
+  it('takes a whole folder as the documented curl line sends it, nested and `[slug]` paths included', async () => {
+    const docs = readFileSync(path.join(process.cwd(), 'docs/source-maps.md'), 'utf8')
+    const line = docs
+      .split('```sh\n')
+      .map((block) => block.slice(0, block.indexOf('\n```')))
+      .find((block) => block.includes('find dist'))!
+    execFileSync('bash', ['-n', '-c', line])
+    const root = mkdtempSync(path.join(tmpdir(), 'curl-folder-'))
+    const files: Record<string, string> = {
+      'dist/app/[slug]/page-abc.js': 'a()\n//# sourceMappingURL=page-abc.js.map\n',
+      'dist/app/[slug]/page-abc.js.map': map({ sources: ['app/[slug]/page.tsx'] }),
+      'dist/static/chunks/main-1a2b.js': 'b()\n',
+      'dist/static/chunks/main-1a2b.js.map': map(),
+      'dist/static/css/app.css': 'body{}',
+    }
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(root, name)), { recursive: true })
+      writeFileSync(path.join(root, name), text)
+    }
+    // The documented line with curl replaced by one that prints its arguments.
+    const printed = execFileSync('bash', ['-c', `curl() { printf '%s\\0' "$@"; }; ${line}`], {
+      cwd: root,
+      env: { ...process.env, KEY: keys.uploadA, GIT_SHA: 'folder-1' },
+    })
+    const args = printed.toString().split('\0').slice(0, -1)
+    expect(args.slice(0, 5)).toEqual([
+      '-fsS',
+      '-H',
+      `Authorization: Bearer ${keys.uploadA}`,
+      '-F',
+      'release=folder-1',
+    ])
+    expect(args.at(-1)).toBe('https://host/api/v1/sourcemaps')
+    const parts = args.slice(5, -1)
+    expect(parts.filter((_, i) => i % 2 === 0)).toEqual(parts.map(() => '-F').slice(0, parts.length / 2))
+    const sent = parts
+      .filter((_, i) => i % 2 === 1)
+      .map((value) => {
+        const [local, filename] = value.slice('file=@'.length).split(';filename=')
+        return { local: local!, name: filename! }
+      })
+      .sort((a, b) => a.name.localeCompare(b.name))
+    expect(sent).toEqual([
+      { local: 'dist/app/[slug]/page-abc.js', name: 'app/[slug]/page-abc.js' },
+      { local: 'dist/app/[slug]/page-abc.js.map', name: 'app/[slug]/page-abc.js.map' },
+      { local: 'dist/static/chunks/main-1a2b.js', name: 'static/chunks/main-1a2b.js' },
+      { local: 'dist/static/chunks/main-1a2b.js.map', name: 'static/chunks/main-1a2b.js.map' },
+    ])
+    // The body curl builds from those arguments, through the route.
+    const response = await upload(
+      keys.uploadA,
+      { release: 'folder-1' },
+      sent.map((part) => ({ name: part.name, body: readFileSync(path.join(root, part.local)) })),
+    )
+    expect(response.status).toBe(201)
+    expect((await rowsOf(orgA, 'folder-1')).map((row) => row.url)).toEqual([
+      '~/app/[slug]/page-abc.js',
+      '~/static/chunks/main-1a2b.js',
+    ])
+    // The listings below count the releases of the other tests only.
+    expect((await sourcemapsApi.deleteRelease(keys.uploadA, 'folder-1')).status).toBe(200)
   })
 
   it('builds the multipart body the way fetch does too (File parts named by their path)', async () => {
