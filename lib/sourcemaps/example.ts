@@ -1,9 +1,13 @@
-/** The CI step shown with a new upload key and in docs/source-maps.md: one curl, one map. */
+/**
+ * The CI step shown with a new upload key, as docs/source-maps.md documents it ("From CI with
+ * curl"): every .js and .map file under dist/, each named by its path under dist/, in one
+ * request. Bash, since the file list is an array.
+ */
 export function sourcemapUploadExample(baseUrl: string, key: string): string {
   return [
-    `curl -fsS -H "Authorization: Bearer ${key}" -F release=$GIT_SHA \\`,
-    '  -F "file=@dist/app.js;filename=assets/app.js" \\',
-    '  -F "file=@dist/app.js.map;filename=assets/app.js.map" \\',
+    `files=(); while IFS= read -r -d '' f; do files+=(-F "file=@$f;filename=\${f#dist/}"); done \\`,
+    `  < <(find dist \\( -name '*.js' -o -name '*.map' \\) -print0)`,
+    `curl -fsS -H "Authorization: Bearer ${key}" -F "release=$GIT_SHA" "\${files[@]}" \\`,
     `  ${baseUrl}/api/v1/sourcemaps`,
   ].join('\n')
 }
