@@ -93,6 +93,7 @@ const EnvSchema = z.object({
   AI_MODEL: z.string().optional(),
   AI_API_KEY: z.string().optional(),
   AI_BASE_URL: httpUrl.optional(),
+  AI_TIMEOUT_SECONDS: wholeNumber().min(1, 'must be at least 1').max(300, 'must be at most 300').default(20),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUSTED_PROXY_HOPS: wholeNumber().min(0, 'must be 0 or more').max(10, 'must be at most 10').default(0),
   // Set by Vercel on its own platform, where it rewrites the client-address headers.
@@ -131,6 +132,8 @@ export interface Config {
   rateLimit: RateLimitChoice
   jobs: JobsChoice
   ai: AiChoice
+  /** A model call that has not answered by then is abandoned; the deterministic result stands. */
+  aiTimeoutMs: number
   oauth: {
     accessTokenTtlSeconds: number
     refreshTokenTtlDays: number
@@ -287,6 +290,7 @@ export function parseConfig(rawEnv: Record<string, string | undefined>): Config 
             baseUrl: env.AI_BASE_URL,
           }
         : { kind: 'none' },
+    aiTimeoutMs: env.AI_TIMEOUT_SECONDS * 1000,
     oauth: {
       accessTokenTtlSeconds: env.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
       refreshTokenTtlDays: env.OAUTH_REFRESH_TOKEN_TTL_DAYS,

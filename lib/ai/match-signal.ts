@@ -2,7 +2,7 @@ import { generateText, type LanguageModel, Output } from 'ai'
 import { z } from 'zod'
 import type { SessionDigest } from '@/lib/analysis/types'
 import { logger } from '@/lib/log'
-import { MODEL_TIMEOUT_MS } from './model'
+import { modelTimeoutMs } from './model'
 
 const SignalDecision = z.object({
   matched: z.boolean(),
@@ -19,7 +19,7 @@ export async function matchSignalWithModel(
     const { output } = await generateText({
       model,
       output: Output.object({ schema: SignalDecision }),
-      abortSignal: AbortSignal.timeout(MODEL_TIMEOUT_MS),
+      abortSignal: AbortSignal.timeout(modelTimeoutMs()),
       maxRetries: 1,
       system:
         'Decide whether a recorded browser session matches a description. Use only the session digest (pages, clicks, masked inputs, errors, failed requests, rage and dead clicks, duration).',

@@ -35,5 +35,10 @@ export function setLanguageModelForTests(model: LanguageModel | null | undefined
   cached = model === undefined ? undefined : { model }
 }
 
-/** A model call never holds up the pipeline longer than this; on timeout the deterministic result stands. */
-export const MODEL_TIMEOUT_MS = 20_000
+/**
+ * How long a model call may hold up the pipeline (AI_TIMEOUT_SECONDS, 20 s by default); on
+ * timeout the deterministic result stands.
+ */
+export function modelTimeoutMs(): number {
+  return getConfig().aiTimeoutMs
+}

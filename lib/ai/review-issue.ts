@@ -1,7 +1,7 @@
 import { generateText, type LanguageModel, Output } from 'ai'
 import { z } from 'zod'
 import { logger } from '@/lib/log'
-import { MODEL_TIMEOUT_MS } from './model'
+import { modelTimeoutMs } from './model'
 
 export const IssueReview = z.object({
   verified: z
@@ -28,7 +28,7 @@ export async function reviewIssue(
     const { output } = await generateText({
       model,
       output: Output.object({ schema: IssueReview }),
-      abortSignal: AbortSignal.timeout(MODEL_TIMEOUT_MS),
+      abortSignal: AbortSignal.timeout(modelTimeoutMs()),
       maxRetries: 1,
       system:
         'You review problems detected automatically in recorded browser sessions. Judge only from the evidence given; never invent steps, values or causes that it does not show.',

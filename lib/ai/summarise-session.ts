@@ -8,7 +8,7 @@ import { logger } from '@/lib/log'
 import { sessionRowOf, summaryFactsOf } from '@/lib/sessions/session-details'
 import { SUMMARY_MAX_CHARS } from '@/lib/sessions/session-summary'
 import type { SummaryFact } from '@/lib/sessions/summary-facts'
-import { MODEL_TIMEOUT_MS } from './model'
+import { modelTimeoutMs } from './model'
 
 // How many facts of each kind the model sees: enough to tell the story, a bounded prompt
 // whatever the session held (a stored trail has up to 2,000 entries).
@@ -42,7 +42,7 @@ async function summariseSessionWithModel(model: LanguageModel, facts: SummaryFac
   try {
     const { text } = await generateText({
       model,
-      abortSignal: AbortSignal.timeout(MODEL_TIMEOUT_MS),
+      abortSignal: AbortSignal.timeout(modelTimeoutMs()),
       maxRetries: 1,
       system: [
         'Summarise one recorded browser session for a developer in two to four plain sentences',

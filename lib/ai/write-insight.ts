@@ -1,7 +1,7 @@
 import { generateText, type LanguageModel } from 'ai'
 import type { IntervalFigures } from '@/lib/insights/figures'
 import { logger } from '@/lib/log'
-import { MODEL_TIMEOUT_MS } from './model'
+import { modelTimeoutMs } from './model'
 
 /** Insight prose written by the model from the figures only; null falls back to the template. */
 export async function writeInsightWithModel(
@@ -13,7 +13,7 @@ export async function writeInsightWithModel(
   try {
     const { text } = await generateText({
       model,
-      abortSignal: AbortSignal.timeout(MODEL_TIMEOUT_MS),
+      abortSignal: AbortSignal.timeout(modelTimeoutMs()),
       maxRetries: 1,
       system:
         'Write a short markdown report for developers about one period of user sessions. Lead with what changed against the previous period. State only figures present in the data; no advice that the data does not support.',

@@ -18,7 +18,7 @@ import { GET as getReplayEvents } from '@/app/api/dashboard/sessions/[sessionId]
 import { jobRuns, outbox, replaySessions, signalMatches, signals } from '@/db/schema'
 import { buildJobDefinitions } from '@/inngest/app'
 import { createLanguageModel, setLanguageModelForTests } from '@/lib/ai/model'
-import { parseConfig } from '@/lib/config'
+import { parseConfig, setConfigForTests } from '@/lib/config'
 import { useDatabase } from '@/lib/db'
 import { sessionBlobFolder } from '@/lib/ingest/blob-key'
 import { createJobsEngine, type JobsEngine } from '@/lib/jobs'
@@ -252,6 +252,9 @@ async function startSilentProvider() {
 describe('the language model provider never answering', () => {
   it('keeps the deterministic results after the call times out, and finishes the runs', async () => {
     const provider = await startSilentProvider()
+    // Three calls wait out AI_TIMEOUT_SECONDS, two of them one after the other: the shortest
+    // timeout an operator may set keeps the case short.
+    setConfigForTests(parseConfig({ ...process.env, AI_TIMEOUT_SECONDS: '1' }))
     try {
       // The real AI SDK provider over real HTTP: only the provider's silence is made up.
       setLanguageModelForTests(
@@ -321,6 +324,7 @@ describe('the language model provider never answering', () => {
         .where(and(eq(outbox.organizationId, judged.organizationId), isNull(outbox.dispatchedAt)))
       expect(undispatched).toEqual([{ n: 0 }])
     } finally {
+      setConfigForTests(undefined)
       await provider.close()
     }
   }, 90_000)
