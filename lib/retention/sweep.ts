@@ -2,6 +2,7 @@ import { and, asc, eq, lt, ne, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { organizations, replaySessions } from '@/db/schema'
 import type { BlobStore } from '@/lib/storage'
+import { idsByOrganization } from './by-organization'
 import { deleteSessions } from './delete-sessions'
 
 /** Hourly at :17 (off the hour, when most schedules fire): a backlog over one run's budget is worked off within hours. */
@@ -54,9 +55,7 @@ export async function sweepRetention(
       result.more = true
       break
     }
-    const byOrganization = new Map<string, string[]>()
-    for (const row of expired)
-      byOrganization.set(row.organizationId, [...(byOrganization.get(row.organizationId) ?? []), row.id])
+    const byOrganization = idsByOrganization(expired, (row) => row.id)
     let deletedNow = 0
     for (const [organizationId, sessionIds] of byOrganization) {
       const deleted = await deleteSessions(db, blobs, { organizationId, sessionIds })

@@ -1,6 +1,7 @@
 import { asc, lt, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { sourcemapFiles } from '@/db/schema'
+import { idsByOrganization } from '@/lib/retention/by-organization'
 import type { BlobStore } from '@/lib/storage'
 import { deleteMapRows } from './releases'
 
@@ -40,9 +41,7 @@ export async function sweepSourcemaps(
       result.more = true
       break
     }
-    const byOrganization = new Map<string, string[]>()
-    for (const row of expired)
-      byOrganization.set(row.organizationId, [...(byOrganization.get(row.organizationId) ?? []), row.id])
+    const byOrganization = idsByOrganization(expired, (row) => row.id)
     let deletedNow = 0
     for (const [organizationId, ids] of byOrganization) {
       const deleted = await deleteMapRows(db, blobs, organizationId, ids)
