@@ -166,7 +166,9 @@ describe('source map retention', () => {
       .where(eq(sourcemapFiles.release, 'v0'))
     // Uploaded as long ago, but a session of it was symbolicated five days ago: still in use.
     const live = buildFolder({ 'assets/live.js.map': map('src/live.ts') })
-    expect((await cli('sourcemaps:upload', '--org', orgId, '--release', 'v-live', '--dir', live)).code).toBe(0)
+    expect((await cli('sourcemaps:upload', '--org', orgId, '--release', 'v-live', '--dir', live)).code).toBe(
+      0,
+    )
     await database.db
       .update(sourcemapFiles)
       .set({ uploadedAt: new Date(Date.now() - 200 * DAY), lastUsedAt: new Date(Date.now() - 5 * DAY) })
