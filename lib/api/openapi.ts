@@ -62,8 +62,12 @@ const schemas = {
   ReproductionResponse: z.object({ reproduction: Reproduction }),
   // Source maps (issue 19)
   SourcemapUploadResponse: z.object({ release: z.string(), files: z.array(StoredMapSchema) }),
-  SourcemapReleaseList: z.object({ releases: z.array(ReleaseSummarySchema) }),
-  SourcemapReleaseFiles: z.object({ release: z.string(), files: z.array(ReleaseFileSchema) }),
+  SourcemapReleaseList: z.object({ releases: z.array(ReleaseSummarySchema), nextCursor: Cursor }),
+  SourcemapReleaseFiles: z.object({
+    release: z.string(),
+    files: z.array(ReleaseFileSchema),
+    nextCursor: Cursor,
+  }),
   SourcemapReleaseDeleted: z.object({ release: z.string(), deletedFiles: z.number().int() }),
 }
 
@@ -212,10 +216,10 @@ const noMaps = { description: 'No source maps for this release', content: jsonCo
 const sourcemapPaths = {
   '/api/v1/sourcemaps': {
     get: listOperation(
-      'Releases with source maps, most recently uploaded first',
+      'Releases with source maps, most recently uploaded first (then by name), paged',
       'read:service',
       'SourcemapReleaseList',
-      [limitParam(RELEASES_PAGE.max, RELEASES_PAGE.default)],
+      [limitParam(RELEASES_PAGE.max, RELEASES_PAGE.default), cursorParam],
     ),
     post: {
       summary: "Upload a release's source maps (and the minified files that pair them)",
@@ -260,9 +264,9 @@ const sourcemapPaths = {
   },
   '/api/v1/sourcemaps/{release}': {
     get: {
-      summary: "A release's source maps by address",
+      summary: "A release's source maps by address, paged",
       security: [{ bearer: ['read:service'] }],
-      parameters: [releaseParam, limitParam(RELEASE_FILES_PAGE.max, RELEASE_FILES_PAGE.default)],
+      parameters: [releaseParam, limitParam(RELEASE_FILES_PAGE.max, RELEASE_FILES_PAGE.default), cursorParam],
       responses: {
         '200': ok("The release's maps", 'SourcemapReleaseFiles'),
         '404': noMaps,

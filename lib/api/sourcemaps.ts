@@ -10,7 +10,7 @@ import {
 } from '@/lib/sourcemaps/releases'
 import { uploadSourcemaps } from '@/lib/sourcemaps/upload'
 import { getBlobStore } from '@/lib/storage'
-import { parseLimit } from './params'
+import { parseCursor, parseLimit } from './params'
 import type { ApiRequest } from './request'
 
 type ReleaseParams = { release: string }
@@ -60,21 +60,23 @@ export async function uploadSourcemapsRequest({ db, principal, body }: ApiReques
   })
 }
 
-/** GET /api/v1/sourcemaps: releases with maps, most recently uploaded first. */
+/** GET /api/v1/sourcemaps: releases with maps, most recently uploaded first, paged. */
 export async function listReleasesRequest({ db, principal, query }: ApiRequest<Record<string, never>>) {
-  const releases = await listReleases(db, principal.organizationId, {
+  const page = await listReleases(db, principal.organizationId, {
     limit: parseLimit(query.get('limit'), RELEASES_PAGE),
+    cursor: parseCursor(query.get('cursor')),
   })
-  return { releases }
+  return { releases: page.items, nextCursor: page.nextCursor }
 }
 
-/** GET /api/v1/sourcemaps/{release}: the release's maps by address. */
+/** GET /api/v1/sourcemaps/{release}: the release's maps by address, paged. */
 export async function listReleaseFilesRequest({ db, principal, params, query }: ApiRequest<ReleaseParams>) {
-  const files = await listReleaseFiles(db, principal.organizationId, {
+  const page = await listReleaseFiles(db, principal.organizationId, {
     release: params.release,
     limit: parseLimit(query.get('limit'), RELEASE_FILES_PAGE),
+    cursor: parseCursor(query.get('cursor')),
   })
-  return { release: params.release, files }
+  return { release: params.release, files: page.items, nextCursor: page.nextCursor }
 }
 
 /** DELETE /api/v1/sourcemaps/{release}: its rows and the blobs no other release uses. */

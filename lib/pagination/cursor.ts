@@ -11,6 +11,16 @@ export interface KeysetPosition {
 export const INVALID_CURSOR = 'cursor is invalid: pass the nextCursor of the previous page unchanged'
 
 const MAC_BYTES = 16
+/** The longest cursor of a uuid position; a text position (`cursorLengthFor`) may be longer. */
+const MAX_CURSOR_LENGTH = 512
+
+/**
+ * The longest cursor whose position `id` is text of up to `maxIdChars` characters (a release
+ * name, a file address): JSON writes a character as at most six bytes (`\u001f`).
+ */
+export function cursorLengthFor(maxIdChars: number): number {
+  return Math.max(MAX_CURSOR_LENGTH, Math.ceil((6 * maxIdChars + 32) / 3) * 4 + 32)
+}
 
 function mac(payload: string, key: Buffer): Buffer {
   return createHmac('sha256', key).update(payload).digest().subarray(0, MAC_BYTES)
@@ -28,10 +38,16 @@ export function encodeCursor(position: KeysetPosition, scope: string, key = deri
   return `${payload}.${mac(`${scope}\n${payload}`, key).toString('base64url')}`
 }
 
-export function decodeCursor(cursor: string, scope: string, key = deriveKey('cursor-v1')): KeysetPosition {
+export function decodeCursor(
+  cursor: string,
+  scope: string,
+  key = deriveKey('cursor-v1'),
+  maxLength = MAX_CURSOR_LENGTH,
+): KeysetPosition {
+  // Bounded before it is split or hashed.
+  if (cursor.length > maxLength) throw new InvalidInputError(INVALID_CURSOR)
   const [payload, signature, extra] = cursor.split('.')
-  if (!payload || !signature || extra !== undefined || cursor.length > 512)
-    throw new InvalidInputError(INVALID_CURSOR)
+  if (!payload || !signature || extra !== undefined) throw new InvalidInputError(INVALID_CURSOR)
   const given = Buffer.from(signature, 'base64url')
   const expected = mac(`${scope}\n${payload}`, key)
   if (given.length !== expected.length || !timingSafeEqual(given, expected))

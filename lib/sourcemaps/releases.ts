@@ -1,9 +1,13 @@
-import { and, asc, count, desc, eq, inArray, max, sum } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gt, inArray, max, sql, sum } from 'drizzle-orm'
 import type { Db, DbOrTx } from '@/db/client'
 import { sourcemapFiles } from '@/db/schema'
 import { NotFoundError } from '@/lib/errors'
+import { MAX_RELEASE_LENGTH } from '@/lib/ingest/schema'
+import { cursorLengthFor, decodeCursor } from '@/lib/pagination/cursor'
+import { type Page, toPage } from '@/lib/pagination/keyset'
 import type { BlobStore } from '@/lib/storage'
 import { parseInput } from '@/lib/validation'
+import { SOURCEMAP_LIMITS } from './limits'
 import { deleteUnreferencedBlobs, lockOrganizationMaps } from './references'
 import { Release } from './upload'
 
@@ -24,13 +28,31 @@ export interface ReleaseFile {
   uploadedAt: Date
 }
 
-/** The organization's releases with source maps, most recently uploaded first. */
+export interface ReleasePageRequest {
+  limit?: number
+  cursor?: string
+}
+
+/**
+ * The organization's releases with source maps, most recently uploaded first, then by name.
+ * A cursor holds the last release's upload time and name (at most MAX_RELEASE_LENGTH
+ * characters); releases are groups, not rows, so the page condition is on the aggregate.
+ */
 export async function listReleases(
   db: DbOrTx,
   organizationId: string,
-  options: { limit?: number } = {},
-): Promise<ReleaseSummary[]> {
+  options: ReleasePageRequest = {},
+): Promise<Page<ReleaseSummary>> {
+  const request = {
+    limit: options.limit ?? RELEASES_PAGE.default,
+    cursor: options.cursor,
+    scope: `sourcemaps:${organizationId}`,
+  }
+  const after = request.cursor
+    ? decodeCursor(request.cursor, request.scope, undefined, cursorLengthFor(MAX_RELEASE_LENGTH))
+    : undefined
   const lastUploadedAt = max(sourcemapFiles.uploadedAt)
+  const afterAt = after ? sql`${after.createdAt.toISOString()}::timestamptz` : undefined
   const rows = await db
     .select({
       release: sourcemapFiles.release,
@@ -41,18 +63,47 @@ export async function listReleases(
     .from(sourcemapFiles)
     .where(eq(sourcemapFiles.organizationId, organizationId))
     .groupBy(sourcemapFiles.release)
+    // The order is mixed (time descending, name ascending), so not one row-value comparison.
+    .having(
+      after
+        ? sql`(${lastUploadedAt} < ${afterAt} or (${lastUploadedAt} = ${afterAt} and ${sourcemapFiles.release} > ${after.id}))`
+        : undefined,
+    )
     .orderBy(desc(lastUploadedAt), asc(sourcemapFiles.release))
-    .limit(options.limit ?? RELEASES_PAGE.default)
-  return rows.map((r) => ({ ...r, lastUploadedAt: r.lastUploadedAt ?? new Date(0) }))
+    .limit(request.limit + 1)
+  return toPage(
+    rows.map((r) => {
+      const at = r.lastUploadedAt ?? new Date(0)
+      return { ...r, lastUploadedAt: at, createdAt: at, id: r.release }
+    }),
+    request,
+    ({ release, files, sizeBytes, lastUploadedAt }) => ({ release, files, sizeBytes, lastUploadedAt }),
+  )
 }
 
-/** The maps of one release, by address; a release without any is not found. */
+/**
+ * The maps of one release, by address; a release without any is not found. A cursor holds the
+ * last address (at most maxAddressLength characters); addresses are unique within a release.
+ */
 export async function listReleaseFiles(
   db: DbOrTx,
   organizationId: string,
-  input: { release: unknown; limit?: number },
-): Promise<ReleaseFile[]> {
+  input: { release: unknown } & ReleasePageRequest,
+): Promise<Page<ReleaseFile>> {
   const release = parseInput(Release, input.release)
+  const request = {
+    limit: input.limit ?? RELEASE_FILES_PAGE.default,
+    cursor: input.cursor,
+    scope: `sourcemap-files:${organizationId}:${release}`,
+  }
+  const after = request.cursor
+    ? decodeCursor(
+        request.cursor,
+        request.scope,
+        undefined,
+        cursorLengthFor(SOURCEMAP_LIMITS.maxAddressLength),
+      )
+    : undefined
   const rows = await db
     .select({
       url: sourcemapFiles.url,
@@ -61,11 +112,23 @@ export async function listReleaseFiles(
       uploadedAt: sourcemapFiles.uploadedAt,
     })
     .from(sourcemapFiles)
-    .where(and(eq(sourcemapFiles.organizationId, organizationId), eq(sourcemapFiles.release, release)))
+    .where(
+      and(
+        eq(sourcemapFiles.organizationId, organizationId),
+        eq(sourcemapFiles.release, release),
+        after ? gt(sourcemapFiles.url, after.id) : undefined,
+      ),
+    )
     .orderBy(asc(sourcemapFiles.url))
-    .limit(input.limit ?? RELEASE_FILES_PAGE.default)
-  if (rows.length === 0) throw new NotFoundError(`No source maps for release ${release}`)
-  return rows
+    .limit(request.limit + 1)
+  // A later page may be empty (its release deleted meanwhile); only the first one is not found.
+  if (rows.length === 0 && !after) throw new NotFoundError(`No source maps for release ${release}`)
+  // The position is the address alone; its time is unused.
+  return toPage(
+    rows.map((r) => ({ ...r, createdAt: new Date(0), id: r.url })),
+    request,
+    ({ url, debugId, sizeBytes, uploadedAt }) => ({ url, debugId, sizeBytes, uploadedAt }),
+  )
 }
 
 /** Deletes a release's rows and every map blob no other release still uses. */

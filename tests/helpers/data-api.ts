@@ -94,9 +94,11 @@ export const sourcemapsApi = {
     ),
   listReleases: (token: string | null, query?: Query) =>
     getReleases(new Request(url('/api/v1/sourcemaps', query), { headers: headers(token) })),
-  getRelease: (token: string | null, release: string) =>
+  getRelease: (token: string | null, release: string, query?: Query) =>
     getRelease(
-      new Request(url(`/api/v1/sourcemaps/${encodeURIComponent(release)}`), { headers: headers(token) }),
+      new Request(url(`/api/v1/sourcemaps/${encodeURIComponent(release)}`, query), {
+        headers: headers(token),
+      }),
       { params: Promise.resolve({ release }) },
     ),
   deleteRelease: (token: string | null, release: string) =>

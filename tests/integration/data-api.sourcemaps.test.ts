@@ -11,6 +11,7 @@ import { sourcemapFiles } from '@/db/schema'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
 import { createOrganization } from '@/lib/orgs/create-organization'
+import { INVALID_CURSOR } from '@/lib/pagination/cursor'
 import { sourcemapFolder } from '@/lib/sourcemaps/blob-key'
 import { createBlobStore, setBlobStoreForTests } from '@/lib/storage'
 import type { BlobStore } from '@/lib/storage/types'
@@ -356,6 +357,7 @@ describe('GET and DELETE /api/v1/sourcemaps/…', () => {
       sizeBytes: r1Rows.reduce((sum, r) => sum + r.sizeBytes, 0),
       lastUploadedAt: expect.any(String),
     })
+    expect(releases).toMatchObject({ nextCursor: null })
     const files = (await (await sourcemapsApi.getRelease(keys.readA, 'r1')).json()) as Body
     expect(files).toEqual({
       release: 'r1',
@@ -365,13 +367,17 @@ describe('GET and DELETE /api/v1/sourcemaps/…', () => {
         sizeBytes: r.sizeBytes,
         uploadedAt: r.uploadedAt.toISOString(),
       })),
+      nextCursor: null,
     })
     expect((await sourcemapsApi.getRelease(keys.readA, 'nope')).status).toBe(404)
   })
 
   it('keeps organizations apart: B neither sees nor deletes A’s maps, and its own upload stays its own', async () => {
     const aBefore = await stored(orgA)
-    expect(await (await sourcemapsApi.listReleases(keys.readB)).json()).toEqual({ releases: [] })
+    expect(await (await sourcemapsApi.listReleases(keys.readB)).json()).toEqual({
+      releases: [],
+      nextCursor: null,
+    })
     expect((await sourcemapsApi.getRelease(keys.readB, 'r1')).status).toBe(404)
     expect((await sourcemapsApi.deleteRelease(keys.uploadB, 'r1')).status).toBe(404)
     // The very same map as A's: stored again under B's folder, never pointing at A's blob.
@@ -398,5 +404,136 @@ describe('GET and DELETE /api/v1/sourcemaps/…', () => {
     expect(await blobs.get(shared)).not.toBeNull()
     for (const row of r1.filter((r) => r.blobKey !== shared)) expect(await blobs.get(row.blobKey)).toBeNull()
     expect((await sourcemapsApi.deleteRelease(keys.readA, 'r4')).status).toBe(403)
+  })
+})
+
+describe('paging GET /api/v1/sourcemaps and /api/v1/sourcemaps/{release}', () => {
+  const paging = { org: '', key: '', otherOrg: '', otherKey: '' }
+  const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute))
+
+  beforeAll(async () => {
+    paging.org = (await createOrganization(database.db, { name: 'Paged' })).id
+    paging.otherOrg = (await createOrganization(database.db, { name: 'Paged neighbour' })).id
+    paging.key = (await createKey(database.db, { organizationId: paging.org, type: 'api' })).key
+    paging.otherKey = (await createKey(database.db, { organizationId: paging.otherOrg, type: 'api' })).key
+    const row = (organizationId: string, release: string, url: string, uploadedAt: Date) => ({
+      organizationId,
+      release,
+      url,
+      blobKey: `${sourcemapFolder(organizationId)}/${release}-${url.length}.map`,
+      sizeBytes: 10,
+      uploadedAt,
+    })
+    await database.db.insert(sourcemapFiles).values([
+      row(paging.org, 'p-a', '~/a.js', at(1)),
+      row(paging.org, 'p-b', '~/b.js', at(4)),
+      row(paging.org, 'p-c', '~/c.js', at(4)),
+      row(paging.org, 'p-d', '~/d.js', at(2)),
+      // p-e's last upload counts, not its first.
+      row(paging.org, 'p-e', '~/e.js', at(0)),
+      row(paging.org, 'p-e', '~/e2.js', at(5)),
+      ...['~/5.js', '~/1.js', '~/4.js', '~/2.js', '~/3.js'].map((url) => row(paging.org, 'many', url, at(0))),
+      // Another organization's releases between and alongside them.
+      row(paging.otherOrg, 'o-a', '~/a.js', at(4)),
+      row(paging.otherOrg, 'p-b', '~/b.js', at(3)),
+      row(paging.otherOrg, 'o-c', '~/c.js', at(6)),
+    ])
+  })
+
+  async function allPages(read: (cursor?: string) => Promise<Response>, field: string) {
+    const pages: Body[][] = []
+    let cursor: string | undefined
+    do {
+      const response = await read(cursor)
+      expect(response.status).toBe(200)
+      const page = (await response.json()) as Record<string, Body[]> & { nextCursor: string | null }
+      pages.push(page[field]!)
+      cursor = page.nextCursor ?? undefined
+    } while (cursor && pages.length < 10)
+    return pages
+  }
+
+  it('walks every release, two at a time, newest upload first then by name (p-b and p-c tie)', async () => {
+    const pages = await allPages(
+      (cursor) => sourcemapsApi.listReleases(paging.key, { limit: 2, cursor }),
+      'releases',
+    )
+    expect(pages.map((p) => p.map((r) => r.release))).toEqual([
+      ['p-e', 'p-b'],
+      ['p-c', 'p-d'],
+      ['p-a', 'many'],
+    ])
+    expect(pages[0]![0]).toEqual({
+      release: 'p-e',
+      files: 2,
+      sizeBytes: 20,
+      lastUploadedAt: at(5).toISOString(),
+    })
+  })
+
+  it('walks a release’s files by address', async () => {
+    const pages = await allPages(
+      (cursor) => sourcemapsApi.getRelease(paging.key, 'many', { limit: 2, cursor }),
+      'files',
+    )
+    expect(pages.map((p) => p.map((f) => f.url))).toEqual([
+      ['~/1.js', '~/2.js'],
+      ['~/3.js', '~/4.js'],
+      ['~/5.js'],
+    ])
+  })
+
+  it('refuses a bad cursor or limit with the Data API’s messages', async () => {
+    const first = (await (await sourcemapsApi.listReleases(paging.key, { limit: 2 })).json()) as {
+      nextCursor: string
+    }
+    const [payload, signature] = first.nextCursor.split('.')
+    for (const cursor of ['nope', `${payload}x.${signature}`, `${first.nextCursor}.x`, 'a'.repeat(5000)]) {
+      const response = await sourcemapsApi.listReleases(paging.key, { cursor })
+      expect(response.status).toBe(400)
+      expect(await response.json()).toEqual({ error: INVALID_CURSOR })
+    }
+    // A release list's cursor is not a file list's, nor one release's cursor another's.
+    const files = (await (await sourcemapsApi.getRelease(paging.key, 'many', { limit: 1 })).json()) as {
+      nextCursor: string
+    }
+    for (const [release, cursor] of [
+      ['many', first.nextCursor],
+      ['p-e', files.nextCursor],
+    ] as const) {
+      const response = await sourcemapsApi.getRelease(paging.key, release, { cursor })
+      expect(response.status).toBe(400)
+      expect(await response.json()).toEqual({ error: INVALID_CURSOR })
+    }
+    for (const limit of ['0', '501', 'two']) {
+      const response = await sourcemapsApi.listReleases(paging.key, { limit })
+      expect(await response.json()).toEqual({ error: 'limit must be an integer between 1 and 500' })
+    }
+    const response = await sourcemapsApi.getRelease(paging.key, 'many', { limit: 1001 })
+    expect(await response.json()).toEqual({ error: 'limit must be an integer between 1 and 1000' })
+  })
+
+  it('never lets a cursor reveal another organization’s releases or files', async () => {
+    const releases = (await (await sourcemapsApi.listReleases(paging.key, { limit: 2 })).json()) as {
+      nextCursor: string
+    }
+    const files = (await (await sourcemapsApi.getRelease(paging.key, 'p-b', { limit: 1 })).json()) as Body
+    expect(files.nextCursor).toBeNull()
+    const many = (await (await sourcemapsApi.getRelease(paging.key, 'many', { limit: 1 })).json()) as {
+      nextCursor: string
+    }
+    for (const response of [
+      await sourcemapsApi.listReleases(paging.otherKey, { cursor: releases.nextCursor }),
+      await sourcemapsApi.getRelease(paging.otherKey, 'many', { cursor: many.nextCursor }),
+    ]) {
+      expect(response.status).toBe(400)
+      expect(await response.json()).toEqual({ error: INVALID_CURSOR })
+    }
+    // The neighbour's own pages hold its releases only, though they interleave in time.
+    const pages = await allPages(
+      (cursor) => sourcemapsApi.listReleases(paging.otherKey, { limit: 1, cursor }),
+      'releases',
+    )
+    expect(pages.flat().map((r) => r.release)).toEqual(['o-c', 'o-a', 'p-b'])
   })
 })

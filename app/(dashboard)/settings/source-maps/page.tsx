@@ -3,6 +3,7 @@ import Link from 'next/link'
 import { When } from '@/app/(dashboard)/_components/when'
 import { getConfig } from '@/lib/config'
 import { getDb } from '@/lib/db'
+import { InvalidInputError } from '@/lib/errors'
 import { requireMember } from '@/lib/http/session'
 import { listFilesOfReleases, listReleases } from '@/lib/sourcemaps/releases'
 import { ConfirmButton } from '../_components/confirm-button'
@@ -17,11 +18,21 @@ function size(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`
 }
 
-export default async function SourceMapsPage() {
+type SearchParams = Promise<Record<string, string | string[] | undefined>>
+
+export default async function SourceMapsPage({ searchParams }: { searchParams: SearchParams }) {
   const { organization } = await requireMember('/settings/source-maps')
   const isOwner = organization.role === 'owner'
+  const params = await searchParams
+  const cursor = typeof params.cursor === 'string' && params.cursor ? params.cursor : undefined
   const db = await getDb()
-  const releases = await listReleases(db, organization.id)
+  let page: Awaited<ReturnType<typeof listReleases>> | null = null
+  try {
+    page = await listReleases(db, organization.id, { cursor })
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error
+  }
+  const releases = page?.items ?? []
   const files = await listFilesOfReleases(
     db,
     organization.id,
@@ -45,7 +56,12 @@ export default async function SourceMapsPage() {
       ) : null}
       <section className="card" aria-labelledby="releases-heading">
         <h2 id="releases-heading">Releases</h2>
-        {releases.length === 0 ? (
+        {!page ? (
+          <p className="alert alert-error" role="alert">
+            This page link is no longer valid.{' '}
+            <Link href="/settings/source-maps">Go to the most recent releases</Link>.
+          </p>
+        ) : releases.length === 0 && !cursor ? (
           <p className="empty-state muted" data-testid="no-releases">
             No source maps yet. Upload a release’s maps from CI with <code>POST /api/v1/sourcemaps</code> or{' '}
             <code>npm run admin -- sourcemaps:upload</code>.
@@ -107,6 +123,16 @@ export default async function SourceMapsPage() {
             </table>
           </div>
         )}
+        {page && (cursor || page.nextCursor) ? (
+          <nav className={styles.pager} aria-label="Release pages">
+            {cursor ? <Link href="/settings/source-maps">Most recent releases</Link> : null}
+            {page.nextCursor ? (
+              <Link href={`/settings/source-maps?cursor=${encodeURIComponent(page.nextCursor)}`} rel="next">
+                Show older releases
+              </Link>
+            ) : null}
+          </nav>
+        ) : null}
       </section>
     </>
   )
