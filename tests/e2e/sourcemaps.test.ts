@@ -13,7 +13,7 @@ import path from 'node:path'
 import { build } from 'esbuild'
 import type { Browser, BrowserContext } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { organizations } from '@/db/schema'
+import { organizations, sourcemapFiles } from '@/db/schema'
 import { createKey } from '@/lib/credentials/create-key'
 import type { SymbolicatedFrame } from '@/lib/symbolication/types'
 import { waitFor } from '../helpers/wait'
@@ -271,5 +271,30 @@ describe('source maps from an esbuild bundle to the issue', () => {
     expect(issue.lastRelease).toBe('shop@1.1.0')
     const { issues } = await dataApi<{ issues: { title: string }[] }>('/api/v1/issues?limit=50')
     expect(issues.filter((candidate) => /TypeError/.test(candidate.title))).toHaveLength(1)
+  })
+
+  it('Settings → Source maps pages back to the oldest release', async () => {
+    // Enough older releases that the first page cannot hold them all.
+    const [org] = await env.database.db.select({ id: organizations.id }).from(organizations)
+    const year = Date.UTC(2026, 0, 1)
+    await env.database.db.insert(sourcemapFiles).values(
+      Array.from({ length: 120 }, (_, i) => ({
+        organizationId: org!.id,
+        release: `legacy-${String(i).padStart(3, '0')}`,
+        url: '~/assets/app.js',
+        blobKey: `sourcemaps/${org!.id}/${'0'.repeat(63)}${i % 10}.map`,
+        sizeBytes: 10,
+        uploadedAt: new Date(year + i * 60_000),
+        lastUsedAt: new Date(),
+      })),
+    )
+    const settings = await dashboard.newPage()
+    await settings.goto(`${env.server.baseUrl}/settings/source-maps`)
+    await settings.getByText('shop@1.1.0').first().waitFor()
+    expect(await settings.getByText('legacy-000').count()).toBe(0)
+    await settings.getByRole('link', { name: 'Show older releases' }).click()
+    await settings.getByText('legacy-000').first().waitFor()
+    expect(await settings.getByRole('link', { name: 'Most recent releases' }).count()).toBe(1)
+    await settings.close()
   })
 })
