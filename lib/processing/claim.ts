@@ -18,6 +18,11 @@ export interface ClaimedSession {
    * before releases existed: read it with `?? null`.
    */
   release?: string | null
+  /**
+   * Whether the recorder reported bundler debug IDs: they find maps without a release, so such
+   * a session is symbolicated even when it names none. Absent from older memoized claims.
+   */
+  hasDebugIds?: boolean
 }
 
 /**
@@ -58,6 +63,7 @@ export async function claimSession(
       organizationId: replaySessions.organizationId,
       startedAt: replaySessions.startedAt,
       release: replaySessions.release,
+      hasDebugIds: sql<boolean>`${replaySessions.debugIds} is not null`,
     })
   return row
     ? {
@@ -65,6 +71,7 @@ export async function claimSession(
         startedAt: row.startedAt.getTime(),
         claimToken: runId,
         release: row.release,
+        hasDebugIds: row.hasDebugIds,
       }
     : null
 }

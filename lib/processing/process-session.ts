@@ -122,11 +122,13 @@ export async function processSession(
   // A second pass, by original frames, only when the release's maps resolved some of the
   // first pass's error frames: sessions without errors, a release or maps cost nothing more.
   const symbolicate = deps.symbolicate
-  const release = claim.release
+  // Debug IDs find a map under any release of the organization: a session that reported some
+  // is symbolicated with no release of its own ('' names none, so only debug IDs match).
+  const release = claim.release ?? (claim.hasDebugIds ? '' : null)
   const errorFrames = 'result' in analysed ? analysed.result.errorFrames : undefined
   const errorStacks = 'result' in analysed ? analysed.result.errorStacks : undefined
   let framesMapped = 0
-  if (symbolicate && release && errorFrames && errorFrames.length > 0) {
+  if (symbolicate && release !== null && errorFrames && errorFrames.length > 0) {
     const symbolication = await step.run('symbolicate', () =>
       symbolicateSession(db, symbolicate, {
         organizationId: claim.organizationId,

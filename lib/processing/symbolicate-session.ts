@@ -45,7 +45,8 @@ export async function symbolicateSession(
       stacks,
     })
     if (mappedCount(symbolication) === 0) return null
-    await markReleaseMapsUsed(db, organizationId, release)
+    // '' (a session with debug IDs and no release) names no release whose maps it used.
+    if (release) await markReleaseMapsUsed(db, organizationId, release)
     return symbolication
   } catch (error) {
     if (input.rethrow) throw error

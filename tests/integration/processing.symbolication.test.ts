@@ -243,7 +243,23 @@ describe('processing a session whose release has source maps', () => {
     expect(minified!.evidence).not.toHaveProperty('frames')
   })
 
-  it('never calls the symbolicator for a session without a release', async () => {
+  it('symbolicates a session without a release by the debug IDs it reported', async () => {
+    const calls: SymbolicateRequest[] = []
+    const id = await ingestError('debug-ids-only', R1)
+    const debugIds = { [R1[0]!.url]: '0f4c3a62-8b1d-4e5f-9a7b-2c6d8e0f1a3b' }
+    await database.db.update(replaySessions).set({ debugIds }).where(eq(replaySessions.id, id))
+    const { outcome, steps } = await process(id, fakeSymbolicator(calls))
+    expect(outcome.status).toBe('processed')
+    expect(steps).toContain('analyze-symbolicated')
+    // No release of its own: '' matches no release's addresses, only debug IDs.
+    expect(calls).toEqual([expect.objectContaining({ release: '', debugIds })])
+    const [issue] = (await jsErrorIssues()).filter((i) => i.fingerprint === originalFingerprint)
+    expect(issue).toBeDefined()
+    // The session names no release, so the issue's releases stay as they were.
+    expect(issue!.lastRelease).not.toBe('')
+  })
+
+  it('never calls the symbolicator for a session without a release or debug IDs', async () => {
     const calls: SymbolicateRequest[] = []
     const id = await ingestError('no-release', R1)
     const { outcome, steps } = await process(id, fakeSymbolicator(calls))

@@ -198,6 +198,10 @@ describe('createSymbolicator', () => {
       fn: 'formatTotal',
       source: '../src/format.ts',
     })
+    // A session that names no release ('') finds the map by its debug ID alone.
+    const withoutRelease = await symbolicate(request(orgA, '', stack, { [FRAME_URL]: DEBUG_ID }))
+    expect(withoutRelease.frames[frameKey(stack[0]!)]!.original).toMatchObject({ fn: 'formatTotal' })
+    expect((await symbolicate(request(orgA, '', stack))).frames[frameKey(stack[0]!)]!.status).toBe('no_map')
   })
 
   it('fails only the frames of a broken or missing map, and reads cached maps from the worker', async () => {
