@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import { boolean, index, integer, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { createdAt, id, oneOf, ts, updatedAt } from './columns'
 
@@ -5,6 +6,13 @@ export const PLANS = ['free', 'paid'] as const
 export type Plan = (typeof PLANS)[number]
 export const ROLES = ['owner', 'member'] as const
 export type Role = (typeof ROLES)[number]
+/**
+ * What ingest does with captured network details (request and response headers and bodies,
+ * docs/network-details.md): `redact` applies the recorder's redaction again on the server,
+ * `drop` removes every header and body before the batch is stored.
+ */
+export const NETWORK_DETAIL_POLICIES = ['redact', 'drop'] as const
+export type NetworkDetailPolicy = (typeof NETWORK_DETAIL_POLICIES)[number]
 
 export const organizations = pgTable(
   'organizations',
@@ -14,10 +22,16 @@ export const organizations = pgTable(
     plan: text('plan', { enum: PLANS }).notNull().default('free'),
     /** How long replay data is kept (the retention job of the production-readiness work). */
     retentionDays: integer('retention_days').notNull().default(30),
+    networkDetails: text('network_details', { enum: NETWORK_DETAIL_POLICIES }).notNull().default('redact'),
+    /** More JSON key words ingest redacts in captured bodies, beside the built-in list. */
+    networkRedactKeys: text('network_redact_keys').array().notNull().default(sql`'{}'::text[]`),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [oneOf('organizations_plan_check', t.plan, PLANS)],
+  (t) => [
+    oneOf('organizations_plan_check', t.plan, PLANS),
+    oneOf('organizations_network_details_check', t.networkDetails, NETWORK_DETAIL_POLICIES),
+  ],
 )
 
 export const users = pgTable(

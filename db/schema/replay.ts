@@ -52,6 +52,11 @@ export const replaySessions = pgTable(
      */
     debugIds: jsonb('debug_ids').$type<Record<string, string>>(),
     viewport: jsonb('viewport').$type<Viewport>(),
+    /**
+     * The recorder stopped recording part of the page that changed faster than its mutation
+     * budget (`metadata.degraded`, docs/recorder.md#mutation-guard): the replay misses that part's changes.
+     */
+    degraded: boolean('degraded').notNull().default(false),
     batchCount: integer('batch_count').notNull().default(0),
     eventCount: integer('event_count').notNull().default(0),
     byteSize: bigint('byte_size', { mode: 'number' }).notNull().default(0),

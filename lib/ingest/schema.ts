@@ -150,6 +150,11 @@ export const ReplayBatch = z.object({
         )
         .nullable()
         .optional(),
+      /**
+       * The recorder's mutation guard stopped recording part of the page (docs/recorder.md):
+       * once a batch says so, the session stays marked.
+       */
+      degraded: z.boolean({ error: 'metadata.degraded must be true or false' }).nullable().optional(),
     })
     .nullable()
     .optional(),

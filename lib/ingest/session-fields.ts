@@ -28,6 +28,7 @@ export function sessionFields(batch: ReplayBatch, lastEventTimestamp: number) {
     // Kept by the session as its first batch that has one (docs/source-maps.md).
     release: batch.metadata?.release ?? null,
     debugIds: debugIdsOf(batch),
+    degraded: batch.metadata?.degraded === true,
   }
 }
 

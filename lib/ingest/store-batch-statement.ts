@@ -33,11 +33,12 @@ created as (
   insert into replay_sessions (
     organization_id, external_id, started_at, last_activity_at, entry_url, anonymous_id,
     user_id, user_properties, user_email, user_name, user_agent, language, viewport,
-    batch_count, event_count, byte_size, processing_requested_at, release, debug_ids
+    batch_count, event_count, byte_size, processing_requested_at, release, debug_ids, degraded
   )
   select $1::uuid, $2::text, $12::timestamptz, $13::timestamptz, $14::text, $15::text,
     $16::text, $17::text::jsonb, $18::text, $19::text, $20::text, $21::text, $22::text::jsonb,
-    1, $5::int, $8::int, case when $11::text = 'final' then now() end, $25::text, $26::text::jsonb
+    1, $5::int, $8::int, case when $11::text = 'final' then now() end, $25::text, $26::text::jsonb,
+    $27::boolean
   where not exists (select 1 from existing)
   on conflict (organization_id, external_id) do nothing
   returning id
@@ -72,6 +73,7 @@ counted as (
     language = coalesce(s.language, $21::text),
     release = coalesce(s.release, $25::text),
     debug_ids = ${mergeDebugIdsSql('s.debug_ids', '$26::text::jsonb')},
+    degraded = s.degraded or $27::boolean,
     status = case when s.status in ('processed', 'failed') then 'receiving' else s.status end,
     processing_attempts = case when s.status in ('processed', 'failed') then 0 else s.processing_attempts end,
     processing_requested_at = case when $11::text = 'final' then now() else s.processing_requested_at end,
@@ -157,6 +159,7 @@ export async function storeBatchStatement(db: Db, input: StatementInput): Promis
     input.requestId,
     fields.release,
     fields.debugIds ? JSON.stringify(fields.debugIds) : null,
+    fields.degraded,
   ])
   return {
     sessionId: row?.session_id ?? null,

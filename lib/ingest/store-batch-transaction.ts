@@ -87,6 +87,8 @@ export async function storeBatchInTransaction(
           release: sql`coalesce(${replaySessions.release}, ${fields.release}::text)`,
           // The batch's pairs bound once as `incoming.ids`, merged as the one statement does.
           debugIds: sql`(select ${sql.raw(mergeDebugIdsSql('"replay_sessions"."debug_ids"', 'incoming.ids'))} from (select ${fields.debugIds ? JSON.stringify(fields.debugIds) : null}::jsonb as ids) incoming)`,
+          // A part of the page the recorder stopped recording stays missing from the replay.
+          degraded: sql`${replaySessions.degraded} or ${fields.degraded}::boolean`,
           // A batch after processing re-opens the session for another pass instead of being lost.
           status: sql`case when ${replaySessions.status} in ('processed', 'failed') then 'receiving' else ${replaySessions.status} end`,
           // New content deserves fresh attempts: a session given up on (over budget, failures)

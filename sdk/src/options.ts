@@ -29,6 +29,66 @@ export interface RecorderOptions {
   debug?: boolean
   /** The build this page runs (a commit, a version), as its source maps were uploaded for; sent as `metadata.release`. */
   release?: string
+  /**
+   * Request and response headers and bodies of fetch/XHR calls to the listed URLs
+   * (docs/network-details.md). Off unless set; loaded as a separate script part when set.
+   */
+  networkDetails?: NetworkDetailsOptions
+  /** Share of sessions recorded in full from their start, 0 to 1 (default 1). */
+  sessionSampleRate?: number
+  /**
+   * Share of the sessions not sampled in full that upload their last `errorBufferMs` of
+   * recording, and then record in full, when an uncaught error, a failed request or a rage
+   * click happens; 0 to 1 (default 1). The others record nothing.
+   */
+  errorSampleRate?: number
+  /** How much recording an unsampled session keeps in memory for error-only capture (default 60000 ms). */
+  errorBufferMs?: number
+  /** Pages where recording runs: a string matches a URL that contains it (default: every page). */
+  allowPages?: UrlPattern[]
+  /** Pages where recording never runs, even when `allowPages` matches them. */
+  denyPages?: UrlPattern[]
+  /**
+   * Stops recording a part of the page that changes faster than the budget and marks the
+   * session `degraded`, so the recorder cannot freeze a busy page (default on).
+   */
+  mutationGuard?: boolean | { maxMutationsPerSecond?: number }
+  /** Records `<canvas>` drawings as images (default off): `true`, or a frame rate and image quality. */
+  recordCanvas?: boolean | { fps?: number; quality?: number }
+  /** Records cross-origin iframes that load the recorder too (default off); the child pages must set it as well. */
+  recordCrossOriginIframes?: boolean
+}
+
+/** A string matches a URL that contains it; a RegExp is tested against the whole URL. */
+export type UrlPattern = string | RegExp
+
+export interface NetworkDetailsOptions {
+  /** URLs whose details are captured (required, non-empty): a string matches a URL that contains it. */
+  urls: UrlPattern[]
+  /** Header names captured, case-insensitive (default none). Credentials headers are never captured. */
+  headers?: string[]
+  /** Captures request bodies of text and JSON types (default true). */
+  requestBody?: boolean
+  /** Captures response bodies of text and JSON types (default true). */
+  responseBody?: boolean
+  /** A body longer than this many characters is cut, with a marker (default 10000, at most 65536). */
+  maxBodyBytes?: number
+  /** More JSON key words redacted in bodies, beside the built-in list (password, token, secret, ...). */
+  redactKeys?: string[]
+  /** Captures details only of requests that failed: status 0 or at least 400 (default false). */
+  failuresOnly?: boolean
+}
+
+export interface ResolvedNetworkDetails {
+  urls: UrlPattern[]
+  /** Lower-cased, without the never-captured credential headers. */
+  headers: string[]
+  requestBody: boolean
+  responseBody: boolean
+  maxBodyBytes: number
+  /** Lower-cased. */
+  redactKeys: string[]
+  failuresOnly: boolean
 }
 
 export interface ResolvedOptions {
@@ -48,9 +108,39 @@ export interface ResolvedOptions {
   debug: boolean
   /** Null when not set: batches then carry no `metadata.release`. */
   release: string | null
+  /** Null when not set: no headers or bodies are captured and the part is not loaded. */
+  networkDetails: ResolvedNetworkDetails | null
+  sessionSampleRate: number
+  errorSampleRate: number
+  errorBufferMs: number
+  /** Empty: every page. */
+  allowPages: UrlPattern[]
+  denyPages: UrlPattern[]
+  /** Null when the guard is off. */
+  mutationGuard: { maxMutationsPerSecond: number } | null
+  /** Null when canvas recording is off. */
+  recordCanvas: { fps: number; quality: number } | null
+  recordCrossOriginIframes: boolean
 }
 
+/**
+ * Header names never captured whatever `networkDetails.headers` says: they carry credentials.
+ * The server drops them again at ingest (docs/network-details.md).
+ */
+export const NEVER_CAPTURED_HEADERS: readonly string[] = [
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'set-cookie2',
+]
+
 const DEFAULTS = {
+  errorBufferMs: 60_000,
+  maxMutationsPerSecond: 1_000,
+  canvasFps: 2,
+  canvasQuality: 0.6,
+  maxBodyBytes: 10_000,
   flushIntervalMs: 5000,
   maxBatchEvents: 50,
   maxBatchBytes: 512 * 1024,
@@ -73,7 +163,27 @@ const KNOWN = new Set([
   'networkIgnoreUrls',
   'debug',
   'release',
+  'networkDetails',
+  'sessionSampleRate',
+  'errorSampleRate',
+  'errorBufferMs',
+  'allowPages',
+  'denyPages',
+  'mutationGuard',
+  'recordCanvas',
+  'recordCrossOriginIframes',
 ])
+const NETWORK_DETAIL_KEYS = new Set([
+  'urls',
+  'headers',
+  'requestBody',
+  'responseBody',
+  'maxBodyBytes',
+  'redactKeys',
+  'failuresOnly',
+])
+/** The server keeps bodies to this size too (lib/ingest network redaction). */
+export const MAX_BODY_BYTES = 65_536
 // The ingest API's limit (lib/ingest/schema.ts MAX_RELEASE_LENGTH): a longer one would refuse every batch.
 const MAX_RELEASE_LENGTH = 200
 
@@ -90,6 +200,102 @@ function intInRange(
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
     return `${name} must be a whole number from ${min} to ${max}`
   return value
+}
+
+function rate(value: unknown, name: string): number | string {
+  if (value === undefined) return 1
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1)
+    return `${name} must be a number from 0 to 1`
+  return value
+}
+
+function patterns(value: unknown, name: string): UrlPattern[] | string {
+  if (value === undefined) return []
+  if (
+    !Array.isArray(value) ||
+    value.some((p) => !(p instanceof RegExp) && (typeof p !== 'string' || p === ''))
+  )
+    return `${name} must be an array of non-empty strings or regular expressions`
+  return value as UrlPattern[]
+}
+
+function stringList(value: unknown, name: string): string[] | string {
+  if (value === undefined) return []
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || v.trim() === ''))
+    return `${name} must be an array of non-empty strings`
+  return [...new Set((value as string[]).map((v) => v.trim().toLowerCase()))]
+}
+
+function networkDetailsOption(value: unknown): ResolvedNetworkDetails | null | string {
+  if (value === undefined) return null
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return 'networkDetails must be an object with urls'
+  const raw = value as Record<string, unknown>
+  const unknown = Object.keys(raw).filter((key) => !NETWORK_DETAIL_KEYS.has(key))
+  if (unknown.length > 0) return `unknown networkDetails option ${unknown.map((k) => `"${k}"`).join(', ')}`
+  const urls = patterns(raw.urls, 'networkDetails.urls')
+  if (typeof urls === 'string') return urls
+  if (urls.length === 0) return 'networkDetails.urls must name at least one URL'
+  const headers = stringList(raw.headers, 'networkDetails.headers')
+  if (typeof headers === 'string') return headers
+  const redactKeys = stringList(raw.redactKeys, 'networkDetails.redactKeys')
+  if (typeof redactKeys === 'string') return redactKeys
+  for (const flag of ['requestBody', 'responseBody', 'failuresOnly'] as const) {
+    if (raw[flag] !== undefined && typeof raw[flag] !== 'boolean')
+      return `networkDetails.${flag} must be true or false`
+  }
+  const maxBodyBytes = intInRange(
+    raw.maxBodyBytes,
+    'networkDetails.maxBodyBytes',
+    DEFAULTS.maxBodyBytes,
+    0,
+    MAX_BODY_BYTES,
+  )
+  if (typeof maxBodyBytes === 'string') return maxBodyBytes
+  return {
+    urls,
+    headers: headers.filter((h) => !NEVER_CAPTURED_HEADERS.includes(h)),
+    requestBody: raw.requestBody !== false,
+    responseBody: raw.responseBody !== false,
+    maxBodyBytes,
+    redactKeys,
+    failuresOnly: raw.failuresOnly === true,
+  }
+}
+
+function guardOption(value: unknown): ResolvedOptions['mutationGuard'] | string {
+  if (value === undefined || value === true) return { maxMutationsPerSecond: DEFAULTS.maxMutationsPerSecond }
+  if (value === false) return null
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return 'mutationGuard must be true, false or { maxMutationsPerSecond }'
+  const raw = value as Record<string, unknown>
+  if (Object.keys(raw).some((key) => key !== 'maxMutationsPerSecond'))
+    return 'mutationGuard takes only maxMutationsPerSecond'
+  const max = intInRange(
+    raw.maxMutationsPerSecond,
+    'mutationGuard.maxMutationsPerSecond',
+    DEFAULTS.maxMutationsPerSecond,
+    10,
+    1_000_000,
+  )
+  if (typeof max === 'string') return max
+  return { maxMutationsPerSecond: max }
+}
+
+function canvasOption(value: unknown): ResolvedOptions['recordCanvas'] | string {
+  if (value === undefined || value === false) return null
+  if (value === true) return { fps: DEFAULTS.canvasFps, quality: DEFAULTS.canvasQuality }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return 'recordCanvas must be true, false or { fps, quality }'
+  const raw = value as Record<string, unknown>
+  if (Object.keys(raw).some((key) => key !== 'fps' && key !== 'quality'))
+    return 'recordCanvas takes only fps and quality'
+  const fps = intInRange(raw.fps, 'recordCanvas.fps', DEFAULTS.canvasFps, 1, 30)
+  if (typeof fps === 'string') return fps
+  const quality = raw.quality ?? DEFAULTS.canvasQuality
+  if (typeof quality !== 'number' || !Number.isFinite(quality) || quality <= 0 || quality > 1)
+    return 'recordCanvas.quality must be a number above 0 and at most 1'
+  return { fps, quality }
 }
 
 /**
@@ -197,6 +403,25 @@ export function resolveOptions(input: unknown): OptionsResult {
     release = value
   }
 
+  const networkDetails = networkDetailsOption(raw.networkDetails)
+  if (typeof networkDetails === 'string') return fail(networkDetails)
+  const sessionSampleRate = rate(raw.sessionSampleRate, 'sessionSampleRate')
+  if (typeof sessionSampleRate === 'string') return fail(sessionSampleRate)
+  const errorSampleRate = rate(raw.errorSampleRate, 'errorSampleRate')
+  if (typeof errorSampleRate === 'string') return fail(errorSampleRate)
+  const errorBufferMs = intInRange(raw.errorBufferMs, 'errorBufferMs', DEFAULTS.errorBufferMs, 1000, 300_000)
+  if (typeof errorBufferMs === 'string') return fail(errorBufferMs)
+  const allowPages = patterns(raw.allowPages, 'allowPages')
+  if (typeof allowPages === 'string') return fail(allowPages)
+  const denyPages = patterns(raw.denyPages, 'denyPages')
+  if (typeof denyPages === 'string') return fail(denyPages)
+  const mutationGuard = guardOption(raw.mutationGuard)
+  if (typeof mutationGuard === 'string') return fail(mutationGuard)
+  const recordCanvas = canvasOption(raw.recordCanvas)
+  if (typeof recordCanvas === 'string') return fail(recordCanvas)
+  if (raw.recordCrossOriginIframes !== undefined && typeof raw.recordCrossOriginIframes !== 'boolean')
+    return fail('recordCrossOriginIframes must be true or false')
+
   const extend = (base: string, extra: unknown) => (typeof extra === 'string' ? `${base}, ${extra}` : base)
   return {
     ok: true,
@@ -215,6 +440,15 @@ export function resolveOptions(input: unknown): OptionsResult {
       networkIgnoreUrls,
       debug: raw.debug === true,
       release,
+      networkDetails,
+      sessionSampleRate,
+      errorSampleRate,
+      errorBufferMs,
+      allowPages,
+      denyPages,
+      mutationGuard,
+      recordCanvas,
+      recordCrossOriginIframes: raw.recordCrossOriginIframes === true,
     },
   }
 }

@@ -23,6 +23,18 @@ export type CapturedRequest = NetworkRequest & {
   duration: number
   /** Only when status is 0, e.g. `TypeError: Failed to fetch`. */
   error?: string
+  /**
+   * The details below exist only for URLs in `networkDetails.urls` (docs/network-details.md):
+   * headers from the header allowlist, bodies of text and JSON types, secrets redacted, cut
+   * to `maxBodyBytes` with a marker.
+   */
+  requestHeaders?: Record<string, string>
+  responseHeaders?: Record<string, string>
+  requestBody?: string
+  responseBody?: string
+  /** Why a body was not captured although details were, e.g. `content-type image/png`. */
+  requestBodyOmitted?: string
+  responseBodyOmitted?: string
 }
 
 export type NetworkPayload = NetworkData & { requests: CapturedRequest[]; isInitial?: true }
