@@ -23,7 +23,83 @@ describe('resolveOptions', () => {
         networkIgnoreUrls: [],
         debug: false,
         release: null,
+        networkDetails: null,
+        sessionSampleRate: 1,
+        errorSampleRate: 1,
+        errorBufferMs: 60_000,
+        allowPages: [],
+        denyPages: [],
+        mutationGuard: { maxMutationsPerSecond: 1000 },
+        recordCanvas: null,
+        recordCrossOriginIframes: false,
       },
+    })
+  })
+
+  it('resolves network details: defaults, lower-cased lists, credential headers never kept', () => {
+    const result = resolveOptions({
+      ...base,
+      networkDetails: {
+        urls: ['/api/', /example\.com/],
+        headers: ['Content-Type', 'Authorization', 'COOKIE', 'x-request-id', 'content-type'],
+        redactKeys: [' SSN '],
+      },
+    })
+    expect(result.ok && result.options.networkDetails).toEqual({
+      urls: ['/api/', /example\.com/],
+      headers: ['content-type', 'x-request-id'],
+      requestBody: true,
+      responseBody: true,
+      maxBodyBytes: 10_000,
+      redactKeys: ['ssn'],
+      failuresOnly: false,
+    })
+  })
+
+  it.each([
+    [{ networkDetails: {} }, 'networkDetails.urls must name at least one URL'],
+    [
+      { networkDetails: { urls: [''] } },
+      'networkDetails.urls must be an array of non-empty strings or regular expressions',
+    ],
+    [{ networkDetails: { urls: ['/'], bodies: true } }, 'unknown networkDetails option "bodies"'],
+    [
+      { networkDetails: { urls: ['/'], maxBodyBytes: 70_000 } },
+      'networkDetails.maxBodyBytes must be a whole number from 0 to 65536',
+    ],
+    [
+      { networkDetails: { urls: ['/'], failuresOnly: 'yes' } },
+      'networkDetails.failuresOnly must be true or false',
+    ],
+    [{ sessionSampleRate: 1.5 }, 'sessionSampleRate must be a number from 0 to 1'],
+    [{ errorSampleRate: Number.NaN }, 'errorSampleRate must be a number from 0 to 1'],
+    [{ errorBufferMs: 10 }, 'errorBufferMs must be a whole number from 1000 to 300000'],
+    [{ denyPages: '/admin' }, 'denyPages must be an array of non-empty strings or regular expressions'],
+    [
+      { mutationGuard: { maxMutationsPerSecond: 5 } },
+      'mutationGuard.maxMutationsPerSecond must be a whole number from 10 to 1000000',
+    ],
+    [{ mutationGuard: 'on' }, 'mutationGuard must be true, false or { maxMutationsPerSecond }'],
+    [{ recordCanvas: { fps: 60 } }, 'recordCanvas.fps must be a whole number from 1 to 30'],
+    [{ recordCanvas: { quality: 0 } }, 'recordCanvas.quality must be a number above 0 and at most 1'],
+    [{ recordCrossOriginIframes: 1 }, 'recordCrossOriginIframes must be true or false'],
+  ])('refuses %j with a clear error', (extra, error) => {
+    expect(resolveOptions({ ...base, ...extra })).toEqual({ ok: false, error })
+  })
+
+  it('resolves the guard off, canvas on and sampling rates as given', () => {
+    const result = resolveOptions({
+      ...base,
+      mutationGuard: false,
+      recordCanvas: { fps: 5 },
+      sessionSampleRate: 0,
+      errorSampleRate: 0.25,
+    })
+    expect(result.ok && result.options).toMatchObject({
+      mutationGuard: null,
+      recordCanvas: { fps: 5, quality: 0.6 },
+      sessionSampleRate: 0,
+      errorSampleRate: 0.25,
     })
   })
 
