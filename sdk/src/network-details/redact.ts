@@ -184,6 +184,7 @@ export function redactParams(params: string, isSecret: (name: string) => boolean
 const isB64Url = (c: number) =>
   (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || c === 95
 const isDigit = (c: number) => c >= 48 && c <= 57
+const isAlnum = (c: number) => isDigit(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
 
 /** End of the base64url run starting at `i`. */
 function runEnd(text: string, i: number): number {
@@ -222,7 +223,7 @@ export function redactValues(text: string): string {
   while (i < text.length) {
     const c = text.charCodeAt(i)
     // JWT: eyJ + run, '.', run, '.', optional run.
-    if (c === 101 && text.startsWith('eyJ', i) && (i === 0 || !isB64Url(text.charCodeAt(i - 1)))) {
+    if (c === 101 && text.startsWith('eyJ', i) && (i === 0 || !isAlnum(text.charCodeAt(i - 1)))) {
       const first = runEnd(text, i)
       if (first < text.length && text.charCodeAt(first) === 46) {
         const second = runEnd(text, first + 1)
