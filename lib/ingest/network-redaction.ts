@@ -1,5 +1,4 @@
 import type { NetworkDetailPolicy } from '@/db/schema'
-import { MAX_BODY_BYTES } from '@/sdk/src/options'
 import {
   BODY_SECRET_WORDS,
   bodyRules,
@@ -8,6 +7,7 @@ import {
   redactHeaders,
   SecretNames,
 } from '@/sdk/src/network-details/redact'
+import { MAX_BODY_BYTES } from '@/sdk/src/options'
 
 /** An organization's handling of captured network details, resolved with its ingest key. */
 export interface NetworkPolicy {
@@ -30,7 +30,8 @@ const MAX_OMITTED_LENGTH = 200
 const MAX_REDACT_KEYS = 100
 
 type Obj = Record<string, unknown>
-const isObject = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Obj =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 const has = (target: Obj, key: string) => Object.hasOwn(target, key)
 
 /** The requests of every network plugin event that carry at least one detail field. */
@@ -55,7 +56,9 @@ interface Redactor {
 }
 
 function redactor(policy: NetworkPolicy): Redactor {
-  const extra = policy.redactKeys.slice(0, MAX_REDACT_KEYS).filter((k) => typeof k === 'string' && k.trim() !== '')
+  const extra = policy.redactKeys
+    .slice(0, MAX_REDACT_KEYS)
+    .filter((k) => typeof k === 'string' && k.trim() !== '')
   return {
     headers: { allow: null, names: new SecretNames(BODY_SECRET_WORDS, extra) },
     body: bodyRules(extra, MAX_BODY_BYTES),

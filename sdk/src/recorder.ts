@@ -214,7 +214,7 @@ export function startRecorder(
     ignoreUrls: [`${options.ingestUrl}/api/sdk/`, ...options.networkIgnoreUrls],
   })
   if (options.networkDetails)
-    attachNetworkDetails(network, options.networkDetails, internals.loadNetworkDetails, win, warn)
+    attachNetworkDetails(network, options.networkDetails, internals.loadNetworkDetails, warn)
   const consoleCapture = installConsoleCapture({ levels: options.consoleLevels, win, isRecorderFrame })
 
   try {

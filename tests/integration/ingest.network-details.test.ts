@@ -35,7 +35,10 @@ beforeAll(async () => {
     .update(organizations)
     .set({ networkRedactKeys: ['iban'] })
     .where(eq(organizations.id, keys.redact.org))
-  await database.db.update(organizations).set({ networkDetails: 'drop' }).where(eq(organizations.id, keys.drop.org))
+  await database.db
+    .update(organizations)
+    .set({ networkDetails: 'drop' })
+    .where(eq(organizations.id, keys.drop.org))
 })
 afterAll(async () => {
   useDatabase(undefined)
@@ -44,7 +47,17 @@ afterAll(async () => {
 freezeRateLimitClock()
 
 const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZGEifQ.c2lnbmF0dXJl'
-const SECRETS = ['Bearer sk_live_abc', 'sid=s3cr3t', 'session=zzz', 'key-123', 'tok-999', 'hunter2', '4111111111111111', 'DE89370400440532013000', JWT]
+const SECRETS = [
+  'Bearer sk_live_abc',
+  'sid=s3cr3t',
+  'session=zzz',
+  'key-123',
+  'tok-999',
+  'hunter2',
+  '4111111111111111',
+  'DE89370400440532013000',
+  JWT,
+]
 
 function leakyBatch(sessionId: string, sequence = 0) {
   const batch = makeBatch({ sessionId, sequence, events: 4 })
@@ -86,16 +99,25 @@ function leakyBatch(sessionId: string, sequence = 0) {
 }
 
 async function stored(sessionId: string): Promise<string[]> {
-  const [session] = await database.db.select().from(replaySessions).where(eq(replaySessions.externalId, sessionId))
+  const [session] = await database.db
+    .select()
+    .from(replaySessions)
+    .where(eq(replaySessions.externalId, sessionId))
   const rows = await database.db
     .select()
     .from(replayBatches)
     .where(eq(replayBatches.sessionId, session!.id))
     .orderBy(replayBatches.sequence)
-  return Promise.all(rows.map(async (row) => Buffer.from((await getBlobStore().get(row.blobKey))!).toString()))
+  return Promise.all(
+    rows.map(async (row) => Buffer.from((await getBlobStore().get(row.blobKey))!).toString()),
+  )
 }
 
-type Stored = { replay: { events: { type: number; data: { plugin?: string; payload?: { requests: Record<string, unknown>[] } } }[] } }
+type Stored = {
+  replay: {
+    events: { type: number; data: { plugin?: string; payload?: { requests: Record<string, unknown>[] } } }[]
+  }
+}
 const requestOf = (text: string) =>
   (JSON.parse(text) as Stored).replay.events.find((e) => e.data.plugin === 'rrweb/network@1')!.data.payload!
     .requests[0]!
@@ -138,8 +160,8 @@ describe('ingest: network details under the organization policy', () => {
   it('redact: cuts a body longer than MAX_BODY_BYTES with the marker', async () => {
     const sessionId = fresh()
     const batch = leakyBatch(sessionId)
-    const request = (batch.replay.events.at(-1)!.data as { payload: { requests: Record<string, unknown>[] } }).payload
-      .requests[0]!
+    const request = (batch.replay.events.at(-1)!.data as { payload: { requests: Record<string, unknown>[] } })
+      .payload.requests[0]!
     request.responseBody = `{"password": "p", "text": "${'a'.repeat(MAX_BODY_BYTES * 2)}`
     expect((await sendBatch(batch, { key: keys.redact.key })).status).toBe(200)
     const body = requestOf((await stored(sessionId))[0]!).responseBody as string
@@ -161,9 +183,11 @@ describe('ingest: network details under the organization policy', () => {
     for (const key of [keys.redact.key, keys.drop.key]) {
       const sessionId = fresh()
       const batch = leakyBatch(sessionId)
-      const request = (batch.replay.events.at(-1)!.data as { payload: { requests: Record<string, unknown>[] } })
-        .payload.requests[0]!
-      for (const field of ['requestHeaders', 'responseHeaders', 'requestBody', 'responseBody']) delete request[field]
+      const request = (
+        batch.replay.events.at(-1)!.data as { payload: { requests: Record<string, unknown>[] } }
+      ).payload.requests[0]!
+      for (const field of ['requestHeaders', 'responseHeaders', 'requestBody', 'responseBody'])
+        delete request[field]
       // Spacing a re-serialisation would not keep.
       const body = JSON.stringify(batch, null, 1)
       expect((await sendBatch(body, { key })).status).toBe(200)
@@ -175,7 +199,10 @@ describe('ingest: network details under the organization policy', () => {
     const sessionId = fresh()
     expect((await sendBatch(leakyBatch(sessionId, 0), { key: keys.switch.key })).status).toBe(200)
     expect(requestOf((await stored(sessionId))[0]!)).toHaveProperty('requestBody')
-    await database.db.update(organizations).set({ networkDetails: 'drop' }).where(eq(organizations.id, keys.switch.org))
+    await database.db
+      .update(organizations)
+      .set({ networkDetails: 'drop' })
+      .where(eq(organizations.id, keys.switch.org))
     forgetCredentials()
     expect((await sendBatch(leakyBatch(sessionId, 1), { key: keys.switch.key })).status).toBe(200)
     expect(requestOf((await stored(sessionId))[1]!)).not.toHaveProperty('requestBody')

@@ -45,7 +45,18 @@ describe('secret names', () => {
       'jwt',
     ])
       expect(names.isSecret(key), key).toBe(true)
-    for (const key of ['monkey', 'keyboard', 'passenger', 'number', 'code', 'author', 'spinner', 'tokenizer', 'id', 'name'])
+    for (const key of [
+      'monkey',
+      'keyboard',
+      'passenger',
+      'number',
+      'code',
+      'author',
+      'spinner',
+      'tokenizer',
+      'id',
+      'name',
+    ])
       expect(names.isSecret(key), key).toBe(false)
   })
 
@@ -103,7 +114,9 @@ describe('redactHeaders', () => {
       'content-type': 'application/json',
       'x-request-id': `r-${REDACTED}`,
     })
-    expect(redactHeaders(pairs, { allow: ['content-type'], names })).toEqual({ 'content-type': 'application/json' })
+    expect(redactHeaders(pairs, { allow: ['content-type'], names })).toEqual({
+      'content-type': 'application/json',
+    })
   })
 
   it('ignores a __proto__ header name', () => {
@@ -173,7 +186,9 @@ describe('redactBody', () => {
       `{"password": "${REDACTED}", "user": "ada", "pin": "${REDACTED}", "items": [`,
     )
     expect(redactBody('{"token": "abc', rules)).toBe(`{"token": "${REDACTED}"`)
-    expect(redactBody('{"pass\\u0077ord": "x", broken', rules)).toBe(`{"pass\\u0077ord": "${REDACTED}", broken`)
+    expect(redactBody('{"pass\\u0077ord": "x", broken', rules)).toBe(
+      `{"pass\\u0077ord": "${REDACTED}", broken`,
+    )
     const huge = `{"filler": "${'a'.repeat(PARSE_LIMIT)}", "access_token": "tok"}`
     const out = redactBody(huge, bodyRules([], 65_536))
     expect(out).not.toContain('"tok"')
@@ -188,7 +203,10 @@ describe('redactBody', () => {
     const proto = '{"__proto__": {"password": "x", "isAdmin": true}, "a": 1}'
     const cleaned = JSON.parse(redactBody(proto, rules)) as Record<string, unknown>
     expect(({} as Record<string, unknown>).isAdmin).toBeUndefined()
-    expect(Object.getOwnPropertyDescriptor(cleaned, '__proto__')?.value).toEqual({ password: REDACTED, isAdmin: true })
+    expect(Object.getOwnPropertyDescriptor(cleaned, '__proto__')?.value).toEqual({
+      password: REDACTED,
+      isAdmin: true,
+    })
 
     const protoSecret = redactBody('{"__proto__": "x"}', bodyRules(['proto'], 100))
     expect(protoSecret).toBe(`{"__proto__":"${REDACTED}"}`)

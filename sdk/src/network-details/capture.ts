@@ -8,7 +8,15 @@
  */
 import type { ResolvedNetworkDetails, UrlPattern } from '../options'
 import type { DetailCapturer, RequestDetails } from '../plugins/network'
-import { type BodyRules, bodyRules, type HeaderRules, isTextualType, PARSE_LIMIT, redactBody, redactHeaders, SecretNames, BODY_SECRET_WORDS } from './redact'
+import {
+  type BodyRules,
+  bodyRules,
+  type HeaderRules,
+  isTextualType,
+  PARSE_LIMIT,
+  redactBody,
+  redactHeaders,
+} from './redact'
 
 /** A response announcing more than this is not read at all. */
 const MAX_READ_BYTES = PARSE_LIMIT
@@ -76,14 +84,14 @@ function requestBodyText(body: unknown, contentType: string | null): BodyResult 
     const type = contentType ?? 'text/plain'
     return isTextualType(type) ? { body } : { omitted: `content-type ${type}` }
   }
-  if (typeof URLSearchParams !== 'undefined' && body instanceof URLSearchParams) return { body: body.toString() }
+  if (typeof URLSearchParams !== 'undefined' && body instanceof URLSearchParams)
+    return { body: body.toString() }
   return { omitted: describeBody(body) }
 }
 
-export function createDetailCapturer(options: ResolvedNetworkDetails, win: Window = window): DetailCapturer {
-  const names = new SecretNames(BODY_SECRET_WORDS, options.redactKeys)
-  const headerRules: HeaderRules = { allow: options.headers, names }
+export function createDetailCapturer(options: ResolvedNetworkDetails): DetailCapturer {
   const rules: BodyRules = bodyRules(options.redactKeys, options.maxBodyBytes)
+  const headerRules: HeaderRules = { allow: options.headers, names: rules.names }
   const wanted = (url: string) => {
     try {
       return matchesUrl(url, options.urls)
@@ -128,13 +136,15 @@ export function createDetailCapturer(options: ResolvedNetworkDetails, win: Windo
           requestBody = Promise.resolve(requestBodyText(init.body, headers.get('content-type')))
         } else if (isRequest && input.body !== null && !input.bodyUsed) {
           const type = headers.get('content-type')
-          if (!isTextualType(type ?? 'text/plain')) requestBody = Promise.resolve({ omitted: `content-type ${type}` })
+          if (!isTextualType(type ?? 'text/plain'))
+            requestBody = Promise.resolve({ omitted: `content-type ${type}` })
           else {
             // Copied before fetch reads the original.
             const copy = input.clone().body
             requestBody = copy
               ? readCapped(copy, MAX_READ_BYTES).then(
-                  (read): BodyResult => (read.capped ? { omitted: `over ${MAX_READ_BYTES} bytes` } : { body: read.text }),
+                  (read): BodyResult =>
+                    read.capped ? { omitted: `over ${MAX_READ_BYTES} bytes` } : { body: read.text },
                   (): BodyResult => ({ omitted: 'unreadable' }),
                 )
               : requestBody
@@ -154,7 +164,11 @@ export function createDetailCapturer(options: ResolvedNetworkDetails, win: Windo
             }
             return (async () => {
               const details: RequestDetails = { requestHeaders }
-              redacted(await requestBody.catch((): BodyResult => ({ omitted: 'unreadable' })), details, 'request')
+              redacted(
+                await requestBody.catch((): BodyResult => ({ omitted: 'unreadable' })),
+                details,
+                'request',
+              )
               if (!response) return details
               details.responseHeaders = redactHeaders(response.headers, headerRules)
               if (body && 'omitted' in body) details.responseBodyOmitted = body.omitted

@@ -8,7 +8,7 @@
 import type { ResolvedNetworkDetails } from '../options'
 import type { DetailCapturer, NetworkPlugin } from '../plugins/network'
 
-export type CreateDetailCapturer = (options: ResolvedNetworkDetails, win: Window) => DetailCapturer
+export type CreateDetailCapturer = (options: ResolvedNetworkDetails) => DetailCapturer
 export type LoadNetworkDetails = () => Promise<CreateDetailCapturer>
 
 /** Bumped when the part's contract with the core changes: a cached older part is not used. */
@@ -62,12 +62,14 @@ export function attachNetworkDetails(
   network: NetworkPlugin,
   options: ResolvedNetworkDetails,
   load: LoadNetworkDetails | undefined,
-  win: Window,
   warn: (message: string) => void,
 ): void {
-  if (!load) return warn('networkDetails: this build cannot load the network details part')
+  if (!load) {
+    warn('networkDetails: this build cannot load the network details part')
+    return
+  }
   load().then(
-    (create) => network.setDetailCapturer(create(options, win)),
+    (create) => network.setDetailCapturer(create(options)),
     (error: unknown) =>
       warn(`networkDetails: not captured: ${error instanceof Error ? error.message : String(error)}`),
   )

@@ -300,7 +300,8 @@ export function redactHeaders(
     if (rules.allow && !rules.allow.includes(name)) continue
     if (name === '__proto__' || isForbiddenHeader(name, rules.names)) continue
     if (++count > 100) break
-    const value = rawValue.length > 2000 ? `${rawValue.slice(0, 2000)}${truncationMarker(rawValue.length)}` : rawValue
+    const value =
+      rawValue.length > 2000 ? `${rawValue.slice(0, 2000)}${truncationMarker(rawValue.length)}` : rawValue
     kept[name] = redactValues(value)
   }
   return kept
@@ -359,7 +360,13 @@ function redactTree(root: Json, names: SecretNames): boolean | null {
     }
     for (const key of Object.keys(value)) {
       const item = value[key]!
-      if (names.isSecret(key) && item !== null && typeof item !== 'boolean' && item !== '' && item !== REDACTED) {
+      if (
+        names.isSecret(key) &&
+        item !== null &&
+        typeof item !== 'boolean' &&
+        item !== '' &&
+        item !== REDACTED
+      ) {
         setOwn(value, key, REDACTED)
         changed = true
       } else if (typeof item === 'string') {

@@ -41,7 +41,12 @@ export type CapturedRequest = NetworkRequest & {
 /** The detail fields of a request, as the network details part fills them. */
 export type RequestDetails = Pick<
   CapturedRequest,
-  'requestHeaders' | 'responseHeaders' | 'requestBody' | 'responseBody' | 'requestBodyOmitted' | 'responseBodyOmitted'
+  | 'requestHeaders'
+  | 'responseHeaders'
+  | 'requestBody'
+  | 'responseBody'
+  | 'requestBodyOmitted'
+  | 'responseBodyOmitted'
 >
 
 /**
@@ -153,6 +158,7 @@ export function createNetworkPlugin(options: NetworkPluginOptions = {}): Network
   const buffer: CapturedRequest[] = []
   let emit: ((payload: NetworkPayload) => void) | null = null
   let details: DetailCapturer | null = null
+  let uninstalled = false
 
   const absolute = (url: string): string => {
     try {
@@ -200,7 +206,11 @@ export function createNetworkPlugin(options: NetworkPluginOptions = {}): Network
     }
     if (status === 0) request.error = error ?? 'Network request failed'
     // Timed at the response; emitted once its details (a body read) are in.
-    if (detailsOf) void detailsOf.then((found) => deliver(Object.assign(request, found)), () => deliver(request))
+    if (detailsOf)
+      void detailsOf.then(
+        (found) => deliver(Object.assign(request, found)),
+        () => deliver(request),
+      )
     else deliver(request)
   }
 
@@ -306,9 +316,11 @@ export function createNetworkPlugin(options: NetworkPluginOptions = {}): Network
       xhrProto.setRequestHeader = originalSetRequestHeader
       emit = null
       details = null
+      uninstalled = true
     },
     setDetailCapturer: (capturer) => {
-      details = capturer
+      // The part may arrive after stop(): the restored fetch and XHR must stay untouched.
+      if (!uninstalled) details = capturer
     },
   }
 }
