@@ -20,6 +20,8 @@ export const PARSE_LIMIT = 1_048_576
 const MAX_DEPTH = 64
 /** Longer keys are not matched word by word: their value is redacted. */
 const MAX_KEY_LENGTH = 256
+/** Header values are cut at this many characters. */
+const MAX_HEADER_LENGTH = 2000
 /** A marker is at most this long, so a cut body is at most its limit plus this. */
 export const MARKER_ROOM = 64
 
@@ -300,8 +302,10 @@ export function redactHeaders(
     if (rules.allow && !rules.allow.includes(name)) continue
     if (name === '__proto__' || isForbiddenHeader(name, rules.names)) continue
     if (++count > 100) break
-    const value =
-      rawValue.length > 2000 ? `${rawValue.slice(0, 2000)}${truncationMarker(rawValue.length)}` : rawValue
+    // A value this cut already (the recorder's) keeps its marker: a second pass changes nothing.
+    const cutAt = markerStart(rawValue)
+    const long = rawValue.length > MAX_HEADER_LENGTH && (cutAt === -1 || cutAt > MAX_HEADER_LENGTH)
+    const value = long ? truncate(rawValue, MAX_HEADER_LENGTH) : rawValue
     kept[name] = redactValues(value)
   }
   return kept
