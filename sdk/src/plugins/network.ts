@@ -222,6 +222,15 @@ export function createNetworkPlugin(options: NetworkPluginOptions = {}): Network
     }
   }
 
+  /** A detail promise, or none: a capturer that throws must not reach the page's promise chain. */
+  const guarded = (get: () => Promise<RequestDetails> | undefined): Promise<RequestDetails> | undefined => {
+    try {
+      return get()
+    } catch {
+      return undefined
+    }
+  }
+
   /** The capturer's handle, or null; a capturer that throws costs the request its details only. */
   const detailHandle = <T>(start: (capturer: DetailCapturer) => T | null): T | null => {
     if (!details) return null
@@ -246,11 +255,25 @@ export function createNetworkPlugin(options: NetworkPluginOptions = {}): Network
     // (body untouched; the details part reads a clone made here) and the same rejection.
     return call.then(
       (response) => {
-        finish(pending, 'fetch', response.status, response.statusText, undefined, detail?.response(response))
+        finish(
+          pending,
+          'fetch',
+          response.status,
+          response.statusText,
+          undefined,
+          guarded(() => detail?.response(response)),
+        )
         return response
       },
       (error: unknown) => {
-        finish(pending, 'fetch', 0, '', describeFailure(error), detail?.response(null))
+        finish(
+          pending,
+          'fetch',
+          0,
+          '',
+          describeFailure(error),
+          guarded(() => detail?.response(null)),
+        )
         throw error
       },
     )
@@ -288,7 +311,14 @@ export function createNetworkPlugin(options: NetworkPluginOptions = {}): Network
         failure = 'TimeoutError: XMLHttpRequest timed out'
       })
       this.addEventListener('loadend', () => {
-        finish(pending, 'xmlhttprequest', this.status, this.statusText, failure, detail?.done())
+        finish(
+          pending,
+          'xmlhttprequest',
+          this.status,
+          this.statusText,
+          failure,
+          guarded(() => detail?.done()),
+        )
       })
     }
     return originalSend.call(this, body)
