@@ -1,11 +1,15 @@
 /**
  * Builds the browser recorder (sdk/) with esbuild:
- *   sdk/dist/index.mjs  ES module for bundler users; rrweb stays an import.
+ *   sdk/dist/index.mjs  ES module for bundler users; rrweb stays an import. Code splitting:
+ *                       the network details part is a chunk (sdk/dist/chunks/) that index.mjs
+ *                       imports dynamically, only when `networkDetails` is set.
  *   sdk/dist/sdk.js     the script tag build served at /sdk.js: everything bundled, minified,
  *                       window.SessionReplay, auto-start from data attributes.
+ *   sdk/dist/sdk-network.js  the script tag build's network details part, served at
+ *                       /sdk-network.js; sdk.js adds it from its own directory when needed.
  *   sdk/dist/meta.json  esbuild metafile of sdk.js (bundle composition, used by the benchmark).
  */
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
@@ -19,9 +23,14 @@ const target = ['es2020', 'chrome80', 'firefox78', 'safari14', 'edge80']
 mkdirSync(dist, { recursive: true })
 const started = Date.now()
 
+// Chunk names carry a hash: old ones would pile up across builds.
+rmSync(path.join(dist, 'chunks'), { recursive: true, force: true })
 await build({
   entryPoints: [path.join(src, 'index.ts')],
-  outfile: path.join(dist, 'index.mjs'),
+  outdir: dist,
+  outExtension: { '.js': '.mjs' },
+  chunkNames: 'chunks/[name]-[hash]',
+  splitting: true,
   bundle: true,
   format: 'esm',
   platform: 'browser',
@@ -45,7 +54,25 @@ const standalone = await build({
 })
 writeFileSync(path.join(dist, 'meta.json'), JSON.stringify(standalone.metafile))
 
-const size = standalone.metafile.outputs[path.relative(process.cwd(), path.join(dist, 'sdk.js'))]?.bytes
+const part = await build({
+  entryPoints: [path.join(src, 'network-details', 'part.ts')],
+  outfile: path.join(dist, 'sdk-network.js'),
+  bundle: true,
+  format: 'iife',
+  platform: 'browser',
+  target,
+  minify: true,
+  metafile: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+})
+
+const sizeOf = (result, file) =>
+  result.metafile.outputs[path.relative(process.cwd(), path.join(dist, file))]?.bytes
+const size = sizeOf(standalone, 'sdk.js')
+const partSize = sizeOf(part, 'sdk-network.js')
 console.log(
-  `sdk built in ${Date.now() - started} ms${size ? ` (sdk.js ${(size / 1024).toFixed(1)} KiB)` : ''}`,
+  `sdk built in ${Date.now() - started} ms${size ? ` (sdk.js ${(size / 1024).toFixed(1)} KiB` : ''}${
+    partSize ? `, sdk-network.js ${(partSize / 1024).toFixed(1)} KiB)` : size ? ')' : ''
+  }`,
 )

@@ -13,8 +13,9 @@ export interface ActiveCredential {
 
 /**
  * The unrevoked static key of this kind whose token hashes to `tokenHash`, through the unique
- * index on the hash. One statement, built once per database handle, for the ingest and the
- * bearer resolvers alike: it runs on every cache miss of the hottest routes.
+ * index on the hash. One statement, built once per database handle, for the bearer resolvers
+ * (ingest has its own, with the organization's network policy joined: ingest-credential.ts):
+ * it runs on every cache miss of hot routes.
  */
 export async function findActiveCredential(
   db: DbOrTx,

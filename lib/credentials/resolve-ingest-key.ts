@@ -1,7 +1,8 @@
 import type { DbOrTx } from '@/db/client'
 import { UnauthorizedError } from '@/lib/errors'
-import { findActiveCredential } from './active-credential'
+import type { NetworkPolicy } from '@/lib/ingest/network-redaction'
 import { cachedCredential } from './credential-cache'
+import { findIngestCredential } from './ingest-credential'
 import { hashToken, TOKEN_PREFIXES } from './tokens'
 import { touchCredential } from './touch'
 
@@ -11,6 +12,8 @@ export const INVALID_API_KEY = 'Invalid or revoked API key'
 export interface IngestPrincipal {
   credentialId: string
   organizationId: string
+  /** What ingest does with captured network details: the organization's policy (lib/ingest/network-redaction.ts). */
+  networkPolicy: NetworkPolicy
 }
 
 /**
@@ -22,6 +25,9 @@ export interface IngestPrincipal {
  * key revoked on another server instance may be accepted for at most 5 s; on the instance
  * that revokes it (revokeKey clears the cache), it fails at its next request. Keys that fail
  * are never cached, so the ingest lookup budgets still count every database lookup of them.
+ *
+ * The organization's network detail policy comes with the key, in the same lookup and cache
+ * entry: a policy change applies to batches within those 5 s too.
  */
 export async function resolveIngestKey(db: DbOrTx, key: string | null | undefined): Promise<IngestPrincipal> {
   const presented = key?.trim()
@@ -30,8 +36,14 @@ export async function resolveIngestKey(db: DbOrTx, key: string | null | undefine
     throw new UnauthorizedError(INVALID_API_KEY)
   const tokenHash = hashToken(presented)
   const principal = await cachedCredential(`ingest:${tokenHash}`, async () => {
-    const found = await findActiveCredential(db, tokenHash, 'ingest')
-    return found ? { credentialId: found.id, organizationId: found.organizationId } : null
+    const found = await findIngestCredential(db, tokenHash)
+    return found
+      ? {
+          credentialId: found.id,
+          organizationId: found.organizationId,
+          networkPolicy: { mode: found.networkDetails, redactKeys: found.networkRedactKeys },
+        }
+      : null
   })
   if (!principal) throw new UnauthorizedError(INVALID_API_KEY)
   touchCredential(db, principal.credentialId)

@@ -2,7 +2,11 @@ import { createHash } from 'node:crypto'
 import { readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 
-/** The recorder's script tag build, as `scripts/build-sdk.mjs` writes it. */
+/** The recorder's script tag files, as `scripts/build-sdk.mjs` writes them, served from the app's root. */
+export const SDK_SCRIPTS = ['sdk.js', 'sdk-network.js'] as const
+export type SdkScript = (typeof SDK_SCRIPTS)[number]
+
+/** The recorder's script tag build. */
 export const SDK_BUNDLE_PATH = path.join('sdk', 'dist', 'sdk.js')
 
 export interface SdkBundle {
@@ -11,27 +15,35 @@ export interface SdkBundle {
   etag: string
 }
 
-let cached: { mtimeMs: number; bundle: SdkBundle } | undefined
+const cached = new Map<string, { mtimeMs: number; bundle: SdkBundle }>()
 
 /**
- * The built `sdk.js`, read from disk once and kept; read again only when the file changes
- * (a rebuild while `next dev` runs). Null when it was never built.
+ * A built script of the recorder (`sdk.js`, or its network details part `sdk-network.js`),
+ * read from disk once and kept; read again only when the file changes (a rebuild while
+ * `next dev` runs). Null when it was never built.
  */
-export function readSdkBundle(cwd: string = process.cwd()): SdkBundle | null {
-  const file = path.join(cwd, SDK_BUNDLE_PATH)
+export function readSdkScript(name: SdkScript, cwd: string = process.cwd()): SdkBundle | null {
+  const file = path.join(cwd, 'sdk', 'dist', name)
   let mtimeMs: number
   try {
     mtimeMs = statSync(file).mtimeMs
   } catch {
     return null
   }
-  if (cached?.mtimeMs === mtimeMs) return cached.bundle
+  const hit = cached.get(file)
+  if (hit?.mtimeMs === mtimeMs) return hit.bundle
   const bytes = readFileSync(file)
   const body = new Uint8Array(bytes.byteLength)
   body.set(bytes)
   const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
-  cached = { mtimeMs, bundle: { body, etag } }
-  return cached.bundle
+  const bundle = { body, etag }
+  cached.set(file, { mtimeMs, bundle })
+  return bundle
+}
+
+/** The built `sdk.js`; see readSdkScript. */
+export function readSdkBundle(cwd: string = process.cwd()): SdkBundle | null {
+  return readSdkScript('sdk.js', cwd)
 }
 
 /** RFC 9110 §13.1.2: If-None-Match uses the weak comparison; `*` matches any current entity. */

@@ -44,7 +44,10 @@ export function initWith(options: RecorderOptions, internals: RecorderInternals)
 
 /** Starts recording this page's session. Returns whether it started. */
 export function init(options: RecorderOptions): boolean {
-  return initWith(options, {})
+  // A separate chunk (esbuild code splitting): pages without networkDetails never load it.
+  return initWith(options, {
+    loadNetworkDetails: () => import('./network-details/capture').then((part) => part.createDetailCapturer),
+  })
 }
 
 /**

@@ -12,6 +12,7 @@ import {
 } from './batch'
 import { DebugIdTracker } from './debug-ids'
 import { WindowLease } from './lease'
+import { attachNetworkDetails, type LoadNetworkDetails } from './network-details/load'
 import type { ResolvedOptions } from './options'
 import { SessionPages } from './pages'
 import { installConsoleCapture } from './plugins/console'
@@ -31,6 +32,8 @@ const STOP_DRAIN_MS = 10_000
 export interface RecorderInternals {
   /** URL of the standalone script, so its frames can be kept out of captured stacks. */
   scriptUrl?: string
+  /** Loads the network details part; used only when `networkDetails` is set. */
+  loadNetworkDetails?: LoadNetworkDetails
 }
 
 export interface Recorder {
@@ -210,6 +213,8 @@ export function startRecorder(
     win,
     ignoreUrls: [`${options.ingestUrl}/api/sdk/`, ...options.networkIgnoreUrls],
   })
+  if (options.networkDetails)
+    attachNetworkDetails(network, options.networkDetails, internals.loadNetworkDetails, warn)
   const consoleCapture = installConsoleCapture({ levels: options.consoleLevels, win, isRecorderFrame })
 
   try {

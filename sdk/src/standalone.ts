@@ -5,6 +5,7 @@
  * `data-ingest-url`, so capture is installed before the page's own scripts run.
  */
 import { identify, initWith, stop } from './index'
+import { scriptPartLoader } from './network-details/load'
 import type { RecorderOptions } from './options'
 
 declare global {
@@ -19,9 +20,11 @@ declare global {
 
 const script = document.currentScript instanceof HTMLScriptElement ? document.currentScript : null
 const scriptUrl = script?.src || undefined
+// The network details part is loaded from beside this script, only when the option is set.
+const loadNetworkDetails = scriptPartLoader(scriptUrl, script?.nonce ?? '')
 
 window.SessionReplay = {
-  init: (options) => initWith(options, { scriptUrl }),
+  init: (options) => initWith(options, { scriptUrl, loadNetworkDetails }),
   identify,
   stop,
 }
@@ -29,4 +32,5 @@ window.SessionReplay = {
 const apiKey = script?.getAttribute('data-api-key')
 const ingestUrl = script?.getAttribute('data-ingest-url')
 const release = script?.getAttribute('data-release')
-if (apiKey && ingestUrl) initWith({ apiKey, ingestUrl, ...(release ? { release } : {}) }, { scriptUrl })
+if (apiKey && ingestUrl)
+  initWith({ apiKey, ingestUrl, ...(release ? { release } : {}) }, { scriptUrl, loadNetworkDetails })

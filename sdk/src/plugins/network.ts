@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
 import type { IWindow, listenerHandler, NetworkData, NetworkRequest, RecordPlugin } from '@rrweb/types'
+import { nameWords, redactParams } from '../network-details/redact'
 
 /** PostHog's plugin name: recordings stay readable by tools that know that format (§1.8). */
 const NETWORK_PLUGIN_NAME = 'rrweb/network@1'
@@ -37,6 +38,36 @@ export type CapturedRequest = NetworkRequest & {
   responseBodyOmitted?: string
 }
 
+/** The detail fields of a request, as the network details part fills them. */
+export type RequestDetails = Pick<
+  CapturedRequest,
+  | 'requestHeaders'
+  | 'responseHeaders'
+  | 'requestBody'
+  | 'responseBody'
+  | 'requestBodyOmitted'
+  | 'responseBodyOmitted'
+>
+
+/**
+ * The optional part that captures headers and bodies (sdk/src/network-details/capture.ts),
+ * set on the plugin when it has loaded. Each method is called before the request is sent and
+ * answers null when the request gets no details; its promise never rejects.
+ */
+export interface DetailCapturer {
+  fetch(
+    absoluteUrl: string,
+    input: RequestInfo | URL,
+    init: RequestInit | undefined,
+  ): { response(response: Response | null): Promise<RequestDetails> } | null
+  xhr(
+    absoluteUrl: string,
+    xhr: XMLHttpRequest,
+    headers: [string, string][],
+    body: unknown,
+  ): { done(): Promise<RequestDetails> } | null
+}
+
 export type NetworkPayload = NetworkData & { requests: CapturedRequest[]; isInitial?: true }
 
 export interface NetworkPluginOptions {
@@ -60,9 +91,12 @@ export type NetworkPlugin = RecordPlugin & {
   options: NetworkPluginOptions
   /** Restores the original fetch and XMLHttpRequest. */
   uninstall(): void
+  /**
+   * Requests that start after this get details (when the capturer wants them); requests
+   * already under way, and those that finished before the part loaded, have none.
+   */
+  setDetailCapturer(capturer: DetailCapturer): void
 }
-
-const REDACTED = '[redacted]'
 
 /**
  * Matched against each word of a parameter name (`access_token`, `X-Amz-Signature`, `apiKey`
@@ -70,38 +104,6 @@ const REDACTED = '[redacted]'
  */
 const DEFAULT_SECRET_WORDS =
   /^(token|tokens|key|apikey|password|passwd|pwd|pass|secret|auth|authorization|session|sessionid|sid|code|signature|sig|credential|credentials|jwt|otp|bearer|cookie)$/i
-
-/** A JSON Web Token is a secret whatever its parameter is called. */
-const JWT = /^eyJ[\w-]+\.[\w-]+\./
-
-function nameWords(name: string): string[] {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .split(/[\s_\-.[\]]+/)
-    .filter((w) => w.length > 0)
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text.replace(/\+/g, ' '))
-  } catch {
-    return text
-  }
-}
-
-function redactParams(params: string, secretWords: RegExp): string {
-  return params
-    .split('&')
-    .map((part) => {
-      const eq = part.indexOf('=')
-      if (eq === -1) return part
-      const name = safeDecode(part.slice(0, eq))
-      const value = safeDecode(part.slice(eq + 1))
-      const secret = nameWords(name).some((w) => secretWords.test(w)) || JWT.test(value)
-      return secret && value !== '' ? `${part.slice(0, eq)}=${REDACTED}` : part
-    })
-    .join('&')
-}
 
 /**
  * Absolute URL with credentials removed and secret-looking query/fragment values replaced.
@@ -116,9 +118,10 @@ function redactUrl(url: string, base?: string, secretWords: RegExp = DEFAULT_SEC
   }
   parsed.username = ''
   parsed.password = ''
-  if (parsed.search.length > 1) parsed.search = redactParams(parsed.search.slice(1), secretWords)
+  const isSecret = (name: string) => nameWords(name).some((w) => secretWords.test(w))
+  if (parsed.search.length > 1) parsed.search = redactParams(parsed.search.slice(1), isSecret)
   // OAuth implicit flows put tokens in the fragment (`#access_token=…`).
-  if (parsed.hash.includes('=')) parsed.hash = redactParams(parsed.hash.slice(1), secretWords)
+  if (parsed.hash.includes('=')) parsed.hash = redactParams(parsed.hash.slice(1), isSecret)
   return parsed.href
 }
 
@@ -133,6 +136,8 @@ function describeFailure(error: unknown): string {
 interface Pending {
   method: string
   url: string
+  /** Before redaction, for the detail capturer's URL list. */
+  absoluteUrl: string
   timestamp: number
   startTime: number
 }
@@ -152,6 +157,8 @@ export function createNetworkPlugin(options: NetworkPluginOptions = {}): Network
   const perf = win.performance
   const buffer: CapturedRequest[] = []
   let emit: ((payload: NetworkPayload) => void) | null = null
+  let details: DetailCapturer | null = null
+  let uninstalled = false
 
   const absolute = (url: string): string => {
     try {
@@ -170,6 +177,7 @@ export function createNetworkPlugin(options: NetworkPluginOptions = {}): Network
     return {
       method: method.toUpperCase(),
       url: redactUrl(url, undefined, secretWords),
+      absoluteUrl: url,
       timestamp: Date.now(),
       startTime: perf.now(),
     }
@@ -181,6 +189,7 @@ export function createNetworkPlugin(options: NetworkPluginOptions = {}): Network
     status: number,
     statusText: string,
     error?: string,
+    detailsOf?: Promise<RequestDetails>,
   ) => {
     const endTime = perf.now()
     const request: CapturedRequest = {
@@ -196,10 +205,39 @@ export function createNetworkPlugin(options: NetworkPluginOptions = {}): Network
       duration: Math.round(endTime - pending.startTime),
     }
     if (status === 0) request.error = error ?? 'Network request failed'
+    // Timed at the response; emitted once its details (a body read) are in.
+    if (detailsOf)
+      void detailsOf.then(
+        (found) => deliver(Object.assign(request, found)),
+        () => deliver(request),
+      )
+    else deliver(request)
+  }
+
+  const deliver = (request: CapturedRequest) => {
     if (emit) {
       emit({ requests: [request] })
     } else if (buffer.length < maxBuffered) {
       buffer.push(request)
+    }
+  }
+
+  /** A detail promise, or none: a capturer that throws must not reach the page's promise chain. */
+  const guarded = (get: () => Promise<RequestDetails> | undefined): Promise<RequestDetails> | undefined => {
+    try {
+      return get()
+    } catch {
+      return undefined
+    }
+  }
+
+  /** The capturer's handle, or null; a capturer that throws costs the request its details only. */
+  const detailHandle = <T>(start: (capturer: DetailCapturer) => T | null): T | null => {
+    if (!details) return null
+    try {
+      return start(details)
+    } catch {
+      return null
     }
   }
 
@@ -209,17 +247,33 @@ export function createNetworkPlugin(options: NetworkPluginOptions = {}): Network
     const rawUrl = typeof input === 'string' ? input : isRequest ? input.url : input.href
     const method = init?.method ?? (isRequest ? input.method : 'GET')
     const pending = begin(method, rawUrl)
+    // Before the call: a Request's body can be copied only while it is unread.
+    const detail = pending ? detailHandle((d) => d.fetch(pending.absoluteUrl, input, init)) : null
     const call = originalFetch.call(win, input, init)
     if (!pending) return call
     // The caller receives the very promise chain it would without us: same response object
-    // (body untouched) and the same rejection.
+    // (body untouched; the details part reads a clone made here) and the same rejection.
     return call.then(
       (response) => {
-        finish(pending, 'fetch', response.status, response.statusText)
+        finish(
+          pending,
+          'fetch',
+          response.status,
+          response.statusText,
+          undefined,
+          guarded(() => detail?.response(response)),
+        )
         return response
       },
       (error: unknown) => {
-        finish(pending, 'fetch', 0, '', describeFailure(error))
+        finish(
+          pending,
+          'fetch',
+          0,
+          '',
+          describeFailure(error),
+          guarded(() => detail?.response(null)),
+        )
         throw error
       },
     )
@@ -228,16 +282,23 @@ export function createNetworkPlugin(options: NetworkPluginOptions = {}): Network
   const xhrProto = win.XMLHttpRequest.prototype
   const originalOpen = xhrProto.open
   const originalSend = xhrProto.send
-  const opened = new WeakMap<XMLHttpRequest, { method: string; url: string }>()
+  const originalSetRequestHeader = xhrProto.setRequestHeader
+  const opened = new WeakMap<XMLHttpRequest, { method: string; url: string; headers: [string, string][] }>()
 
   xhrProto.open = function open(this: XMLHttpRequest, method: string, url: string | URL, ...rest: unknown[]) {
-    opened.set(this, { method, url: typeof url === 'string' ? url : url.href })
+    opened.set(this, { method, url: typeof url === 'string' ? url : url.href, headers: [] })
     return Reflect.apply(originalOpen, this, [method, url, ...rest])
+  }
+  xhrProto.setRequestHeader = function setRequestHeader(this: XMLHttpRequest, name: string, value: string) {
+    // Kept only while the details part is loaded; it filters them.
+    if (details) opened.get(this)?.headers.push([String(name), String(value)])
+    return originalSetRequestHeader.call(this, name, value)
   }
   xhrProto.send = function send(this: XMLHttpRequest, body?: Document | XMLHttpRequestBodyInit | null) {
     const target = opened.get(this)
     const pending = target ? begin(target.method, target.url) : null
-    if (pending) {
+    if (pending && target) {
+      const detail = detailHandle((d) => d.xhr(pending.absoluteUrl, this, target.headers, body))
       // status is 0 for all three; the event type is the only hint at what went wrong.
       let failure: string | undefined
       this.addEventListener('error', () => {
@@ -250,7 +311,14 @@ export function createNetworkPlugin(options: NetworkPluginOptions = {}): Network
         failure = 'TimeoutError: XMLHttpRequest timed out'
       })
       this.addEventListener('loadend', () => {
-        finish(pending, 'xmlhttprequest', this.status, this.statusText, failure)
+        finish(
+          pending,
+          'xmlhttprequest',
+          this.status,
+          this.statusText,
+          failure,
+          guarded(() => detail?.done()),
+        )
       })
     }
     return originalSend.call(this, body)
@@ -275,7 +343,14 @@ export function createNetworkPlugin(options: NetworkPluginOptions = {}): Network
       win.fetch = originalFetch
       xhrProto.open = originalOpen
       xhrProto.send = originalSend
+      xhrProto.setRequestHeader = originalSetRequestHeader
       emit = null
+      details = null
+      uninstalled = true
+    },
+    setDetailCapturer: (capturer) => {
+      // The part may arrive after stop(): the restored fetch and XHR must stay untouched.
+      if (!uninstalled) details = capturer
     },
   }
 }

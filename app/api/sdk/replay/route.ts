@@ -4,7 +4,11 @@ import { acceptReplayBatch } from '@/lib/ingest/accept-batch'
 import { getIngestDeps } from '@/lib/ingest/deps'
 
 export const POST = ingestRoute(async ({ principal, body }) => {
-  await acceptReplayBatch(await getIngestDeps(), { organizationId: principal.organizationId, body })
+  await acceptReplayBatch(await getIngestDeps(), {
+    organizationId: principal.organizationId,
+    body,
+    networkPolicy: principal.networkPolicy,
+  })
   return json({ ok: true })
 })
 
