@@ -103,7 +103,10 @@ export function firstTextLine(body: string): string | null {
     } else if (char === '<' && text.startsWith('<!--', i)) {
       const end = text.indexOf('-->', i + 4)
       i = end < 0 ? text.length : end + 3
-    } else if (char === '<' && (isNameCode(text.charCodeAt(i + 1)) || text[i + 1] === '/' || text[i + 1] === '!')) {
+    } else if (
+      char === '<' &&
+      (isNameCode(text.charCodeAt(i + 1)) || text[i + 1] === '/' || text[i + 1] === '!')
+    ) {
       const closing = text[i + 1] === '/'
       const name = tagName(text, i + (closing ? 2 : 1))
       const end = text.indexOf('>', i + 1)

@@ -18,7 +18,10 @@ describe('JSON bodies', () => {
     ['{"error":"invalid_grant","error_description":"Token expired"}', 'invalid_grant'],
     ['{"error":{"message":"Insufficient stock for SKU 42","code":7}}', 'Insufficient stock for SKU 42'],
     ['{"error":{"code":7},"error_description":"Bad token"}', 'Bad token'],
-    ['{"type":"about:blank","title":"Conflict","detail":"Order 9 was already paid"}', 'Order 9 was already paid'],
+    [
+      '{"type":"about:blank","title":"Conflict","detail":"Order 9 was already paid"}',
+      'Order 9 was already paid',
+    ],
     ['{"title":"Service Unavailable"}', 'Service Unavailable'],
     ['{"errors":[{"message":"Field \\"x\\" missing"}]}', 'Field "x" missing'],
     ['{"errors":["quota exceeded"]}', 'quota exceeded'],

@@ -1,0 +1,57 @@
+'use client'
+
+import { useActionState } from 'react'
+import { ActionOutcome } from '@/app/_components/form'
+import type { NetworkDetailPolicy } from '@/db/schema'
+import type { ActionResult } from '@/lib/http/actions'
+import { MAX_REDACT_KEY_CHARS, MAX_REDACT_KEYS, POLICY_LABELS } from '@/lib/orgs/network-policy-input'
+import { changeNetworkPolicyAction } from '../actions'
+import styles from './settings.module.css'
+
+/** Owners only; the action checks the role again (a member's form is disabled). */
+export function NetworkPolicyForm(props: {
+  policy: NetworkDetailPolicy
+  redactKeys: string[]
+  disabled: boolean
+}) {
+  const [state, action, pending] = useActionState<ActionResult | null, FormData>(
+    changeNetworkPolicyAction,
+    null,
+  )
+  return (
+    <form action={action} aria-label="Network details policy">
+      <fieldset className={styles.choices} disabled={props.disabled}>
+        <legend>Captured headers and bodies</legend>
+        {(Object.keys(POLICY_LABELS) as NetworkDetailPolicy[]).map((policy) => (
+          <label key={policy}>
+            <input type="radio" name="policy" value={policy} defaultChecked={props.policy === policy} />
+            {POLICY_LABELS[policy]}
+          </label>
+        ))}
+      </fieldset>
+      <div className="field">
+        <label htmlFor="network-redact-keys">More JSON key words to redact</label>
+        <textarea
+          className="textarea"
+          id="network-redact-keys"
+          name="redactKeys"
+          rows={3}
+          defaultValue={props.redactKeys.join(', ')}
+          // The server bounds it exactly; this only keeps a paste from being absurd.
+          maxLength={MAX_REDACT_KEYS * (MAX_REDACT_KEY_CHARS + 8)}
+          disabled={props.disabled}
+          aria-describedby="network-redact-keys-help"
+        />
+        <p className="muted" id="network-redact-keys-help">
+          Separated by commas or new lines; at most {MAX_REDACT_KEYS} words of at most {MAX_REDACT_KEY_CHARS}{' '}
+          letters, digits, _ or -. Values of JSON keys containing one of these words are redacted, beside the
+          built-in list (password, token, secret, …).
+        </p>
+      </div>
+      <button className="btn" type="submit" disabled={props.disabled || pending}>
+        {pending ? 'Saving…' : 'Save network details policy'}
+      </button>
+      <ActionOutcome state={state} />
+    </form>
+  )
+}
