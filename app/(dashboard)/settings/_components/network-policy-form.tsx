@@ -1,6 +1,6 @@
 'use client'
 
-import { useActionState } from 'react'
+import { startTransition, useActionState, useState } from 'react'
 import { ActionOutcome } from '@/app/_components/form'
 import type { NetworkDetailPolicy } from '@/db/schema'
 import type { ActionResult } from '@/lib/http/actions'
@@ -18,14 +18,33 @@ export function NetworkPolicyForm(props: {
     changeNetworkPolicyAction,
     null,
   )
+  const [policy, setPolicy] = useState(props.policy)
+  const [keys, setKeys] = useState(props.redactKeys.join(', '))
   return (
-    <form action={action} aria-label="Network details policy">
+    <form
+      action={action}
+      // A form action resets the form afterwards, radios included, so a refused save would lose
+      // what was typed; submitting in a transition ourselves keeps it (`action` still serves the
+      // form before hydration).
+      onSubmit={(event) => {
+        event.preventDefault()
+        const data = new FormData(event.currentTarget)
+        startTransition(() => action(data))
+      }}
+      aria-label="Network details policy"
+    >
       <fieldset className={styles.choices} disabled={props.disabled}>
         <legend>Captured headers and bodies</legend>
-        {(Object.keys(POLICY_LABELS) as NetworkDetailPolicy[]).map((policy) => (
-          <label key={policy}>
-            <input type="radio" name="policy" value={policy} defaultChecked={props.policy === policy} />
-            {POLICY_LABELS[policy]}
+        {(Object.keys(POLICY_LABELS) as NetworkDetailPolicy[]).map((choice) => (
+          <label key={choice}>
+            <input
+              type="radio"
+              name="policy"
+              value={choice}
+              checked={policy === choice}
+              onChange={() => setPolicy(choice)}
+            />
+            {POLICY_LABELS[choice]}
           </label>
         ))}
       </fieldset>
@@ -36,7 +55,8 @@ export function NetworkPolicyForm(props: {
           id="network-redact-keys"
           name="redactKeys"
           rows={3}
-          defaultValue={props.redactKeys.join(', ')}
+          value={keys}
+          onChange={(event) => setKeys(event.target.value)}
           // The server bounds it exactly; this only keeps a paste from being absurd.
           maxLength={MAX_REDACT_KEYS * (MAX_REDACT_KEY_CHARS + 8)}
           disabled={props.disabled}
