@@ -64,7 +64,7 @@ export function NetworkPolicyForm(props: {
         />
         <p className="muted" id="network-redact-keys-help">
           Separated by commas or new lines; at most {MAX_REDACT_KEYS} words of at most {MAX_REDACT_KEY_CHARS}{' '}
-          letters, digits, _ or -. Values of JSON keys containing one of these words are redacted, beside the
+          letters, digits, _ or -. Values of JSON keys named with these words are redacted too, beside the
           built-in list (password, token, secret, …).
         </p>
       </div>
