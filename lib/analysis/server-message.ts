@@ -127,7 +127,10 @@ export function firstTextLine(body: string): string | null {
       i++
     }
     // A line longer than any message is ended here, so `current` stays small.
-    if (current.length > MAX_SERVER_MESSAGE_CHARS * 4) return flush()
+    if (current.length > MAX_SERVER_MESSAGE_CHARS * 4) {
+      const found = flush()
+      if (found) return found
+    }
   }
   return flush()
 }

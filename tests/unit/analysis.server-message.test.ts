@@ -105,6 +105,8 @@ describe('text and HTML bodies', () => {
     ]) {
       expect(serverMessage(body) ?? '').not.toContain('<script')
     }
+    // A blank stretch longer than a message does not end the search.
+    expect(serverMessage(`${' '.repeat(5000)}found`)).toBe('found')
     const long = serverMessage('x'.repeat(5_000_000))!
     expect(long.length).toBe(MAX_SERVER_MESSAGE_CHARS)
   })
