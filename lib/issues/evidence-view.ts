@@ -84,6 +84,8 @@ export function evidenceView(kind: string, evidence: Record<string, unknown> | n
             : `HTTP ${status}${statusText ? ` ${statusText}` : ''}`
       headline = url ? `${method} ${url}${outcome ? ` → ${outcome}` : ''}` : null
       add('Status', outcome)
+      // What the response body said (issue 20), when the recorder captured it for this URL.
+      add('Server message', str(e.serverMessage))
       add('Error', str(e.error))
       const ms = num(e.durationMs)
       add('Duration', ms === null ? null : duration(ms))

@@ -36,7 +36,9 @@ export const issueListItemJson = sql<string>`(select row_to_json(r)::text from (
  */
 export const issueJson = sql<string>`(select row_to_json(r)::text from (select ${listFields},
   ${isoMillis(issues.updatedAt)} as "updatedAt", ${issues.stepsToReplicate} as "stepsToReplicate",
-  ${issues.aiVerified} as "aiVerified", ${issues.priorityReason} as "priorityReason") r)`
+  ${issues.aiVerified} as "aiVerified", ${issues.priorityReason} as "priorityReason",
+  case when jsonb_typeof(${issues.evidence}->'serverMessage') = 'string'
+    then ${issues.evidence}->>'serverMessage' end as "serverMessage") r)`
 
 /** The evidence fields originalStack is read from, selected beside issueJson. */
 export const originalStackSource = sql<Record<

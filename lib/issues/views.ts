@@ -78,6 +78,15 @@ export const Issue = IssueListItem.extend({
    */
   priorityReason: z.string().nullable(),
   /**
+   * An addition to the spec's shape (issue 20): for a failed request, the error message the
+   * server's response body gave, when the recorder captured the body (docs/network-details.md),
+   * at most 300 characters. Null otherwise. Text from the replay.
+   */
+  serverMessage: z.string().nullable().meta({
+    description:
+      "Failed requests: the message in the server's captured response body (at most 300 characters); null when none was captured",
+  }),
+  /**
    * An addition to the spec's shape (issue 19): an error's stack in the code the customer
    * wrote, through the source maps uploaded for the session's release (docs/source-maps.md).
    * Null for other kinds, and for errors without maps.
@@ -124,6 +133,13 @@ export function toIssueListItem(row: IssueListRow): IssueListItem {
   }
 }
 
+/** `evidence.serverMessage` when it is a string (issue-json.ts reads it the same way). */
+function serverMessageOf(evidence: unknown): string | null {
+  const value =
+    evidence && typeof evidence === 'object' ? (evidence as Record<string, unknown>).serverMessage : null
+  return typeof value === 'string' ? value : null
+}
+
 export function toIssue(row: IssueRow): Issue {
   return {
     ...toIssueListItem(row),
@@ -131,6 +147,7 @@ export function toIssue(row: IssueRow): Issue {
     stepsToReplicate: row.stepsToReplicate,
     aiVerified: row.aiVerified,
     priorityReason: row.priorityReason,
+    serverMessage: serverMessageOf(row.evidence),
     originalStack: symbolicatedFrames(row.evidence),
   }
 }

@@ -67,6 +67,8 @@ export function issueDetails(issue: Issue, untrusted: UntrustedMarkers, stack: s
     // Built by us from the base URL and ids (record-findings.ts), so not marked.
     issue.previewUrl ? `Replay: ${issue.previewUrl}` : null,
     ticket(issue, untrusted),
+    // The response body's words, chosen by whoever answered the recorded request.
+    issue.serverMessage ? `Server message: ${untrusted.wrap(issue.serverMessage)}` : null,
     issue.description ? `\nDescription:\n${untrusted.wrap(issue.description)}` : null,
     issue.stepsToReplicate ? `\nSteps to replicate:\n${untrusted.wrap(issue.stepsToReplicate)}` : null,
     stack ? `\n${stack}` : null,

@@ -107,9 +107,18 @@ describe('GET /api/v1/issues and /api/v1/issues/{id}: shapes', () => {
     expect(Object.keys(single)).toEqual(['issue'])
     const issue = single.issue as Body
     // priorityReason is our addition to the spec's single-issue shape (issue 15), and
-    // firstRelease and lastRelease to both shapes, originalStack to the single one (issue 19).
+    // firstRelease and lastRelease to both shapes, originalStack to the single one (issue 19),
+    // serverMessage to the single one (issue 20).
     expect(Object.keys(issue).sort()).toEqual(
-      [...listKeys, 'aiVerified', 'originalStack', 'priorityReason', 'stepsToReplicate', 'updatedAt'].sort(),
+      [
+        ...listKeys,
+        'aiVerified',
+        'originalStack',
+        'priorityReason',
+        'serverMessage',
+        'stepsToReplicate',
+        'updatedAt',
+      ].sort(),
     )
     expect(issue).toMatchObject({
       ...items[1],
@@ -124,6 +133,7 @@ describe('GET /api/v1/issues and /api/v1/issues/{id}: shapes', () => {
       aiVerified: null,
       description: null,
       priorityReason: null,
+      serverMessage: null,
     })
     expect(new Date(String(sparseIssue.createdAt)).toISOString()).toBe(sparseIssue.createdAt)
   })

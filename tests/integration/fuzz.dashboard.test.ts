@@ -9,6 +9,7 @@ import {
 } from '@/app/(dashboard)/issues/[issueId]/actions'
 import {
   changeMemberRoleAction,
+  changeNetworkPolicyAction,
   createInvitationAction,
   removeMemberAction,
   renameOrganizationAction,
@@ -522,6 +523,29 @@ function noteRule(text: string | undefined): string | null {
 const SURE_HOOK = /^https:\/\/hooks-[a-z]{1,8}\.example\.com\/[a-z0-9/]{0,20}$/
 const SURE_EMAIL = /^[a-z0-9]{1,20}@[a-z]{1,12}\.(com|org)$/
 
+/** A key word as typed: mostly valid, sometimes with a space, a dot, non-ASCII or too long. */
+const redactWord = fc.oneof(
+  { weight: 6, arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/) },
+  { weight: 1, arbitrary: fc.constantFrom('card number', 'a.b', 'ключ', ' ', 'x'.repeat(65)) },
+)
+
+/**
+ * The key words the network policy stores (lib/orgs/network-policy-input.ts), or the pattern of
+ * the refusal: split on commas and line breaks, trimmed, blanks dropped, lower-cased, unique.
+ */
+function redactKeysOracle(text: string): string[] | string {
+  if (text.length > 50 * 72) return 'too long'
+  const words: string[] = []
+  for (const part of text.split(/[,\r\n]/)) {
+    const word = part.trim()
+    if (word === '') continue
+    if (word.length > 64) return 'is longer than 64 characters'
+    if (!/^[A-Za-z0-9_-]+$/.test(word)) return 'may hold only letters, digits, _ and -'
+    if (!words.includes(word.toLowerCase())) words.push(word.toLowerCase())
+  }
+  return words.length > 50 ? '^At most 50 redacted key words' : words
+}
+
 const FORM_ACTIONS: FormAction[] = [
   {
     name: 'renameOrganization',
@@ -543,6 +567,33 @@ const FORM_ACTIONS: FormAction[] = [
       const [org] = await database.db.select().from(organizations).where(eq(organizations.id, A.id))
       expect(org!.name).toBe(name!.trim())
       expect(outcome).toEqual({ ok: true, message: `The organization is now called ${name!.trim()}.` })
+    },
+  },
+  {
+    name: 'changeNetworkPolicy',
+    owner: 'change the network details policy',
+    fields: {
+      policy: formValue(textField(fc.constantFrom('redact', 'drop', ' drop ', 'Drop', 'keep'))),
+      redactKeys: formValue(textField(fc.array(redactWord, { maxLength: 60 }).map((w) => w.join(', ')))),
+    },
+    valid: {
+      policy: fc.constantFrom('redact', 'drop'),
+      redactKeys: fc
+        .array(fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/), { maxLength: 50 })
+        .map((w) => w.join('\n')),
+    },
+    call: (previous, form) => changeNetworkPolicyAction(previous as null, form as FormData),
+    verdict: ({ policy, redactKeys }) => {
+      if (!['redact', 'drop'].includes((policy ?? '').trim()))
+        return { refuse: 'Network details policy must be one of: redact, drop' }
+      const words = redactKeysOracle(redactKeys ?? '')
+      return typeof words === 'string' ? { either: [new RegExp(words)] } : { accept: true }
+    },
+    stored: async (outcome, { policy, redactKeys }) => {
+      const [org] = await database.db.select().from(organizations).where(eq(organizations.id, A.id))
+      const words = redactKeysOracle(redactKeys ?? '') as string[]
+      expect(org).toMatchObject({ networkDetails: policy!.trim(), networkRedactKeys: words })
+      expect(outcome).toMatchObject({ ok: true, message: expect.stringMatching(/^Network details: /) })
     },
   },
   {

@@ -50,8 +50,10 @@ beforeAll(async () => {
         firstRelease: aiVerified ? text : null,
         lastRelease: aiVerified === null ? null : `${text}-next`,
         // originalStack is appended to the database's JSON (issue-json.ts): awkward text there too.
+        // serverMessage is read from the evidence by the database too; a non-string reads as null.
         evidence: aiVerified
           ? {
+              serverMessage: text,
               release: text,
               frames: [
                 {
@@ -68,7 +70,9 @@ beforeAll(async () => {
                 { minified: { fn: '', url: text, line: 2, column: 9 }, original: null, status: 'no_map' },
               ],
             }
-          : null,
+          : aiVerified === false
+            ? { serverMessage: i % 2 ? 42 : { message: text } }
+            : null,
         aiVerified,
         status: i % 2 ? 'unresolved' : 'resolved',
         sessionCount: i * 1_000_003,

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import type { RrwebEvent } from '@/lib/analysis/types'
 import {
+  MAX_LOG_BODY,
+  MAX_LOG_DETAIL_CHARS,
   MAX_LOG_ENTRIES,
+  MAX_LOG_HEADERS,
   MAX_LOG_TEXT,
   MAX_LOG_URL,
   replayLogOf,
@@ -91,6 +94,82 @@ describe('replayLogOf', () => {
     expect(log.network).toEqual([])
     // An unknown level reads as a log; arguments that are not the plugin's JSON text are not shown.
     expect(log.console).toEqual([{ at: 5, level: 'log', text: '… …' }])
+  })
+})
+
+describe('captured request details (docs/network-details.md)', () => {
+  const request = (details: Record<string, unknown>) => ({
+    url: 'https://shop.example/api/orders',
+    method: 'POST',
+    status: 500,
+    ...details,
+  })
+
+  it('lists headers and bodies, JSON pretty-printed, and why a body was left out', () => {
+    const log = replayLogOf([
+      networkEvent(10, [
+        request({
+          requestHeaders: { 'content-type': 'application/json', authorization: '[redacted]' },
+          requestBody: '{"sku":42,"qty":1}',
+          responseHeaders: { 'x-request-id': 'abc' },
+          responseBody: '{"error":{"message":"Insufficient stock for SKU 42"}}',
+        }),
+        request({ responseBody: 'plain <b>text</b>', requestBodyOmitted: 'content-type image/png' }),
+        { url: 'https://shop.example/api/plain', status: 200 },
+      ]),
+    ])
+    expect(log.network[0]!.details).toEqual({
+      requestHeaders: [
+        ['content-type', 'application/json'],
+        ['authorization', '[redacted]'],
+      ],
+      responseHeaders: [['x-request-id', 'abc']],
+      requestBody: '{\n  "sku": 42,\n  "qty": 1\n}',
+      responseBody: '{\n  "error": {\n    "message": "Insufficient stock for SKU 42"\n  }\n}',
+      requestBodyOmitted: null,
+      responseBodyOmitted: null,
+    })
+    expect(log.network[1]!.details).toMatchObject({
+      requestHeaders: [],
+      responseBody: 'plain <b>text</b>',
+      requestBodyOmitted: 'content-type image/png',
+    })
+    expect(log.network[2]).not.toHaveProperty('details')
+    expect(log).not.toHaveProperty('detailsCut')
+  })
+
+  it('bounds every part: header count and length, body length, deep JSON, the whole log', () => {
+    const headers = Object.fromEntries(
+      Array.from({ length: 200 }, (_, i) => [`h${i}${'n'.repeat(1000)}`, 'v'.repeat(10_000)]),
+    )
+    const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`
+    const log = replayLogOf([
+      networkEvent(1, [
+        request({
+          requestHeaders: { ...headers, notText: 42 },
+          requestBody: 'b'.repeat(1_000_000),
+          responseBody: deep,
+          responseBodyOmitted: { not: 'text' },
+        }),
+      ]),
+    ])
+    const details = log.network[0]!.details!
+    expect(details.requestHeaders).toHaveLength(MAX_LOG_HEADERS)
+    expect(details.requestHeaders.every(([n, v]) => n.length <= 100 && v.length <= MAX_LOG_TEXT)).toBe(true)
+    expect(details.requestBody!.length).toBe(MAX_LOG_BODY)
+    expect(details.requestBody!.endsWith('…')).toBe(true)
+    // Too deep to indent: shown as sent (cut), never printed with thousands of indented lines.
+    expect(details.responseBody).toBe(`${deep.slice(0, MAX_LOG_BODY - 1)}…`)
+    expect(details.responseBodyOmitted).toBeNull()
+
+    const many = Array.from({ length: MAX_LOG_ENTRIES }, (_, i) =>
+      networkEvent(i, [request({ responseBody: 'x'.repeat(MAX_LOG_BODY * 2) })]),
+    )
+    const capped = replayLogOf(many)
+    const withDetails = capped.network.filter((entry) => entry.details)
+    expect(withDetails.length).toBe(Math.floor(MAX_LOG_DETAIL_CHARS / MAX_LOG_BODY))
+    expect(capped.network).toHaveLength(MAX_LOG_ENTRIES)
+    expect(capped.detailsCut).toBe(true)
   })
 })
 

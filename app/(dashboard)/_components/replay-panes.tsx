@@ -1,7 +1,7 @@
 'use client'
 
 import { type JSX, type ReactNode, useEffect, useId, useMemo, useRef, useState } from 'react'
-import type { ConsoleEntry, NetworkEntry, ReplayLog } from '@/lib/sessions/replay-log'
+import type { ConsoleEntry, NetworkDetails, NetworkEntry, ReplayLog } from '@/lib/sessions/replay-log'
 import styles from './replay-player.module.css'
 import { formatOffset, KIND_LABEL, lastAtOrBefore, type ReplayMarker } from './replay-time'
 
@@ -34,7 +34,8 @@ function EntryList<T extends { at: number }>(props: {
   label: string
   empty: string
   note?: string | null
-  row(entry: T): { kind?: string; failed?: boolean; body: ReactNode }
+  /** `more` is shown under the row's button (a button cannot hold a disclosure). */
+  row(entry: T): { kind?: string; failed?: boolean; body: ReactNode; more?: ReactNode }
 }): JSX.Element {
   const { entries, pane } = props
   const [current, pick] = useCurrent(entries, pane.now)
@@ -55,7 +56,7 @@ function EntryList<T extends { at: number }>(props: {
       {props.note ? <p className={styles.none}>{props.note}</p> : null}
       <ol className={styles.entries} ref={listRef} aria-label={props.label}>
         {entries.map((entry, index) => {
-          const { kind, failed, body } = props.row(entry)
+          const { kind, failed, body, more } = props.row(entry)
           return (
             // biome-ignore lint/suspicious/noArrayIndexKey: the lists are fixed for the page's life
             <li key={index}>
@@ -76,6 +77,7 @@ function EntryList<T extends { at: number }>(props: {
                 </span>
                 <span className={styles.what}>{body}</span>
               </button>
+              {more}
             </li>
           )
         })}
@@ -96,9 +98,56 @@ function consoleRow(entry: ConsoleEntry) {
   }
 }
 
+function Headers({ label, headers }: { label: string; headers: [string, string][] }) {
+  if (headers.length === 0) return null
+  return (
+    <>
+      <h4 className={styles.detailHeading}>{label}</h4>
+      <dl className={styles.headers}>
+        {headers.map(([name, value], index) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: a recorded header list may repeat a name
+          <div key={index}>
+            <dt>{name}</dt>
+            <dd>{value}</dd>
+          </div>
+        ))}
+      </dl>
+    </>
+  )
+}
+
+function Body({ label, body, omitted }: { label: string; body: string | null; omitted: string | null }) {
+  if (body === null && omitted === null) return null
+  return (
+    <>
+      <h4 className={styles.detailHeading}>{label}</h4>
+      {body !== null ? <pre className={`${styles.code} ${styles.body}`}>{body}</pre> : null}
+      {omitted !== null ? <p className={styles.none}>Not captured: {omitted}</p> : null}
+    </>
+  )
+}
+
+/**
+ * Headers and bodies the recorder captured (docs/network-details.md). Everything in them was
+ * written by the recorded page's visitor's browser, or by whoever holds the ingest key: it is
+ * rendered as text, which React escapes, never as HTML.
+ */
+function RequestDetails({ details }: { details: NetworkDetails }) {
+  return (
+    <details className={styles.details} data-testid="request-details">
+      <summary>Details</summary>
+      <Headers label="Request headers" headers={details.requestHeaders} />
+      <Body label="Request body" body={details.requestBody} omitted={details.requestBodyOmitted} />
+      <Headers label="Response headers" headers={details.responseHeaders} />
+      <Body label="Response body" body={details.responseBody} omitted={details.responseBodyOmitted} />
+    </details>
+  )
+}
+
 function networkRow(entry: NetworkEntry) {
   return {
     failed: entry.failed,
+    more: entry.details ? <RequestDetails details={entry.details} /> : undefined,
     body: (
       <>
         <span className={styles.kind}>
@@ -204,7 +253,14 @@ export function ReplayPanes(props: PaneProps & { markers: ReplayMarker[]; log?: 
               pane={pane}
               label="Network requests"
               empty={log ? 'No requests were recorded.' : unreadable}
-              note={cut(log?.truncated.network ?? false, 'requests')}
+              note={
+                [
+                  cut(log?.truncated.network ?? false, 'requests'),
+                  log?.detailsCut ? 'Details are shown for the first requests only.' : null,
+                ]
+                  .filter(Boolean)
+                  .join(' ') || null
+              }
               row={networkRow}
             />
           </div>

@@ -8,6 +8,8 @@ import { createInvitation } from '@/lib/invitations/create-invitation'
 import { INVITATION_TTL_DAYS, invitationUrl } from '@/lib/invitations/link'
 import { revokeInvitation } from '@/lib/invitations/revoke-invitation'
 import { changeMemberRole, removeMember } from '@/lib/orgs/members'
+import { setNetworkPolicy } from '@/lib/orgs/network-policy'
+import { POLICY_LABELS } from '@/lib/orgs/network-policy-input'
 import { renameOrganization } from '@/lib/orgs/rename-organization'
 import { setOrganizationPlan } from '@/lib/orgs/set-plan'
 import { formText, textArgument } from '@/lib/validation'
@@ -38,6 +40,30 @@ export async function renameOrganizationAction(
     return { ok: true, message: `The organization is now called ${renamed.name}.` }
   } catch (error) {
     return actionFailure(error, 'rename the organization')
+  }
+}
+
+/** What ingest does with captured headers and bodies (docs/network-details.md): owners only. */
+export async function changeNetworkPolicyAction(
+  _previous: ActionResult | null,
+  form: FormData,
+): Promise<ActionResult> {
+  const owner = await actionOwner('change the network details policy')
+  if (!owner.ok) return owner
+  try {
+    const changed = await setNetworkPolicy(await getDb(), {
+      organizationId: owner.organization.id,
+      policy: formText(form, 'policy'),
+      redactKeys: formText(form, 'redactKeys'),
+    })
+    revalidatePath(PATH)
+    const keys = changed.networkRedactKeys.length
+    return {
+      ok: true,
+      message: `Network details: ${POLICY_LABELS[changed.networkDetails]}; ${keys === 0 ? 'no' : keys} extra key word${keys === 1 ? '' : 's'} redacted.`,
+    }
+  } catch (error) {
+    return actionFailure(error, 'change the network details policy')
   }
 }
 

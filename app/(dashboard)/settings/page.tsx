@@ -5,8 +5,10 @@ import { getDb } from '@/lib/db'
 import { requireMember } from '@/lib/http/session'
 import { listPendingInvitations } from '@/lib/invitations/list-invitations'
 import { listMembers } from '@/lib/orgs/members'
+import { getNetworkPolicy } from '@/lib/orgs/network-policy'
 import { ConfirmButton } from './_components/confirm-button'
 import { InviteForm } from './_components/invite-form'
+import { NetworkPolicyForm } from './_components/network-policy-form'
 import { PlanForm } from './_components/plan-form'
 import { RenameForm } from './_components/rename-form'
 import styles from './_components/settings.module.css'
@@ -18,9 +20,10 @@ export default async function OrganizationSettingsPage() {
   const { user, organization } = await requireMember('/settings')
   const db = await getDb()
   const isOwner = organization.role === 'owner'
-  const [members, invitations] = await Promise.all([
+  const [members, invitations, networkPolicy] = await Promise.all([
     listMembers(db, organization.id),
     listPendingInvitations(db, organization.id),
+    getNetworkPolicy(db, organization.id),
   ])
   // The last owner cannot leave (the server refuses); offering the button would only fail.
   const soleOwner = isOwner && members.filter((m) => m.role === 'owner').length === 1
@@ -69,6 +72,21 @@ export default async function OrganizationSettingsPage() {
             </p>
           )}
         </div>
+      </section>
+
+      <section className="card" aria-labelledby="network-details-heading">
+        <h2 id="network-details-heading">Network details</h2>
+        <p className="muted">
+          Recorders set up to capture request and response headers and bodies for some URLs send them
+          redacted; here you choose what ingest does with them. Dropping keeps only each request's method,
+          URL, status and timing. See <code>docs/network-details.md</code>.
+        </p>
+        {!isOwner ? <p className="muted">Only owners can change the network details policy.</p> : null}
+        <NetworkPolicyForm
+          policy={networkPolicy.networkDetails}
+          redactKeys={networkPolicy.networkRedactKeys}
+          disabled={!isOwner}
+        />
       </section>
 
       <section className="card" aria-labelledby="members-heading">

@@ -18,6 +18,7 @@ import { truncate } from '../normalize'
 import { networkBase } from '../priority'
 import type { Problem } from '../problem'
 import { arr, isObj, num, type Obj } from '../rrweb'
+import { serverMessage } from '../server-message'
 import { networkOutcome, networkTitle } from '../text'
 import { displayUrl, pathPattern, siteOf, splitRequestUrl } from '../url'
 
@@ -83,6 +84,10 @@ export class NetworkDetector {
     const pageHost = page.current.host
     const endpoint = host && host !== pageHost ? `${host}${pattern}` : pattern
     const outcome = networkOutcome(status)
+    // Read only here, for a failure about to be reported: repeats and successes never parse a body.
+    // The message stays out of the parts and the title, so issues do not split by message.
+    const message = status === 0 ? null : serverMessage(request.responseBody)
+    const said = message ? ` The server answered: “${message}”.` : ''
     const problem: Problem = {
       kind: 'network_error',
       parts,
@@ -100,10 +105,11 @@ export class NetworkDetector {
         startedAt,
         durationMs: num(request.duration),
         isInitial: initial || request.isInitial === true,
+        ...(message ? { serverMessage: message } : {}),
       },
       title: networkTitle(method, endpoint, status, page.current.pathPattern),
       failure: `${method} ${endpoint} ${outcome}`,
-      summary: `${method} ${truncate(displayUrl(url), 200)} ${outcome}${error ? ` (${truncate(error, 120)})` : ''} on ${page.current.pathPattern}.`,
+      summary: `${method} ${truncate(displayUrl(url), 200)} ${outcome}${error ? ` (${truncate(error, 120)})` : ''} on ${page.current.pathPattern}.${said}`,
       priority: {
         base: networkBase(status, method, click !== null),
         paths: [page.current.pathPattern, pattern],

@@ -46,6 +46,8 @@ export interface RequestInit {
   error?: string
   /** Milliseconds the request took; it started that long before the event. */
   duration?: number
+  /** Captured details (headers, bodies, omitted reasons; docs/network-details.md), sent as given. */
+  details?: Record<string, unknown>
 }
 
 export class SessionBuilder {
@@ -166,6 +168,7 @@ export class SessionBuilder {
       endTime: 1000 + duration,
       duration,
       ...(init.error ? { error: init.error } : {}),
+      ...init.details,
     }
     return this.emit(6, {
       plugin: 'rrweb/network@1',

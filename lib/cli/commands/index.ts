@@ -1,7 +1,7 @@
 import type { CliCommand } from '../command'
 import { jobsRun } from './jobs'
 import { keyCreate, keyRevoke } from './key'
-import { orgCreate, orgList, orgPlan } from './org'
+import { orgCreate, orgList, orgNetworkDetails, orgPlan } from './org'
 import { orgRetention, retentionRun, sessionDelete } from './retention'
 import { signalCreate } from './signal'
 import { sourcemapsUpload } from './sourcemaps'
@@ -13,6 +13,7 @@ export const commands: CliCommand[] = [
   orgList,
   orgPlan,
   orgRetention,
+  orgNetworkDetails,
   userCreate,
   userOperator,
   keyCreate,

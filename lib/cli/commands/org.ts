@@ -1,5 +1,6 @@
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { listOrganizations } from '@/lib/orgs/list-organizations'
+import { setNetworkPolicy } from '@/lib/orgs/network-policy'
 import { setOrganizationPlan } from '@/lib/orgs/set-plan'
 import { type CliCommand, optionalString, requireString } from '../command'
 
@@ -44,5 +45,25 @@ export const orgList: CliCommand = {
         ? 'No organizations yet'
         : rows.map((o) => `${o.id}  ${o.plan.padEnd(4)}  ${o.members} member(s)  ${o.name}`).join('\n')
     return { json: { organizations: rows }, text }
+  },
+}
+
+export const orgNetworkDetails: CliCommand = {
+  name: 'org:network-details',
+  summary: 'Show or change what ingest does with captured request details (docs/network-details.md)',
+  usage: 'org:network-details --org ID [--policy redact|drop] [--redact-keys "word,word"]',
+  options: { org: { type: 'string' }, policy: { type: 'string' }, 'redact-keys': { type: 'string' } },
+  async run(db, values) {
+    // Without --policy and --redact-keys it only shows the current setting.
+    const result = await setNetworkPolicy(db, {
+      organizationId: requireString(values, 'org', this.usage),
+      policy: optionalString(values, 'policy'),
+      redactKeys: optionalString(values, 'redact-keys'),
+    })
+    const keys = result.networkRedactKeys.length > 0 ? result.networkRedactKeys.join(', ') : 'none'
+    return {
+      json: { ...result },
+      text: `Organization ${result.id}: network details ${result.networkDetails}, extra redacted key words: ${keys}`,
+    }
   },
 }
