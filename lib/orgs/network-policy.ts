@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { type NetworkDetailPolicy, organizations } from '@/db/schema'
+import { forgetCredentials } from '@/lib/credentials/credential-cache'
 import { isUuid, NotFoundError } from '@/lib/errors'
 import { parsePolicy, parseRedactKeys } from './network-policy-input'
 
@@ -11,14 +12,14 @@ import { parsePolicy, parseRedactKeys } from './network-policy-input'
  * change it in Settings; `npm run admin -- org:network-details` does the same.
  */
 
-export interface NetworkPolicy {
+export interface NetworkPolicySetting {
   id: string
   networkDetails: NetworkDetailPolicy
   /** Lower-cased, unique, in the order given. */
   networkRedactKeys: string[]
 }
 
-export async function getNetworkPolicy(db: DbOrTx, organizationId: string): Promise<NetworkPolicy> {
+export async function getNetworkPolicy(db: DbOrTx, organizationId: string): Promise<NetworkPolicySetting> {
   const missing = new NotFoundError(`Organization not found: ${organizationId}`)
   if (!isUuid(organizationId)) throw missing
   const [row] = await db
@@ -41,7 +42,7 @@ export async function getNetworkPolicy(db: DbOrTx, organizationId: string): Prom
 export async function setNetworkPolicy(
   db: DbOrTx,
   input: { organizationId: string; policy?: string; redactKeys?: string },
-): Promise<NetworkPolicy> {
+): Promise<NetworkPolicySetting> {
   const policy = input.policy === undefined ? undefined : parsePolicy(input.policy)
   const keys = input.redactKeys === undefined ? undefined : parseRedactKeys(input.redactKeys)
   const missing = new NotFoundError(`Organization not found: ${input.organizationId}`)
@@ -60,5 +61,8 @@ export async function setNetworkPolicy(
       networkRedactKeys: organizations.networkRedactKeys,
     })
   if (!row) throw missing
+  // Ingest reads the policy with its cached key: this instance applies the change at once,
+  // others within the cache's 5 s.
+  forgetCredentials()
   return row
 }
