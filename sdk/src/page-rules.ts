@@ -28,6 +28,16 @@ export function pageAllowed(url: string, rules: PageRules): boolean {
   return !rules.denyPages.some((p) => matches(bounded, p))
 }
 
+/**
+ * The referrer as batches may carry it: a page of this site the rules do not allow is left
+ * out, since its address is what the rules keep from the server. Other sites are kept.
+ */
+export function allowedReferrer(referrer: string, origin: string, rules: PageRules): string | null {
+  if (!referrer) return null
+  if (!referrer.startsWith(`${origin}/`) && referrer !== origin) return referrer
+  return pageAllowed(referrer, rules) ? referrer : null
+}
+
 export interface PageGate {
   /** Whether the current page may be recorded. */
   readonly allowed: boolean

@@ -13,7 +13,7 @@ import {
 import { DebugIdTracker } from './debug-ids'
 import { WindowLease } from './lease'
 import type { ResolvedOptions } from './options'
-import { watchPageRules } from './page-rules'
+import { allowedReferrer, pageAllowed, watchPageRules } from './page-rules'
 import { SessionPages } from './pages'
 import { installConsoleCapture } from './plugins/console'
 import { installErrorCapture } from './plugins/errors'
@@ -111,7 +111,7 @@ export function startRecorder(
     user: { anonymousId: session.anonymousId, id: state.userId, properties: state.userProperties },
     page: {
       url: pageGate.lastAllowedUrl ?? state.url,
-      referrer: document.referrer || null,
+      referrer: allowedReferrer(document.referrer, win.location.origin, options),
       viewport: { width: win.innerWidth, height: win.innerHeight },
     },
     metadata: {
@@ -139,6 +139,10 @@ export function startRecorder(
         ),
       ])
     }
+    // A session that started on a denied page is named after the first page it was recorded on.
+    const startUrl = pageGate.lastAllowedUrl
+    if (session.current.nextSequence === 0 && startUrl && !pageAllowed(session.current.url, options))
+      session.renameStart(startUrl)
     const state = session.current
     // Read once per cut, and sent with its first batch: the server merges them into the session.
     const fresh = debugIds.takeNew()

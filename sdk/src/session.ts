@@ -177,6 +177,12 @@ export class SessionManager {
     this.persist()
   }
 
+  /** The session's first page as sent, when the page it started on must not be named (page-rules.ts). */
+  renameStart(url: string): void {
+    this.state.url = url
+    this.persist()
+  }
+
   /** Ends the current session and starts the next one; returns the ended session. */
   rotate(url: string): SessionState {
     const ended = this.state
