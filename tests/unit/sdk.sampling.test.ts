@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { TimedEvent } from '@/sdk/src/batch'
 import { ErrorBuffer } from '@/sdk/src/error-buffer'
 import { isFailedRequest, RageClickDetector, TriggerDetector } from '@/sdk/src/error-triggers'
-import { pageAllowed } from '@/sdk/src/page-rules'
+import { allowedReferrer, pageAllowed } from '@/sdk/src/page-rules'
 import { SampledCapture } from '@/sdk/src/sampled-capture'
 import { decideSampling } from '@/sdk/src/sampling'
 import { SESSION_KEY, SessionManager } from '@/sdk/src/session'
@@ -392,5 +392,16 @@ describe('page rules', () => {
   it('give the same answer every time for a global expression', () => {
     const r = rules([], [/admin/g])
     for (let i = 0; i < 3; i++) expect(pageAllowed('https://app.example/admin', r)).toBe(false)
+  })
+
+  it('leave out a referrer that is a page of this site the rules keep out, and keep other sites', () => {
+    const r = rules([], ['/account'])
+    const origin = 'https://shop.example'
+    expect(allowedReferrer('https://shop.example/account/billing', origin, r)).toBeNull()
+    expect(allowedReferrer('https://shop.example/cart', origin, r)).toBe('https://shop.example/cart')
+    expect(allowedReferrer('https://search.example/?q=/account', origin, r)).toBe(
+      'https://search.example/?q=/account',
+    )
+    expect(allowedReferrer('', origin, r)).toBeNull()
   })
 })
