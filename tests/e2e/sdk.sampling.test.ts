@@ -241,6 +241,30 @@ describe('error-only capture', () => {
     expect((await started(page)).sampling).toBe('full')
     await context.close()
   })
+  it('uploads on a rage click: 4 quick clicks on one spot', async () => {
+    const site = await demo({ sessionSampleRate: 0, errorSampleRate: 1, errorBufferMs: BUFFER_MS })
+    const { context, page, uploads } = await watchedTab()
+    await page.goto(site.url)
+    await started(page)
+    const heading = await page.locator('h1').boundingBox()
+    const x = heading!.x + 10
+    const y = heading!.y + heading!.height / 2
+    // Three clicks are not enough, whatever their pace.
+    for (let i = 0; i < 3; i++) await page.mouse.click(x, y)
+    await pause(1500)
+    expect(uploads).toHaveLength(0)
+    for (let i = 0; i < 4; i++) await page.mouse.click(x + i * 2, y)
+    const clicks = () =>
+      events(uploads).filter((e) => e.type === 3 && e.data.source === 2 && e.data.type === 2)
+    await eventually(() => clicks().length >= 4, 'the rage click upload')
+    expect(
+      events(uploads)
+        .slice(0, 2)
+        .map((e) => e.type),
+    ).toEqual([4, 2])
+    expect((await started(page)).sampling).toBe('full')
+    await context.close()
+  })
 })
 
 describe('page rules', () => {
