@@ -196,7 +196,10 @@ export function startRecorder(
   // Error-only sessions keep their recording in memory until something goes wrong.
   const sampled = new SampledCapture(session.current.sampling, {
     windowMs: options.errorBufferMs,
-    checkout: snapshotSoon,
+    checkout: () => {
+      log(`error buffer: ${sampled.bufferedBytes} bytes kept, taking a full snapshot`)
+      snapshotSoon()
+    },
     promote: (recording, kind) => {
       log(`error-only session uploads its buffer (${kind})`)
       if (!recording) {
