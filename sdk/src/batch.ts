@@ -60,6 +60,16 @@ export class EventBuffer {
     this.size += json.length
   }
 
+  /**
+   * An event already serialized with a timestamp that does not go backwards (error-buffer.ts
+   * keeps the same rule), so the text is kept as it is.
+   */
+  addSerialized(json: string, timestamp: number): void {
+    this.lastTimestamp = Math.max(this.lastTimestamp, timestamp)
+    this.events.push(json)
+    this.size += json.length
+  }
+
   isFull(maxEvents: number, maxBytes: number): boolean {
     return this.events.length >= maxEvents || this.size >= maxBytes
   }

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import type { eventWithTime } from '@rrweb/types'
-import { record } from 'rrweb'
+import { record, type recordOptions } from 'rrweb'
 import {
   type BatchEnvelope,
   buildBody,
@@ -14,11 +14,14 @@ import { DebugIdTracker } from './debug-ids'
 import { WindowLease } from './lease'
 import { attachNetworkDetails, type LoadNetworkDetails } from './network-details/load'
 import type { ResolvedOptions } from './options'
+import { allowedReferrer, pageAllowed, watchPageRules } from './page-rules'
 import { SessionPages } from './pages'
 import { installConsoleCapture } from './plugins/console'
 import { installErrorCapture } from './plugins/errors'
 import { installNavigationCapture } from './plugins/navigation'
 import { createNetworkPlugin } from './plugins/network'
+import { SampledCapture } from './sampled-capture'
+import { decideSampling } from './sampling'
 import { SessionManager, type SessionState } from './session'
 import { watchSiteNavigation } from './site-navigation'
 import { randomId, safeStore } from './storage'
@@ -66,6 +69,7 @@ export function startRecorder(
       now: Date.now,
       newId: randomId,
       idleTimeoutMs: options.sessionIdleTimeoutMs,
+      sample: () => decideSampling(options.sessionSampleRate, options.errorSampleRate, Math.random),
     },
     win.location.href,
   )
@@ -76,6 +80,8 @@ export function startRecorder(
   const pages = new SessionPages(device, Date.now, randomId, staleAfterMs)
   pages.beat(session.current.id)
   const siteNavigation = watchSiteNavigation(win, Date.now)
+  // allowPages/denyPages: on a denied page nothing is kept or sent, not even its address.
+  const pageGate = watchPageRules(win, options, (allowed) => onPageRulesChange(allowed))
 
   let stopped = false
   let stopRecording: (() => void) | undefined
@@ -107,8 +113,8 @@ export function startRecorder(
     },
     user: { anonymousId: session.anonymousId, id: state.userId, properties: state.userProperties },
     page: {
-      url: win.location.href,
-      referrer: document.referrer || null,
+      url: pageGate.lastAllowedUrl ?? state.url,
+      referrer: allowedReferrer(document.referrer, win.location.origin, options),
       viewport: { width: win.innerWidth, height: win.innerHeight },
     },
     metadata: {
@@ -127,13 +133,19 @@ export function startRecorder(
     const groups: string[][] = []
     while (buffer.count > 0) groups.push(buffer.take(options.maxBatchEvents, maxBytes))
     if (groups.length === 0) {
-      if (flush === 'normal') return
+      // Nothing of this session was sent (error-only or unrecorded), or this page is denied:
+      // there is nothing for the server to end.
+      if (flush === 'normal' || session.current.nextSequence === 0 || !pageGate.allowed) return
       groups.push([
         JSON.stringify(
           sessionEndEvent(Math.max(Date.now(), session.current.lastEventAt), endReason ?? 'stop'),
         ),
       ])
     }
+    // A session that started on a denied page is named after the first page it was recorded on.
+    const startUrl = pageGate.lastAllowedUrl
+    if (session.current.nextSequence === 0 && startUrl && !pageAllowed(session.current.url, options))
+      session.renameStart(startUrl)
     const state = session.current
     // Read once per cut, and sent with its first batch: the server merges them into the session.
     const fresh = debugIds.takeNew()
@@ -153,7 +165,7 @@ export function startRecorder(
 
   // A session that timed out while the tab was away (or closed) still gets its final batch.
   const expired = session.expired
-  if (expired) {
+  if (expired && expired.nextSequence > 0) {
     const event = JSON.stringify(
       sessionEndEvent(Math.max(expired.lastEventAt, expired.lastActivityAt), 'idle'),
     )
@@ -163,13 +175,53 @@ export function startRecorder(
       flush: 'final',
       json: buildBody(envelope(expired), [event], expired.nextSequence, 'final'),
     })
-    // Drops what a crashed page left of the old session's heartbeats.
-    pages.leave(expired.id)
   }
+  // Drops what a crashed page left of the old session's heartbeats.
+  if (expired) pages.leave(expired.id)
 
   // After an idle end the tab waits for a person before it starts the next session.
   let dormant = false
   let awaitingSnapshot = false
+  let rrwebStarted = false
+  /** Set while the capture hooks hand over what they kept on a denied page (see startRrweb). */
+  let deniedBacklog = false
+
+  const snapshotSoon = () =>
+    setTimeout(() => {
+      if (stopped || !rrwebStarted) return
+      try {
+        record.takeFullSnapshot(true)
+      } catch (error) {
+        log(`rrweb: ${error instanceof Error ? error.message : String(error)}`)
+      }
+    }, 0)
+
+  // Error-only sessions keep their recording in memory until something goes wrong.
+  const sampled = new SampledCapture(session.current.sampling, {
+    windowMs: options.errorBufferMs,
+    checkout: () => {
+      log(`error buffer: ${sampled.bufferedBytes} bytes kept, taking a full snapshot`)
+      snapshotSoon()
+    },
+    promote: (recording, kind) => {
+      log(`error-only session uploads its buffer (${kind})`)
+      if (!recording) {
+        session.promoteToFull(Date.now(), pageGate.lastAllowedUrl ?? win.location.href)
+        awaitingSnapshot = true
+        snapshotSoon()
+        return
+      }
+      session.promoteToFull(recording.startedAt, recording.url || win.location.href)
+      for (const json of recording.events) buffer.addSerialized(json, recording.lastTimestamp)
+      cut('normal', options.maxBatchBytes)
+    },
+  })
+  // Without rrweb an unrecorded session sees no activity: each page load counts as some, so
+  // the session (and its decision) lasts as long as the visit.
+  if (session.current.sampling === 'off') {
+    session.touch(Date.now(), true)
+    session.persist()
+  }
 
   const endForIdle = () => {
     cut('final', options.maxBatchBytes, 'idle')
@@ -180,16 +232,16 @@ export function startRecorder(
   const resume = () => {
     dormant = false
     session.rotate(win.location.href)
+    sampled.setMode(session.current.sampling)
     pages.beat(session.current.id)
     // Node ids restart with a full snapshot; events before it would point at the old ones.
     awaitingSnapshot = true
-    setTimeout(() => {
-      if (!stopped) record.takeFullSnapshot(true)
-    }, 0)
+    snapshotSoon()
   }
 
   const emit = (event: eventWithTime) => {
-    if (stopped) return
+    if (stopped || !pageGate.allowed) return
+    if (deniedBacklog && (event.type === 5 || event.type === 6)) return
     const activity = isUserActivity(event)
     if (!dormant && activity && session.isIdle()) endForIdle()
     if (dormant) {
@@ -201,6 +253,7 @@ export function startRecorder(
       awaitingSnapshot = false
     }
     session.touch(event.timestamp, activity)
+    if (sampled.hold(event)) return
     buffer.add(event)
     if (buffer.isFull(options.maxBatchEvents, options.maxBatchBytes)) cut('normal', options.maxBatchBytes)
   }
@@ -208,7 +261,11 @@ export function startRecorder(
   const scriptUrl = internals.scriptUrl?.replace(/#.*$/, '')
   const isRecorderFrame = scriptUrl ? (line: string) => line.includes(scriptUrl) : undefined
   const errors = installErrorCapture({ addCustomEvent: record.addCustomEvent, win, isRecorderFrame })
-  const navigation = installNavigationCapture({ addCustomEvent: record.addCustomEvent, win })
+  const navigation = installNavigationCapture({
+    addCustomEvent: record.addCustomEvent,
+    win,
+    onUrlChange: () => pageGate.check(),
+  })
   const network = createNetworkPlugin({
     win,
     ignoreUrls: [`${options.ingestUrl}/api/sdk/`, ...options.networkIgnoreUrls],
@@ -217,8 +274,23 @@ export function startRecorder(
     attachNetworkDetails(network, options.networkDetails, internals.loadNetworkDetails, warn)
   const consoleCapture = installConsoleCapture({ levels: options.consoleLevels, win, isRecorderFrame })
 
+  type RrwebOptions = recordOptions<eventWithTime>
+  let rrwebOptions: RrwebOptions | null = null
+  const runRrweb = (rrweb: RrwebOptions) => {
+    rrwebStarted = true
+    return record(rrweb)
+  }
+  /**
+   * rrweb runs only where something may be kept: not for an unrecorded session, and not on a
+   * page denied from the start (it starts when the page moves to an allowed address).
+   */
+  const startRrweb = (rrweb: RrwebOptions) => {
+    rrwebOptions = rrweb
+    return sampled.mode !== 'off' && pageGate.allowed ? runRrweb(rrweb) : undefined
+  }
+
   try {
-    stopRecording = record({
+    stopRecording = startRrweb({
       emit,
       recordAfter: 'DOMContentLoaded',
       maskAllInputs: options.maskAllInputs,
@@ -237,11 +309,39 @@ export function startRecorder(
     warn(`recording could not start: ${error instanceof Error ? error.message : String(error)}`)
   }
 
+  function onPageRulesChange(allowed: boolean) {
+    if (stopped) return
+    if (!allowed) {
+      // What the allowed page recorded goes now, still under its own address.
+      if (!dormant) cut('normal', options.maxBatchBytes)
+      return
+    }
+    if (rrwebStarted) {
+      // Events after the denied stretch must not point at nodes of a snapshot taken before it.
+      awaitingSnapshot = true
+      snapshotSoon()
+      return
+    }
+    if (sampled.mode === 'off' || !rrwebOptions) return
+    // The capture hooks kept what happened on the denied page for rrweb's start; dropped.
+    deniedBacklog = true
+    setTimeout(() => {
+      deniedBacklog = false
+    }, 0)
+    try {
+      stopRecording = runRrweb(rrwebOptions)
+    } catch (error) {
+      warn(`recording could not start: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+
   const tick = () => {
     if (stopped) return
     lease.renew(session.windowId)
     if (dormant) return
     pages.beat(session.current.id)
+    // Without rrweb nothing shows activity, so no idle end is judged here.
+    if (!rrwebStarted) return
     if (session.isIdle()) endForIdle()
     else cut('normal', options.maxBatchBytes)
   }
@@ -299,6 +399,7 @@ export function startRecorder(
     document.removeEventListener('visibilitychange', onVisibility)
     win.removeEventListener('pageshow', onPageShow)
     siteNavigation.detach()
+    pageGate.detach()
     lease.release(session.windowId)
     pages.leave(session.current.id)
   }

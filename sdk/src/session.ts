@@ -1,3 +1,4 @@
+import { isSamplingMode, type SamplingMode } from './sampling'
 import type { KeyValueStore } from './storage'
 
 export const SESSION_KEY = 'svc_replay:session'
@@ -18,6 +19,8 @@ export interface SessionState {
   nextSequence: number
   userId: string | null
   userProperties: Record<string, unknown> | null
+  /** Decided when the session starts and kept for all its pages (sampling.ts). */
+  sampling: SamplingMode
 }
 
 export interface SessionDeps {
@@ -26,6 +29,8 @@ export interface SessionDeps {
   now: () => number
   newId: () => string
   idleTimeoutMs: number
+  /** Rolls the sampling mode of a new session; without it every session is recorded in full. */
+  sample?: () => SamplingMode
 }
 
 function parseState(text: string | null): SessionState | null {
@@ -55,6 +60,8 @@ function parseState(text: string | null): SessionState | null {
         typeof value.userProperties === 'object' && value.userProperties !== null
           ? value.userProperties
           : null,
+      // A session stored by a recorder without sampling was being recorded in full.
+      sampling: isSamplingMode(value.sampling) ? value.sampling : 'full',
     }
   } catch {
     return null
@@ -125,6 +132,7 @@ export class SessionManager {
       // The person behind the tab is still signed in after a pause: keep who they are.
       userId: previous?.userId ?? null,
       userProperties: previous?.userProperties ?? null,
+      sampling: this.deps.sample?.() ?? 'full',
     }
   }
 
@@ -153,6 +161,25 @@ export class SessionManager {
   identify(userId: string, properties: Record<string, unknown> | null): void {
     this.state.userId = userId
     this.state.userProperties = properties
+    this.persist()
+  }
+
+  /**
+   * An error-only session starts to upload: from now on it is recorded in full, also on its
+   * later pages, and it starts where the uploaded buffer starts (its first event and page).
+   */
+  promoteToFull(startedAt: number, url: string): void {
+    this.state.sampling = 'full'
+    this.state.startedAt = startedAt
+    this.state.url = url
+    if (this.state.lastActivityAt < startedAt) this.state.lastActivityAt = startedAt
+    if (this.state.lastEventAt < startedAt) this.state.lastEventAt = startedAt
+    this.persist()
+  }
+
+  /** The session's first page as sent, when the page it started on must not be named (page-rules.ts). */
+  renameStart(url: string): void {
+    this.state.url = url
     this.persist()
   }
 

@@ -20,6 +20,11 @@ export interface NavigationCaptureOptions {
   addCustomEvent: AddCustomEvent
   win?: Window
   maxBuffered?: number
+  /**
+   * Called on every history call and back/forward, before the event is emitted, also while
+   * rrweb does not record: the page rules (page-rules.ts) decide whether that event is kept.
+   */
+  onUrlChange?: () => void
 }
 
 export interface NavigationCapture {
@@ -64,6 +69,7 @@ export function installNavigationCapture(options: NavigationCaptureOptions): Nav
   let last = win.location.href
 
   const observe = (kind: NavigationPayload['kind']) => {
+    options.onUrlChange?.()
     const href = win.location.href
     if (!isPageChange(last, href)) {
       last = href
