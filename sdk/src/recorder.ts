@@ -10,6 +10,7 @@ import {
   type SessionEndReason,
   sessionEndEvent,
 } from './batch'
+import { listenToChildFrames } from './cross-origin-frames'
 import { DebugIdTracker } from './debug-ids'
 import { WindowLease } from './lease'
 import type { ResolvedOptions } from './options'
@@ -18,6 +19,7 @@ import { installConsoleCapture } from './plugins/console'
 import { installErrorCapture } from './plugins/errors'
 import { installNavigationCapture } from './plugins/navigation'
 import { createNetworkPlugin } from './plugins/network'
+import { captureOptions } from './record-options'
 import { SessionManager, type SessionState } from './session'
 import { watchSiteNavigation } from './site-navigation'
 import { randomId, safeStore } from './storage'
@@ -211,18 +213,23 @@ export function startRecorder(
     ignoreUrls: [`${options.ingestUrl}/api/sdk/`, ...options.networkIgnoreUrls],
   })
   const consoleCapture = installConsoleCapture({ levels: options.consoleLevels, win, isRecorderFrame })
+  const childFrames = options.recordCrossOriginIframes && win.parent === win ? listenToChildFrames(win) : null
 
   try {
     stopRecording = record({
       emit,
       recordAfter: 'DOMContentLoaded',
-      maskAllInputs: options.maskAllInputs,
-      // Kept out of recordings whatever maskAllInputs says.
-      maskInputOptions: options.maskAllInputs ? undefined : { password: true, email: true, tel: true },
-      blockSelector: options.blockSelector,
-      maskTextSelector: options.maskTextSelector,
-      sampling: { scroll: 150, media: 800, input: 'last' },
-      plugins: [consoleCapture, network, errors.plugin, navigation.plugin],
+      ...captureOptions(options),
+      // Only a top window takes its frames' recordings; in a frame the option would make rrweb
+      // post to a parent that does not listen (cross-origin frames go through frame-recorder.ts).
+      recordCrossOriginIframes: childFrames !== null,
+      plugins: [
+        consoleCapture,
+        network,
+        errors.plugin,
+        navigation.plugin,
+        ...(childFrames ? [childFrames.plugin] : []),
+      ],
       errorHandler: (error) => {
         log(`rrweb: ${error instanceof Error ? error.message : String(error)}`)
         return true
@@ -287,6 +294,7 @@ export function startRecorder(
     navigation.uninstall()
     network.uninstall()
     consoleCapture.uninstall()
+    childFrames?.detach()
   }
 
   const removeListeners = () => {
