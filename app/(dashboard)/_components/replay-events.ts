@@ -11,8 +11,6 @@ export type Loaded =
 // rrweb's event types: a replay needs the page's full snapshot to draw anything.
 const FULL_SNAPSHOT = 2
 const META = 4
-const INCREMENTAL_SNAPSHOT = 3
-const MUTATION = 0
 
 function isEvent(value: unknown): value is eventWithTime {
   if (typeof value !== 'object' || value === null) return false
@@ -68,18 +66,4 @@ export function recordedAspect(events: eventWithTime[]): number {
       return height / width
   }
   return 10 / 16
-}
-
-/**
- * Whether the recording builds documents into iframes (same-origin frames, or cross-origin
- * ones recorded with `recordCrossOriginIframes`). rrweb's virtual DOM, which it uses to seek,
- * drops later changes inside such a document (their root node is not in its mirror), so the
- * frame would show its first state after any seek; these recordings seek on the real DOM.
- */
-export function attachesFrames(events: eventWithTime[]): boolean {
-  return events.some((event) => {
-    if (event.type !== INCREMENTAL_SNAPSHOT) return false
-    const data = event.data as { source?: unknown; isAttachIframe?: unknown }
-    return data.source === MUTATION && data.isAttachIframe === true
-  })
 }

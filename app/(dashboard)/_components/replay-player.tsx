@@ -5,7 +5,7 @@ import { type JSX, useCallback, useEffect, useMemo, useRef, useState } from 'rea
 import type { ReplayLog } from '@/lib/sessions/replay-log'
 import { canvasReplayPlugin } from './replay-canvas'
 import { ReplayControls, SPEEDS } from './replay-controls'
-import { attachesFrames, type Loaded, loadEvents, recordedAspect } from './replay-events'
+import { type Loaded, loadEvents, recordedAspect } from './replay-events'
 import { ReplayPanes } from './replay-panes'
 import styles from './replay-player.module.css'
 import type { ReplayMarker } from './replay-time'
@@ -145,7 +145,6 @@ export function ReplayPlayer(props: {
             showController: false,
             // Canvas frames are drawn by this page; UNSAFE_replayCanvas stays off (replay-canvas.ts).
             plugins: [canvasReplayPlugin()],
-            useVirtualDom: !attachesFrames(events),
           },
         }) as unknown as PlayerInstance
         playerRef.current = player
