@@ -45,6 +45,10 @@ const CANVAS_BODY = `<h1>Canvas</h1>
 <canvas id="art" width="640" height="360"></canvas>
 <button id="animate" type="button">Animate</button>
 <script>
+// Drawn before the page snapshot: the snapshot carries this picture, the frames what follows.
+const early = document.getElementById('art').getContext('2d');
+early.fillStyle = '#ffff00';
+early.fillRect(0, 0, 640, 360);
 document.getElementById('animate').addEventListener('click', () => {
   const ctx = document.getElementById('art').getContext('2d');
   const start = Date.now();
@@ -257,10 +261,10 @@ describe('canvas recording', () => {
     const image = JSON.stringify(frames.at(-1)!.data)
     expect(image).toContain('"rr_type":"ImageBitmap"')
     expect(image).toContain('"type":"image/webp"')
-    // The canvas was blank when the page was snapshot: only the frames carry the picture.
+    // The snapshot holds the yellow picture drawn before it; only the frames hold the last one.
     const snapshot = JSON.stringify(events.find((event) => event.type === 2)!.data)
     expect(snapshot).toContain('"tagName":"canvas"')
-    expect(snapshot).not.toContain('rr_dataURL')
+    expect(snapshot).toContain('"rr_dataURL":"data:image/webp;base64,')
 
     // What it costs: the frames of the 4 s animation, at the default 2 fps and quality 0.6.
     const during = frames.filter((f) => f.timestamp >= animation.start && f.timestamp <= animation.end + 600)
