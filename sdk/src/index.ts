@@ -4,6 +4,8 @@
  * `stop()` to end the session. Nothing here throws into the host page: a bad option or a
  * missing browser feature logs one console warning and leaves the page alone.
  */
+import { hasCrossOriginParent } from './cross-origin-frames'
+import { startFrameRecorder } from './frame-recorder'
 import { type RecorderOptions, resolveOptions } from './options'
 import { type Recorder, type RecorderInternals, startRecorder } from './recorder'
 
@@ -34,7 +36,10 @@ export function initWith(options: RecorderOptions, internals: RecorderInternals)
       warn(`not started: ${resolved.error}`)
       return false
     }
-    active = startRecorder(resolved.options, internals, warn)
+    active =
+      resolved.options.recordCrossOriginIframes && hasCrossOriginParent(window)
+        ? startFrameRecorder(resolved.options, internals, warn)
+        : startRecorder(resolved.options, internals, warn)
     return true
   } catch (error) {
     warn(`not started: ${error instanceof Error ? error.message : String(error)}`)

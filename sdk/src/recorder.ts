@@ -10,6 +10,7 @@ import {
   type SessionEndReason,
   sessionEndEvent,
 } from './batch'
+import { listenToChildFrames } from './cross-origin-frames'
 import { DebugIdTracker } from './debug-ids'
 import { WindowLease } from './lease'
 import { attachNetworkDetails, type LoadNetworkDetails } from './network-details/load'
@@ -20,6 +21,7 @@ import { installConsoleCapture } from './plugins/console'
 import { installErrorCapture } from './plugins/errors'
 import { installNavigationCapture } from './plugins/navigation'
 import { createNetworkPlugin } from './plugins/network'
+import { captureOptions } from './record-options'
 import { SampledCapture } from './sampled-capture'
 import { decideSampling } from './sampling'
 import { SessionManager, type SessionState } from './session'
@@ -273,6 +275,7 @@ export function startRecorder(
   if (options.networkDetails)
     attachNetworkDetails(network, options.networkDetails, internals.loadNetworkDetails, warn)
   const consoleCapture = installConsoleCapture({ levels: options.consoleLevels, win, isRecorderFrame })
+  const childFrames = options.recordCrossOriginIframes && win.parent === win ? listenToChildFrames(win) : null
 
   type RrwebOptions = recordOptions<eventWithTime>
   let rrwebOptions: RrwebOptions | null = null
@@ -293,13 +296,17 @@ export function startRecorder(
     stopRecording = startRrweb({
       emit,
       recordAfter: 'DOMContentLoaded',
-      maskAllInputs: options.maskAllInputs,
-      // Kept out of recordings whatever maskAllInputs says.
-      maskInputOptions: options.maskAllInputs ? undefined : { password: true, email: true, tel: true },
-      blockSelector: options.blockSelector,
-      maskTextSelector: options.maskTextSelector,
-      sampling: { scroll: 150, media: 800, input: 'last' },
-      plugins: [consoleCapture, network, errors.plugin, navigation.plugin],
+      ...captureOptions(options),
+      // Only a top window takes its frames' recordings; in a frame the option would make rrweb
+      // post to a parent that does not listen (cross-origin frames go through frame-recorder.ts).
+      recordCrossOriginIframes: childFrames !== null,
+      plugins: [
+        consoleCapture,
+        network,
+        errors.plugin,
+        navigation.plugin,
+        ...(childFrames ? [childFrames.plugin] : []),
+      ],
       errorHandler: (error) => {
         log(`rrweb: ${error instanceof Error ? error.message : String(error)}`)
         return true
@@ -392,6 +399,7 @@ export function startRecorder(
     navigation.uninstall()
     network.uninstall()
     consoleCapture.uninstall()
+    childFrames?.detach()
   }
 
   const removeListeners = () => {

@@ -3,6 +3,7 @@
 import 'rrweb-player/dist/style.css'
 import { type JSX, useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import type { ReplayLog } from '@/lib/sessions/replay-log'
+import { canvasReplayPlugin } from './replay-canvas'
 import { ReplayControls, SPEEDS } from './replay-controls'
 import { type Loaded, loadEvents, recordedAspect } from './replay-events'
 import { ReplayPanes } from './replay-panes'
@@ -136,7 +137,15 @@ export function ReplayPlayer(props: {
         const size = stageSize(stage.clientWidth, aspect)
         player = new Player({
           target: stage,
-          props: { events, ...size, autoPlay: false, skipInactive: true, showController: false },
+          props: {
+            events,
+            ...size,
+            autoPlay: false,
+            skipInactive: true,
+            showController: false,
+            // Canvas frames are drawn by this page; UNSAFE_replayCanvas stays off (replay-canvas.ts).
+            plugins: [canvasReplayPlugin()],
+          },
         }) as unknown as PlayerInstance
         playerRef.current = player
         player.addEventListener('ui-update-current-time', (detail) => {

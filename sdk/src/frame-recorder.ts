@@ -1,0 +1,118 @@
+/// <reference lib="dom" />
+import { record } from 'rrweb'
+import { askParent, listenToChildFrames } from './cross-origin-frames'
+import { attachNetworkDetails } from './network-details/load'
+import type { ResolvedOptions } from './options'
+import { installConsoleCapture } from './plugins/console'
+import { installErrorCapture } from './plugins/errors'
+import { createNetworkPlugin } from './plugins/network'
+import { captureOptions } from './record-options'
+import { type Recorder, type RecorderInternals, startRecorder } from './recorder'
+
+/** How long a frame waits for its parent's recorder before it records a session of its own. */
+export const PARENT_ANSWER_MS = 2_000
+
+/**
+ * The recorder in a cross-origin frame with `recordCrossOriginIframes`: when the parent page
+ * records with the option too (cross-origin-frames.ts), rrweb here passes every event to the
+ * parent and this frame keeps nothing of its own: no session, no batches, no storage, no
+ * heartbeats. Its console, errors and requests are rrweb plugin and custom events, so they
+ * travel to the parent's session with the rest. Route changes in the frame are not recorded as
+ * navigations: they would read as the top page's. Without an answer the frame records its own
+ * session as it would without the option.
+ */
+export function startFrameRecorder(
+  options: ResolvedOptions,
+  internals: RecorderInternals,
+  warn: (m: string) => void,
+): Recorder {
+  const win = window
+  const log = (message: string) => {
+    if (options.debug) warn(message)
+  }
+  // Installed at once, like the top window's: the frame's boot is recorded too once rrweb runs.
+  const scriptUrl = internals.scriptUrl?.replace(/#.*$/, '')
+  const isRecorderFrame = scriptUrl ? (line: string) => line.includes(scriptUrl) : undefined
+  const errors = installErrorCapture({ addCustomEvent: record.addCustomEvent, win, isRecorderFrame })
+  const network = createNetworkPlugin({
+    win,
+    ignoreUrls: [`${options.ingestUrl}/api/sdk/`, ...options.networkIgnoreUrls],
+  })
+  // A frame's requests go to the parent's session with the details this frame's options allow.
+  if (options.networkDetails)
+    attachNetworkDetails(network, options.networkDetails, internals.loadNetworkDetails, warn)
+  const consoleCapture = installConsoleCapture({ levels: options.consoleLevels, win, isRecorderFrame })
+  const uninstallCapture = () => {
+    errors.uninstall()
+    network.uninstall()
+    consoleCapture.uninstall()
+  }
+
+  let stopped = false
+  let relaying = false
+  let own: Recorder | null = null
+  let stopRecording: (() => void) | undefined
+  // Frames inside this one pass their recordings through it.
+  const grandchildren = listenToChildFrames(win)
+
+  const startRelay = () => {
+    try {
+      stopRecording = record({
+        ...captureOptions(options),
+        recordAfter: 'DOMContentLoaded',
+        // In a cross-origin frame this makes rrweb post its events to the parent instead of emitting.
+        recordCrossOriginIframes: true,
+        plugins: [consoleCapture, network, errors.plugin, grandchildren.plugin],
+        errorHandler: (error) => {
+          log(`rrweb: ${error instanceof Error ? error.message : String(error)}`)
+          return true
+        },
+      })
+    } catch (error) {
+      warn(`recording could not start: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+
+  const detachAsk = askParent(win, PARENT_ANSWER_MS, {
+    listening: () => {
+      relaying = true
+      log('the parent page records this frame; no session of its own')
+    },
+    snapshot: () => {
+      if (stopped || !relaying) return
+      if (!stopRecording) return startRelay()
+      try {
+        record.takeFullSnapshot()
+      } catch {
+        // rrweb has not started yet (before DOMContentLoaded); it snapshots when it does.
+      }
+    },
+    timeout: () => {
+      if (stopped) return
+      log('no recording parent answered; this frame records its own session')
+      grandchildren.detach()
+      uninstallCapture()
+      own = startRecorder(options, internals, warn)
+    },
+  })
+
+  return {
+    identify: (userId, properties) => {
+      // A relayed frame has no session to name: identify() belongs in the top page.
+      own?.identify(userId, properties)
+    },
+    stop: async () => {
+      if (stopped) return
+      stopped = true
+      detachAsk()
+      if (own) return own.stop()
+      try {
+        stopRecording?.()
+      } catch {
+        // rrweb teardown failures must not reach the page.
+      }
+      grandchildren.detach()
+      uninstallCapture()
+    },
+  }
+}

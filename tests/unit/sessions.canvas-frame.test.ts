@@ -1,0 +1,230 @@
+import { describe, expect, it } from 'vitest'
+import { type CanvasReplayer, canvasReplayPlugin } from '@/app/(dashboard)/_components/replay-canvas'
+import {
+  canvasFrameOf,
+  decodeBase64,
+  MAX_FRAME_BASE64_CHARS,
+  MAX_FRAME_PIXELS,
+} from '@/lib/sessions/canvas-frame'
+
+/** The start of a PNG: signature and IHDR with the given size (enough for the header check). */
+function png(width: number, height: number): Uint8Array {
+  const b = new Uint8Array(33)
+  b.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52])
+  new DataView(b.buffer).setUint32(16, width)
+  new DataView(b.buffer).setUint32(20, height)
+  return b
+}
+
+/** The start of an extended WebP (VP8X) of the given size. */
+function webp(width: number, height: number): Uint8Array {
+  const b = new Uint8Array(40)
+  b.set(
+    [...'RIFF'].map((c) => c.charCodeAt(0)),
+    0,
+  )
+  b.set(
+    [...'WEBPVP8X'].map((c) => c.charCodeAt(0)),
+    8,
+  )
+  const view = new DataView(b.buffer)
+  view.setUint32(24, width - 1, true)
+  view.setUint32(27, height - 1, true)
+  return b
+}
+
+/** The start of a lossless WebP (VP8L) of the given size. */
+function webpLossless(width: number, height: number): Uint8Array {
+  const b = new Uint8Array(40)
+  b.set(
+    [...'RIFF'].map((c) => c.charCodeAt(0)),
+    0,
+  )
+  b.set(
+    [...'WEBPVP8L'].map((c) => c.charCodeAt(0)),
+    8,
+  )
+  b[20] = 0x2f
+  new DataView(b.buffer).setUint32(21, ((width - 1) | ((height - 1) << 14)) >>> 0, true)
+  return b
+}
+
+const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
+
+/** A CanvasMutation event as rrweb's fps sampling writes it. */
+function frameEvent(base64: string, type: string, id = 7, timestamp = 1000) {
+  return {
+    type: 3,
+    timestamp,
+    data: {
+      source: 9,
+      id,
+      type: 0,
+      commands: [
+        { property: 'clearRect', args: [0, 0, 10, 10] },
+        {
+          property: 'drawImage',
+          args: [
+            {
+              rr_type: 'ImageBitmap',
+              args: [{ rr_type: 'Blob', data: [{ rr_type: 'ArrayBuffer', base64 }], type }],
+            },
+            0,
+            0,
+          ],
+        },
+      ],
+    },
+  }
+}
+
+describe('canvasFrameOf', () => {
+  it('reads a WebP or PNG frame with its size', () => {
+    expect(canvasFrameOf(frameEvent(b64(webp(300, 150)), 'image/webp'))).toMatchObject({
+      id: 7,
+      type: 'image/webp',
+      width: 300,
+      height: 150,
+    })
+    expect(canvasFrameOf(frameEvent(b64(webpLossless(64, 32)), 'image/webp'))).toMatchObject({
+      width: 64,
+      height: 32,
+    })
+    const frame = canvasFrameOf(frameEvent(b64(png(20, 10)), 'image/png'))
+    expect(frame).toMatchObject({ type: 'image/png', width: 20, height: 10 })
+    expect(Buffer.from(frame!.bytes)).toEqual(Buffer.from(png(20, 10)))
+  })
+
+  it('refuses types that are not canvas images, and bytes that are not the type they claim', () => {
+    for (const type of ['image/svg+xml', 'text/html', 'application/octet-stream', 'image/gif', ''])
+      expect(canvasFrameOf(frameEvent(b64(png(20, 10)), type))).toBeNull()
+    expect(canvasFrameOf(frameEvent(b64(png(20, 10)), 'image/webp'))).toBeNull()
+    const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>')
+    expect(canvasFrameOf(frameEvent(svg.toString('base64'), 'image/png'))).toBeNull()
+  })
+
+  it('refuses huge base64 before decoding it, and pictures too large to hold', () => {
+    expect(canvasFrameOf(frameEvent('A'.repeat(MAX_FRAME_BASE64_CHARS + 4), 'image/png'))).toBeNull()
+    expect(canvasFrameOf(frameEvent(b64(png(16_385, 1)), 'image/png'))).toBeNull()
+    expect(canvasFrameOf(frameEvent(b64(png(0, 10)), 'image/png'))).toBeNull()
+    expect(canvasFrameOf(frameEvent(b64(png(0xffffffff, 0xffffffff)), 'image/png'))).toBeNull()
+    const side = Math.ceil(Math.sqrt(MAX_FRAME_PIXELS)) + 1
+    expect(canvasFrameOf(frameEvent(b64(webp(side, side)), 'image/webp'))).toBeNull()
+    expect(canvasFrameOf(frameEvent(b64(webp(7680, 4320)), 'image/webp'))).not.toBeNull()
+  })
+
+  it('refuses malformed events and base64', () => {
+    const good = frameEvent(b64(png(2, 2)), 'image/png')
+    expect(canvasFrameOf(good)).not.toBeNull()
+    expect(canvasFrameOf(null)).toBeNull()
+    expect(canvasFrameOf({ ...good, type: 2 })).toBeNull()
+    expect(canvasFrameOf({ ...good, data: { ...good.data, source: 0 } })).toBeNull()
+    expect(canvasFrameOf({ ...good, data: { ...good.data, id: -1 } })).toBeNull()
+    expect(canvasFrameOf({ ...good, data: { ...good.data, id: '7' } })).toBeNull()
+    expect(canvasFrameOf({ ...good, data: { ...good.data, commands: [good.data.commands[1]] } })).toBeNull()
+    expect(canvasFrameOf({ ...good, data: { ...good.data, commands: 'x' } })).toBeNull()
+    expect(canvasFrameOf(frameEvent('iVBO R!==', 'image/png'))).toBeNull()
+    expect(canvasFrameOf(frameEvent('', 'image/png'))).toBeNull()
+    expect(decodeBase64('QUJD')).toEqual(new Uint8Array([65, 66, 67]))
+    expect(decodeBase64('QUI=')).toEqual(new Uint8Array([65, 66]))
+    expect(decodeBase64('QQ==')).toEqual(new Uint8Array([65]))
+    for (const bad of ['QQ=A', 'Q===', 'QUJ', ' QUJ', 'QU\u00e9D', '=QUJ'])
+      expect(decodeBase64(bad)).toBeNull()
+  })
+})
+
+interface Drawn {
+  canvas: string
+  image: string
+}
+
+/** A replayer with a mirror of fake canvases, and a decoder that resolves when told. */
+function harness() {
+  const drawn: Drawn[] = []
+  const canvas = (name: string) => ({
+    nodeName: 'CANVAS',
+    width: 10,
+    height: 10,
+    getContext: () => ({
+      clearRect: () => {},
+      drawImage: (image: { name: string }) => drawn.push({ canvas: name, image: image.name }),
+    }),
+  })
+  const nodes = new Map<number, unknown>([
+    [7, canvas('seven')],
+    [8, canvas('eight')],
+    [9, { nodeName: 'DIV' }],
+  ])
+  const flushes: (() => void)[] = []
+  const replayer: CanvasReplayer = {
+    getMirror: () => ({ getNode: (id: number) => (nodes.get(id) as Node | undefined) ?? null }),
+    on: (event, handler) => {
+      if (event === 'flush') flushes.push(handler)
+    },
+  }
+  const decodes: { blob: Blob; resolve: () => void }[] = []
+  const plugin = canvasReplayPlugin(
+    (blob) =>
+      new Promise<ImageBitmap>((resolve) => {
+        const name = `${blob.type}#${decodes.length}`
+        decodes.push({ blob, resolve: () => resolve({ name, close: () => {} } as unknown as ImageBitmap) })
+      }),
+  )
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 0))
+  return { drawn, replayer, plugin, decodes, flushes, settle }
+}
+
+describe('canvasReplayPlugin', () => {
+  const event = (id: number, width = 4) =>
+    frameEvent(b64(png(width, 4)), 'image/png', id) as unknown as Parameters<
+      ReturnType<typeof canvasReplayPlugin>['handler']
+    >[0]
+
+  it('draws a frame on its canvas, and skips a missing or non-canvas node', async () => {
+    const h = harness()
+    h.plugin.handler(event(7), false, { replayer: h.replayer })
+    h.plugin.handler(event(404), false, { replayer: h.replayer })
+    h.plugin.handler(event(9), false, { replayer: h.replayer })
+    expect(h.decodes).toHaveLength(1)
+    expect(h.decodes[0]!.blob.type).toBe('image/png')
+    h.decodes[0]!.resolve()
+    await h.settle()
+    expect(h.drawn).toEqual([{ canvas: 'seven', image: 'image/png#0' }])
+  })
+
+  it('does not let an older frame that decodes late draw over a newer one', async () => {
+    const h = harness()
+    h.plugin.handler(event(7), false, { replayer: h.replayer })
+    h.plugin.handler(event(7), false, { replayer: h.replayer })
+    h.decodes[1]!.resolve()
+    await h.settle()
+    h.decodes[0]!.resolve()
+    await h.settle()
+    expect(h.drawn).toEqual([{ canvas: 'seven', image: 'image/png#1' }])
+  })
+
+  it('while seeking keeps only the last frame of each canvas and draws it when rrweb flushes', async () => {
+    const h = harness()
+    for (let i = 0; i < 50; i++) h.plugin.handler(event(7, i + 1), true, { replayer: h.replayer })
+    h.plugin.handler(event(8), true, { replayer: h.replayer })
+    expect(h.decodes).toHaveLength(0)
+    expect(h.flushes).toHaveLength(1)
+    h.flushes[0]!()
+    expect(h.decodes).toHaveLength(2)
+    for (const decode of h.decodes) decode.resolve()
+    await h.settle()
+    expect(h.drawn.map((d) => d.canvas).sort()).toEqual(['eight', 'seven'])
+    h.flushes[0]!()
+    expect(h.decodes).toHaveLength(2)
+  })
+
+  it('ignores events that are not valid frames', () => {
+    const h = harness()
+    const hostile = frameEvent('A'.repeat(MAX_FRAME_BASE64_CHARS + 4), 'image/png') as unknown as Parameters<
+      ReturnType<typeof canvasReplayPlugin>['handler']
+    >[0]
+    h.plugin.handler(hostile, false, { replayer: h.replayer })
+    h.plugin.handler(frameEvent(b64(png(2, 2)), 'text/html') as never, false, { replayer: h.replayer })
+    expect(h.decodes).toHaveLength(0)
+  })
+})
