@@ -12,6 +12,7 @@ import {
 } from './batch'
 import { DebugIdTracker } from './debug-ids'
 import { WindowLease } from './lease'
+import { createMutationGuard, type MutationGuard } from './mutation-guard'
 import type { ResolvedOptions } from './options'
 import { SessionPages } from './pages'
 import { installConsoleCapture } from './plugins/console'
@@ -112,12 +113,25 @@ export function startRecorder(
       userAgent: navigator.userAgent || null,
       language: navigator.language || null,
       ...(options.release === null ? {} : { release: options.release }),
+      ...(guard?.degraded ? { degraded: true } : {}),
     },
   })
 
   const debugIds = new DebugIdTracker(globalThis as unknown as Record<string, unknown>)
 
   const buffer = new EventBuffer()
+  // Sees each rrweb event first in `emit`; reads the mirror that `record()` fills.
+  const guard: MutationGuard | null = options.mutationGuard
+    ? createMutationGuard({
+        maxMutationsPerSecond: options.mutationGuard.maxMutationsPerSecond,
+        mirror: record.mirror,
+        addCustomEvent: record.addCustomEvent,
+        takeFullSnapshot: record.takeFullSnapshot,
+        doc: document,
+        win,
+        log,
+      })
+    : null
 
   /** Cuts everything buffered into batches; only the last of a final cut says `final`. */
   const cut = (flush: Flush, maxBytes: number, endReason?: SessionEndReason) => {
@@ -187,6 +201,7 @@ export function startRecorder(
 
   const emit = (event: eventWithTime) => {
     if (stopped) return
+    guard?.observe(event)
     const activity = isUserActivity(event)
     if (!dormant && activity && session.isIdle()) endForIdle()
     if (dormant) {
@@ -278,6 +293,7 @@ export function startRecorder(
   const detachCapture = () => {
     stopped = true
     clearInterval(interval)
+    guard?.stop()
     try {
       stopRecording?.()
     } catch {
