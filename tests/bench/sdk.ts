@@ -177,11 +177,13 @@ interface UploadStats {
   bytes: number
   guardEvents: number
   degradedBatches: number
+  /** Separately loaded parts (sdk-network.js…) the pages asked for. */
+  partsServed: number
 }
 
 async function startBenchSite() {
   const sdk = readFileSync(path.join(root, 'sdk', 'dist', 'sdk.js'))
-  const uploads: UploadStats = { count: 0, bytes: 0, guardEvents: 0, degradedBatches: 0 }
+  const uploads: UploadStats = { count: 0, bytes: 0, guardEvents: 0, degradedBatches: 0, partsServed: 0 }
   const cors = {
     'Access-Control-Allow-Origin': '*',
     'Access-Control-Allow-Headers': 'Content-Type, Content-Encoding, X-Service-Api-Key',
@@ -222,6 +224,7 @@ async function startBenchSite() {
     // Parts the recorder loads on its own (sdk-network.js…), from the same folder as sdk.js.
     const part = /^\/(sdk-[a-z0-9-]{1,40}\.js)$/.exec(url.pathname)?.[1]
     if (part && existsSync(path.join(root, 'sdk', 'dist', part))) {
+      uploads.partsServed++
       res
         .writeHead(200, { 'Content-Type': 'text/javascript' })
         .end(readFileSync(path.join(root, 'sdk', 'dist', part)))
@@ -379,7 +382,9 @@ async function main() {
   if (!withRec) throw new Error('the recorder did not start')
   const recorded = { count: site.uploads.count - uploadsBefore, bytes: site.uploads.bytes }
   // Network capture on every request of the page, if this build of the recorder has it.
+  const partsBefore = site.uploads.partsServed
   const withNetwork = await measure(site.origin, true, durationSeconds, { networkDetails: { urls: ['/'] } })
+  const networkPartLoaded = site.uploads.partsServed > partsBefore
   const busy = {
     none: await measureBusy(site.origin, site.uploads, 'none', busySeconds),
     guardOff: await measureBusy(site.origin, site.uploads, 'guard-off', busySeconds),
@@ -421,7 +426,7 @@ async function main() {
     [
       'with network capture on (networkDetails: every URL)',
       withNetwork
-        ? `${withNetwork.taskMs.toFixed(0)} ms busy, ${(((withNetwork.taskMs - without.taskMs) / withNetwork.wallMs) * 100).toFixed(2)} % of the main thread`
+        ? `${withNetwork.taskMs.toFixed(0)} ms busy, ${(((withNetwork.taskMs - without.taskMs) / withNetwork.wallMs) * 100).toFixed(2)} % of the main thread${networkPartLoaded ? '' : ' (no separate part was loaded: this build may not capture details yet)'}`
         : 'not supported by this build (init refused networkDetails)',
     ],
     ...Object.entries(sizes.parts).map(([name, bytes]): [string, string] => [
@@ -461,6 +466,7 @@ async function main() {
         ? {
             taskMs: Math.round(withNetwork.taskMs),
             extraTaskMs: Math.round(withNetwork.taskMs - without.taskMs),
+            partLoaded: networkPartLoaded,
           }
         : null,
       busy: { durationSeconds: busySeconds, ...busy },
