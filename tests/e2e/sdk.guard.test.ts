@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { and, asc, eq } from 'drizzle-orm'
-import type { Browser } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { organizations, replayBatches, replaySessions } from '@/db/schema'
 import { createKey } from '@/lib/credentials/create-key'
@@ -39,6 +39,9 @@ interface MutationData {
 let running: ServerOnPostgres
 let browser: Browser
 let site: Server
+let context: BrowserContext
+let dashboard: Page
+let siteUrl: string
 
 // 100 cell changes every 10 ms in #quotes; #notes changes only when the button is clicked.
 const PAGE_JS = `
@@ -70,22 +73,54 @@ document.getElementById('add').addEventListener('click', () => {
 });
 `
 
-function pageHtml(serviceUrl: string, apiKey: string): string {
+// 600 small parts under <body>, each within the budget, together 20,000 changes a second.
+const WIDE_JS = `
+const parts = [];
+for (let i = 0; i < 600; i++) {
+  const d = document.createElement('div');
+  d.textContent = String(i);
+  document.body.appendChild(d);
+  parts.push(d);
+}
+window.__churn = setInterval(() => { for (const d of parts) d.setAttribute('data-v', String(Math.random())); }, 30);
+`
+
+function pageHtml(serviceUrl: string, apiKey: string, wide: boolean): string {
   const options = JSON.stringify({ apiKey, ingestUrl: serviceUrl, flushIntervalMs: 1000 })
+  const body = wide
+    ? '<p id="quiet">busy</p><script src="/wide.js"></script>'
+    : `<h1>Quotes</h1><button id="add">Add note</button><ul id="notes"></ul>
+<table><tbody id="quotes"></tbody></table><script src="/app.js"></script>`
   return `<!doctype html><html><head><meta charset="utf-8"><title>Quotes</title>
 <script src="${serviceUrl}/sdk.js" crossorigin="anonymous"></script>
 <script>SessionReplay.init(${options})</script></head><body>
-<h1>Quotes</h1><button id="add">Add note</button><ul id="notes"></ul>
-<table><tbody id="quotes"></tbody></table>
-<script src="/app.js"></script></body></html>`
+${body}</body></html>`
 }
 
 beforeAll(async () => {
   running = await startServerOnPostgres()
   browser = await launchChromium()
+  const { server, database } = running
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+  context.setDefaultTimeout(60_000)
+  dashboard = await context.newPage()
+  await signUpOwner(dashboard, server.baseUrl)
+  const [org] = await database.db.select({ id: organizations.id }).from(organizations)
+  const { key } = await createKey(database.db, { organizationId: org!.id, type: 'ingest' })
+  site = createServer((req, res) => {
+    if (req.url === '/app.js') res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(PAGE_JS)
+    else if (req.url === '/wide.js') res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(WIDE_JS)
+    else
+      res
+        .writeHead(200, { 'Content-Type': 'text/html' })
+        .end(pageHtml(server.baseUrl, key, req.url === '/wide'))
+  })
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
+  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`
 })
 
 afterAll(async () => {
+  await context?.close()
   await browser?.close()
   await new Promise<void>((resolve) => (site ? site.close(() => resolve()) : resolve()))
   await running?.stop()
@@ -118,22 +153,41 @@ function ids(node: SnapshotNode, out = new Set<number>()): Set<number> {
   return out
 }
 
-it('stops recording the subtree that changes too fast, marks the session degraded, and records the rest', async () => {
+/** The session's stored events so far, in order, and whether its final batch (and all before it) arrived. */
+async function storedSession(sessionId: string) {
   const { server, database } = running
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-  context.setDefaultTimeout(60_000)
-  const dashboard = await context.newPage()
-  await signUpOwner(dashboard, server.baseUrl)
-  const [org] = await database.db.select({ id: organizations.id }).from(organizations)
-  const { key } = await createKey(database.db, { organizationId: org!.id, type: 'ingest' })
+  const blobs = createBlobStore({ kind: 'local', root: path.join(server.dataDir, 'blobs') })
+  const [session] = await database.db
+    .select({ id: replaySessions.id, degraded: replaySessions.degraded })
+    .from(replaySessions)
+    .where(eq(replaySessions.externalId, sessionId))
+  if (!session) return { session: null, events: [] as ReplayEvent[], final: false }
+  const rows = await database.db
+    .select()
+    .from(replayBatches)
+    .where(and(eq(replayBatches.sessionId, session.id)))
+    .orderBy(asc(replayBatches.sequence))
+  const events: ReplayEvent[] = []
+  for (const row of rows) {
+    const body = JSON.parse(Buffer.from((await blobs.get(row.blobKey))!).toString('utf8')) as {
+      replay: { events: ReplayEvent[] }
+    }
+    events.push(...body.replay.events)
+  }
+  const final = rows.some((row) => row.flush === 'final') && rows.every((row, i) => row.sequence === i)
+  return { session, events, final }
+}
 
-  site = createServer((req, res) => {
-    if (req.url === '/app.js') res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(PAGE_JS)
-    else res.writeHead(200, { 'Content-Type': 'text/html' }).end(pageHtml(server.baseUrl, key))
-  })
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
-  const siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`
+const sessionIdOf = (page: Page) =>
+  page.evaluate(() => (JSON.parse(sessionStorage.getItem('svc_replay:session')!) as { id: string }).id)
 
+const guardPayload = (e: ReplayEvent) =>
+  e.type === 5 && (e.data as { tag: string }).tag === 'svc.guard'
+    ? (e.data.payload as { action: string })
+    : null
+
+it('stops recording the subtree that changes too fast, marks the session degraded, and records the rest', async () => {
+  const { server } = running
   const page = await context.newPage()
   await page.goto(siteUrl)
   await page.waitForFunction(() => sessionStorage.getItem('svc_replay:session') !== null)
@@ -148,34 +202,13 @@ it('stops recording the subtree that changes too fast, marks the session degrade
   })
   // Speed is the benchmark's business; printed for whoever reads the run.
   console.log(`responsiveness probe: ${JSON.stringify(probe)}`)
-  const sessionId = await page.evaluate(
-    () => (JSON.parse(sessionStorage.getItem('svc_replay:session')!) as { id: string }).id,
-  )
+  const sessionId = await sessionIdOf(page)
   await page.evaluate(() => window.SessionReplay!.stop())
-
-  const blobs = createBlobStore({ kind: 'local', root: path.join(server.dataDir, 'blobs') })
-  const readEvents = async () => {
-    const [session] = await database.db
-      .select({ id: replaySessions.id, degraded: replaySessions.degraded })
-      .from(replaySessions)
-      .where(eq(replaySessions.externalId, sessionId))
-    if (!session) return { session: null, events: [] as ReplayEvent[], final: false }
-    const rows = await database.db
-      .select()
-      .from(replayBatches)
-      .where(and(eq(replayBatches.sessionId, session.id)))
-      .orderBy(asc(replayBatches.sequence))
-    const events: ReplayEvent[] = []
-    for (const row of rows) {
-      const body = JSON.parse(Buffer.from((await blobs.get(row.blobKey))!).toString('utf8')) as {
-        replay: { events: ReplayEvent[] }
-      }
-      events.push(...body.replay.events)
-    }
-    const final = rows.some((row) => row.flush === 'final') && rows.every((row, i) => row.sequence === i)
-    return { session, events, final }
-  }
-  const { session, events } = await eventually(readEvents, (value) => value.final)
+  await page.close()
+  const { session, events } = await eventually(
+    () => storedSession(sessionId),
+    (value) => value.final,
+  )
   expect(session!.degraded).toBe(true)
 
   const snapshot = events.find((e) => e.type === 2)!.data as { node: SnapshotNode }
@@ -221,5 +254,59 @@ it('stops recording the subtree that changes too fast, marks the session degrade
   await dashboard.goto(`${server.baseUrl}/sessions/${session!.id}`)
   await dashboard.getByTestId('degraded-notice').waitFor()
   expect(await dashboard.getByTestId('session-degraded').getAttribute('title')).toContain('budget')
-  await context.close()
+})
+
+it('pauses the whole page when many parts together go past the hard bound, and resumes with a fresh snapshot once calm', async () => {
+  const page = await context.newPage()
+  await page.goto(`${siteUrl}wide`)
+  await page.waitForFunction(() => sessionStorage.getItem('svc_replay:session') !== null)
+  const sessionId = await sessionIdOf(page)
+  const paused = (events: ReplayEvent[]) => events.some((e) => guardPayload(e)?.action === 'page-paused')
+  await eventually(
+    () => storedSession(sessionId),
+    (value) => paused(value.events),
+  )
+  await page.evaluate(() => clearInterval((window as unknown as { __churn: number }).__churn))
+  const resumed = (events: ReplayEvent[]) => events.some((e) => guardPayload(e)?.action === 'page-resumed')
+  await eventually(
+    () => storedSession(sessionId),
+    (value) => resumed(value.events),
+  )
+  await page.evaluate(() => {
+    document.getElementById('quiet')!.textContent = 'calm again'
+  })
+  await page.evaluate(() => window.SessionReplay!.stop())
+  await page.close()
+  const { session, events } = await eventually(
+    () => storedSession(sessionId),
+    (value) => value.final,
+  )
+  expect(session!.degraded).toBe(true)
+
+  const pausedAt = events.findIndex((e) => guardPayload(e)?.action === 'page-paused')
+  const resumedAt = events.findIndex((e) => guardPayload(e)?.action === 'page-resumed')
+  expect(guardPayload(events[pausedAt]!)).toMatchObject({ bound: 5000 })
+  // No part was stopped on its own: each is within the budget.
+  expect(events.some((e) => guardPayload(e)?.action === 'subtree-stopped')).toBe(false)
+  const snapshotAt = events.findLastIndex((e) => e.type === 2)
+  expect(pausedAt).toBeLessThan(snapshotAt)
+  expect(snapshotAt).toBeLessThan(resumedAt)
+  const isMutation = (e: ReplayEvent) => e.type === 3 && e.data.source === 0
+  // Nothing of the DOM was recorded while paused.
+  expect(events.slice(pausedAt, snapshotAt).filter(isMutation)).toEqual([])
+  // After the resume, changes are recorded against the new snapshot's ids.
+  const quiet = find(
+    (events[snapshotAt]!.data as { node: SnapshotNode }).node,
+    (n) => n.attributes?.id === 'quiet',
+  )!
+  const after = events
+    .slice(resumedAt)
+    .filter(isMutation)
+    .flatMap((e) => (e.data as unknown as MutationData).adds)
+  expect(after).toContainEqual(
+    expect.objectContaining({
+      parentId: quiet.id,
+      node: expect.objectContaining({ textContent: 'calm again' }),
+    }),
+  )
 })
