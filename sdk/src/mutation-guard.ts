@@ -108,7 +108,14 @@ export function createMutationGuard(deps: MutationGuardDeps): MutationGuard {
     return true
   }
 
+  /** Forgets stopped parts the page has since removed, so they are not kept alive by the guard. */
+  const pruneTripped = () => {
+    for (let i = trippedRoots.length - 1; i >= 0; i--)
+      if (!trippedRoots[i]!.isConnected) trippedRoots.splice(i, 1)
+  }
+
   const stopSubtree = (element: Element, rate: number) => {
+    pruneTripped()
     const nodeId = mirror.getId(element)
     ignoreSubtree(element)
     trippedRoots.push(element)
@@ -140,7 +147,8 @@ export function createMutationGuard(deps: MutationGuardDeps): MutationGuard {
     } catch (error) {
       log(`mutation guard: full snapshot failed: ${error instanceof Error ? error.message : String(error)}`)
     }
-    for (const root of trippedRoots) if (root.isConnected) ignoreSubtree(root)
+    pruneTripped()
+    for (const root of trippedRoots) ignoreSubtree(root)
     emitLater({ action: 'page-resumed', pausedMs })
   }
 
@@ -149,12 +157,14 @@ export function createMutationGuard(deps: MutationGuardDeps): MutationGuard {
     log(`mutation guard: paused recording the page (${rate} mutations/s)`)
     emitLater({ action: 'page-paused', mutationsPerSecond: rate, bound: budget.pageBound })
     ignoreSubtree(doc)
+    pruneTripped()
     // rrweb sees nothing now, so a plain counter tells when the page calms down: a whole second
     // under the budget (the stopped parts not counted) resumes recording.
     let count = 0
     const observer = new MutationObserver((records) => {
       try {
-        for (const record of records) if (!insideTripped(record.target)) count++
+        if (trippedRoots.length === 0) count += records.length
+        else for (const record of records) if (!insideTripped(record.target)) count++
       } catch {
         count++
       }
