@@ -51,7 +51,7 @@ function who(session: SessionItem, untrusted: UntrustedMarkers): string {
 
 export function sessionLine(session: SessionItem, untrusted: UntrustedMarkers): string {
   const pages = session.pageCount === null ? 'not analysed' : plural(session.pageCount, 'page')
-  return `- ${session.startedAt} · ${seconds(session.durationMs)} · ${pages} · ${session.status} · user ${who(session, untrusted)} · ${issueList(session, untrusted)} (id ${session.id})`
+  return `- ${session.startedAt} · ${seconds(session.durationMs)} · ${pages} · ${session.status}${session.degraded ? ' · degraded recording' : ''} · user ${who(session, untrusted)} · ${issueList(session, untrusted)} (id ${session.id})`
 }
 
 export function sessionFacts(session: SessionDetails, untrusted: UntrustedMarkers): string[] {
@@ -62,6 +62,11 @@ export function sessionFacts(session: SessionDetails, untrusted: UntrustedMarker
     `User: ${who(session, untrusted)} · Browser: ${untrusted.wrap(oneLine(session.userAgent ?? 'unknown', 160))}`,
     // Sent by the recorder like every batch field, so marked.
     `Release: ${session.release === null ? 'none recorded' : untrusted.wrap(oneLine(session.release, 200))}`,
+    ...(session.degraded
+      ? [
+          'Recording: degraded, the recorder stopped recording a part of the page that changed too fast; the replay misses its changes',
+        ]
+      : []),
     `Entry URL: ${untrusted.wrap(oneLine(session.entryUrl))}`,
     `Errors: ${figure(counts.errors)} · Rage clicks: ${figure(counts.rageClicks)} · Dead clicks: ${figure(counts.deadClicks)}`,
     `Summary (${session.summary.source}): ${untrusted.wrap(session.summary.text)}`,

@@ -39,6 +39,10 @@ export const SessionItem = z.object({
   release: z.string().nullable().meta({
     description: "The build the page ran, as the recorder's `release` option named it; null without one",
   }),
+  degraded: z.boolean().meta({
+    description:
+      "The recorder's mutation guard stopped recording a part of the page that changed faster than its budget (or paused the whole page for a while): the replay misses those changes",
+  }),
   status: z.enum(SESSION_STATUSES).meta({ description: 'Processing status' }),
   issues: z.array(SessionIssueRef).meta({
     description:

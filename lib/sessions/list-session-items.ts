@@ -208,6 +208,7 @@ export function toSessionItem(
     // Real ones are under 300 characters; the recorder may send 1,024 (cut with the marker).
     userAgent: item.userAgent === null ? null : cutText(item.userAgent, USER_AGENT_PARSE_MAX),
     release: item.release,
+    degraded: item.degraded,
     status: item.status,
     issues: links?.issues ?? [],
     issueCount: links?.issueCount ?? 0,

@@ -42,6 +42,7 @@ export const LIST_COLUMNS = {
   eventCount: replaySessions.eventCount,
   userAgent: replaySessions.userAgent,
   release: replaySessions.release,
+  degraded: replaySessions.degraded,
 }
 
 /** `%`, `_` and `\` typed by a user are literal characters, not LIKE wildcards. */

@@ -27,6 +27,11 @@ export interface SessionListItem {
   userAgent: string | null
   /** The build the page ran (`metadata.release`, attacker-written like every batch field). */
   release: string | null
+  /**
+   * The recorder's mutation guard stopped recording part of the page (docs/recorder.md#mutation-guard):
+   * the replay misses that part's changes.
+   */
+  degraded: boolean
 }
 
 export interface SessionDetail extends SessionListItem {
@@ -74,6 +79,7 @@ export function toSessionListItem(
     | 'eventCount'
     | 'userAgent'
     | 'release'
+    | 'degraded'
   >,
 ): SessionListItem {
   return {
@@ -90,6 +96,7 @@ export function toSessionListItem(
     eventCount: row.eventCount,
     userAgent: row.userAgent,
     release: row.release,
+    degraded: row.degraded,
   }
 }
 

@@ -20,6 +20,8 @@ export interface BatchEnvelope {
     release?: string
     /** Script URL → bundler debug ID, only those this page has not sent yet (debug-ids.ts). */
     debugIds?: Record<string, string>
+    /** Left out until the mutation guard stopped recording part of the page (mutation-guard.ts). */
+    degraded?: true
   }
 }
 

@@ -13,6 +13,7 @@ import {
 import { listenToChildFrames } from './cross-origin-frames'
 import { DebugIdTracker } from './debug-ids'
 import { WindowLease } from './lease'
+import { createMutationGuard, type MutationGuard } from './mutation-guard'
 import { attachNetworkDetails, type LoadNetworkDetails } from './network-details/load'
 import type { ResolvedOptions } from './options'
 import { allowedReferrer, pageAllowed, watchPageRules } from './page-rules'
@@ -123,12 +124,25 @@ export function startRecorder(
       userAgent: navigator.userAgent || null,
       language: navigator.language || null,
       ...(options.release === null ? {} : { release: options.release }),
+      ...(guard?.degraded ? { degraded: true } : {}),
     },
   })
 
   const debugIds = new DebugIdTracker(globalThis as unknown as Record<string, unknown>)
 
   const buffer = new EventBuffer()
+  // Sees each rrweb event first in `emit`; reads the mirror that `record()` fills.
+  const guard: MutationGuard | null = options.mutationGuard
+    ? createMutationGuard({
+        maxMutationsPerSecond: options.mutationGuard.maxMutationsPerSecond,
+        mirror: record.mirror,
+        addCustomEvent: record.addCustomEvent,
+        takeFullSnapshot: record.takeFullSnapshot,
+        doc: document,
+        win,
+        log,
+      })
+    : null
 
   /** Cuts everything buffered into batches; only the last of a final cut says `final`. */
   const cut = (flush: Flush, maxBytes: number, endReason?: SessionEndReason) => {
@@ -242,7 +256,10 @@ export function startRecorder(
   }
 
   const emit = (event: eventWithTime) => {
-    if (stopped || !pageGate.allowed) return
+    if (stopped) return
+    // rrweb serialises a denied page's changes too: the guard counts them all.
+    guard?.observe(event)
+    if (!pageGate.allowed) return
     if (deniedBacklog && (event.type === 5 || event.type === 6)) return
     const activity = isUserActivity(event)
     if (!dormant && activity && session.isIdle()) endForIdle()
@@ -390,6 +407,7 @@ export function startRecorder(
   const detachCapture = () => {
     stopped = true
     clearInterval(interval)
+    guard?.stop()
     try {
       stopRecording?.()
     } catch {

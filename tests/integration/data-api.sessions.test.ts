@@ -278,6 +278,7 @@ describe('GET /api/v1/sessions', () => {
         'user',
         'userAgent',
         'release',
+        'degraded',
       ].sort(),
     )
     expect(checkout).toMatchObject({
@@ -290,6 +291,7 @@ describe('GET /api/v1/sessions', () => {
       user: { userId: 'u-ada', email: 'Ada@Example.com', name: 'Ada', anonymousId: s.checkout!.anonymousId },
       userAgent: expect.stringContaining('Chrome/131'),
       release: null,
+      degraded: false,
       issues: [
         { id: issue.id, title: issue.title, kind: 'js_error', priority: 'critical', status: 'unresolved' },
         {

@@ -367,3 +367,19 @@ describe('the text stays within the session tools’ budget', () => {
     expect(textOf(list).length).toBeLessThanOrEqual(SESSION_TEXT_MAX)
   })
 })
+
+describe('a degraded recording', () => {
+  it('is said in the session tools’ text and carried in their structured result', async () => {
+    const db = database.db
+    const org = (await createOrganization(db, { name: 'Degraded' })).id
+    const degraded = await seedSession(db, org, { degraded: true, startedAt: new Date(T0) })
+    const client = await connectClient(server.url, (await seedOAuthToken(db, org)).token)
+    clients.push(client)
+    const one = await call(client, 'get_session', { sessionId: degraded.id })
+    expect((one.structuredContent as { session: { degraded: boolean } }).session.degraded).toBe(true)
+    expect(textOf(one)).toContain('Recording: degraded')
+    const list = await call(client, 'list_sessions')
+    expect((list.structuredContent as { sessions: { degraded: boolean }[] }).sessions[0]!.degraded).toBe(true)
+    expect(textOf(list)).toContain('· degraded recording ·')
+  })
+})

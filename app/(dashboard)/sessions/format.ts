@@ -35,3 +35,10 @@ export const STATUS_BADGE: Record<SessionStatus, { label: string; className: str
     hint: 'Analysis failed. The reason, and whether it is retried, is on the session page.',
   },
 }
+
+/** A session whose recorder's mutation guard stopped recording part of the page (docs/recorder.md#mutation-guard). */
+export const DEGRADED_BADGE = {
+  label: 'degraded',
+  className: 'badge badge-medium',
+  hint: 'Part of the page changed faster than the recorder’s budget, so the recorder stopped recording that part to keep the page responsive: the replay misses its changes.',
+}

@@ -19,7 +19,7 @@ import { storedReplayLog } from '@/lib/sessions/replay-log'
 import { sessionIssues } from '@/lib/sessions/session-issues'
 import { type SessionTimeline, sessionTimeline } from '@/lib/sessions/session-timeline'
 import { type SessionDetail, userLabel } from '@/lib/sessions/views'
-import { formatDuration, formatTime, STATUS_BADGE } from '../format'
+import { DEGRADED_BADGE, formatDuration, formatTime, STATUS_BADGE } from '../format'
 import styles from './session.module.css'
 
 export const metadata: Metadata = { title: 'Session replay' }
@@ -166,6 +166,18 @@ export default async function SessionPage({
             <span className={status.className} title={status.hint}>
               {status.label}
             </span>
+            {session.degraded ? (
+              <>
+                {' '}
+                <span
+                  className={DEGRADED_BADGE.className}
+                  title={DEGRADED_BADGE.hint}
+                  data-testid="session-degraded"
+                >
+                  {DEGRADED_BADGE.label}
+                </span>
+              </>
+            ) : null}
           </p>
         </div>
       </div>
@@ -176,6 +188,14 @@ export default async function SessionPage({
           Replay
         </h2>
         <TimelineNotice session={session} timeline={timeline} due={due} />
+        {session.degraded ? (
+          <p className="alert alert-info" role="note" data-testid="degraded-notice">
+            Degraded recording: part of this page changed faster than the recorder’s budget (by default 1,000
+            changes a second), so the recorder stopped recording that part to keep the page responsive. The
+            replay shows it as it was when recording stopped; a page that changed too fast everywhere was
+            paused until it calmed down.
+          </p>
+        ) : null}
         <ReplayPlayer sessionId={session.id} openAt={openAt} markers={markers} log={log} />
       </section>
 
