@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import { record } from 'rrweb'
-import { askParent, listenToChildFrames } from './cross-origin-frames'
+import { askParent, listenToChildFrames, noteFloodWith } from './cross-origin-frames'
 import { attachNetworkDetails } from './network-details/load'
 import type { ResolvedOptions } from './options'
 import { installConsoleCapture } from './plugins/console'
@@ -13,11 +13,12 @@ import { type Recorder, type RecorderInternals, startRecorder } from './recorder
 export const PARENT_ANSWER_MS = 2_000
 
 /**
- * The recorder in a cross-origin frame with `recordCrossOriginIframes`: when the parent page
- * records with the option too (cross-origin-frames.ts), rrweb here passes every event to the
- * parent and this frame keeps nothing of its own: no session, no batches, no storage, no
+ * The recorder in a cross-origin frame with `recordCrossOriginIframes` and `parentOrigins`
+ * (index.ts starts it only then): when the parent page is of one of those origins and records
+ * with the option too (cross-origin-frames.ts), rrweb here passes every event to the parent and this frame keeps nothing of its own: no session, no batches, no storage, no
  * heartbeats. Its console, errors and requests are rrweb plugin and custom events, so they
- * travel to the parent's session with the rest. Route changes in the frame are not recorded as
+ * travel to the parent's session with the rest. rrweb starts only once such a parent answered:
+it posts with target origin '*', so before that handshake nothing may be posted at all. Route changes in the frame are not recorded as
  * navigations: they would read as the top page's. Without an answer the frame records its own
  * session as it would without the option.
  */
@@ -39,6 +40,8 @@ export function startFrameRecorder(
     ignoreUrls: [`${options.ingestUrl}/api/sdk/`, ...options.networkIgnoreUrls],
   })
   // A frame's requests go to the parent's session with the details this frame's options allow.
+  // Captured from the start but carried only by rrweb events, which are posted only to a parent
+  // of an allowed origin; without one this capture is uninstalled and the own session's used.
   if (options.networkDetails)
     attachNetworkDetails(network, options.networkDetails, internals.loadNetworkDetails, warn)
   const consoleCapture = installConsoleCapture({ levels: options.consoleLevels, win, isRecorderFrame })
@@ -53,7 +56,7 @@ export function startFrameRecorder(
   let own: Recorder | null = null
   let stopRecording: (() => void) | undefined
   // Frames inside this one pass their recordings through it.
-  const grandchildren = listenToChildFrames(win)
+  const grandchildren = listenToChildFrames(win, { onFlood: noteFloodWith(record.addCustomEvent, win) })
 
   const startRelay = () => {
     try {
@@ -73,7 +76,7 @@ export function startFrameRecorder(
     }
   }
 
-  const detachAsk = askParent(win, PARENT_ANSWER_MS, {
+  const detachAsk = askParent(win, options.parentOrigins, PARENT_ANSWER_MS, {
     listening: () => {
       relaying = true
       log('the parent page records this frame; no session of its own')
@@ -89,7 +92,7 @@ export function startFrameRecorder(
     },
     timeout: () => {
       if (stopped) return
-      log('no recording parent answered; this frame records its own session')
+      log('no recording parent of parentOrigins answered; this frame records its own session')
       grandchildren.detach()
       uninstallCapture()
       own = startRecorder(options, internals, warn)

@@ -36,8 +36,9 @@ export function initWith(options: RecorderOptions, internals: RecorderInternals)
       warn(`not started: ${resolved.error}`)
       return false
     }
+    // Without parentOrigins a frame never relays: no parent origin is trusted with its recording.
     active =
-      resolved.options.recordCrossOriginIframes && hasCrossOriginParent(window)
+      resolved.options.parentOrigins.length > 0 && hasCrossOriginParent(window)
         ? startFrameRecorder(resolved.options, internals, warn)
         : startRecorder(resolved.options, internals, warn)
     return true

@@ -57,6 +57,12 @@ export interface RecorderOptions {
   recordCanvas?: boolean | { fps?: number; quality?: number }
   /** Records cross-origin iframes that load the recorder too (default off); the child pages must set it as well. */
   recordCrossOriginIframes?: boolean
+  /**
+   * In a cross-origin frame with `recordCrossOriginIframes`: the origins (`https://app.example.com`)
+   * of parent pages trusted with this frame's recording. The frame passes its recording only to
+   * a parent of one of them; without it, or under any other parent, it records its own session.
+   */
+  parentOrigins?: string[]
 }
 
 /** A string matches a URL that contains it; a RegExp is tested against the whole URL. */
@@ -121,6 +127,8 @@ export interface ResolvedOptions {
   /** Null when canvas recording is off. */
   recordCanvas: { fps: number; quality: number } | null
   recordCrossOriginIframes: boolean
+  /** Serialized origins (`URL.origin`); empty: this page relays to no parent. */
+  parentOrigins: string[]
 }
 
 /**
@@ -172,6 +180,7 @@ const KNOWN = new Set([
   'mutationGuard',
   'recordCanvas',
   'recordCrossOriginIframes',
+  'parentOrigins',
 ])
 const NETWORK_DETAIL_KEYS = new Set([
   'urls',
@@ -298,6 +307,37 @@ function canvasOption(value: unknown): ResolvedOptions['recordCanvas'] | string 
   return { fps, quality }
 }
 
+const MAX_PARENT_ORIGINS = 20
+const MAX_ORIGIN_LENGTH = 300
+
+/** One exact http(s) origin, as `event.origin` spells it, or null: no path, wildcard or credentials. */
+function exactOrigin(value: unknown): string | null {
+  if (typeof value !== 'string' || value.length > MAX_ORIGIN_LENGTH || value.includes('*')) return null
+  try {
+    const url = new URL(value)
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') return null
+    if (url.username || url.password || url.pathname !== '/' || value.includes('?') || value.includes('#'))
+      return null
+    return url.origin
+  } catch {
+    return null
+  }
+}
+
+function parentOriginsOption(value: unknown, recordsFrames: boolean): string[] | string {
+  if (value === undefined) return []
+  const error = `parentOrigins must be an array of 1 to ${MAX_PARENT_ORIGINS} origins like "https://app.example.com" (no path or wildcard)`
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_PARENT_ORIGINS) return error
+  const origins: string[] = []
+  for (const item of value) {
+    const origin = exactOrigin(item)
+    if (!origin) return `${error}, got ${JSON.stringify(String(item).slice(0, 100))}`
+    if (!origins.includes(origin)) origins.push(origin)
+  }
+  if (!recordsFrames) return 'parentOrigins needs recordCrossOriginIframes: true'
+  return origins
+}
+
 /**
  * A selector the browser cannot parse would make rrweb throw on every node; checked here so a
  * typo is reported once at init instead. Without a DOM (Node tests) only emptiness is checked.
@@ -421,6 +461,8 @@ export function resolveOptions(input: unknown): OptionsResult {
   if (typeof recordCanvas === 'string') return fail(recordCanvas)
   if (raw.recordCrossOriginIframes !== undefined && typeof raw.recordCrossOriginIframes !== 'boolean')
     return fail('recordCrossOriginIframes must be true or false')
+  const parentOrigins = parentOriginsOption(raw.parentOrigins, raw.recordCrossOriginIframes === true)
+  if (typeof parentOrigins === 'string') return fail(parentOrigins)
 
   const extend = (base: string, extra: unknown) => (typeof extra === 'string' ? `${base}, ${extra}` : base)
   return {
@@ -449,6 +491,7 @@ export function resolveOptions(input: unknown): OptionsResult {
       mutationGuard,
       recordCanvas,
       recordCrossOriginIframes: raw.recordCrossOriginIframes === true,
+      parentOrigins,
     },
   }
 }

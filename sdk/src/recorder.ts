@@ -10,7 +10,7 @@ import {
   type SessionEndReason,
   sessionEndEvent,
 } from './batch'
-import { listenToChildFrames } from './cross-origin-frames'
+import { listenToChildFrames, noteFloodWith } from './cross-origin-frames'
 import { DebugIdTracker } from './debug-ids'
 import { WindowLease } from './lease'
 import { createMutationGuard, type MutationGuard } from './mutation-guard'
@@ -292,7 +292,11 @@ export function startRecorder(
   if (options.networkDetails)
     attachNetworkDetails(network, options.networkDetails, internals.loadNetworkDetails, warn)
   const consoleCapture = installConsoleCapture({ levels: options.consoleLevels, win, isRecorderFrame })
-  const childFrames = options.recordCrossOriginIframes && win.parent === win ? listenToChildFrames(win) : null
+  // Before record(): its guard must see frames' messages before rrweb does.
+  const childFrames =
+    options.recordCrossOriginIframes && win.parent === win
+      ? listenToChildFrames(win, { onFlood: noteFloodWith(record.addCustomEvent, win) })
+      : null
 
   type RrwebOptions = recordOptions<eventWithTime>
   let rrwebOptions: RrwebOptions | null = null

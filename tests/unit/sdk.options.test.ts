@@ -32,6 +32,7 @@ describe('resolveOptions', () => {
         mutationGuard: { maxMutationsPerSecond: 1000 },
         recordCanvas: null,
         recordCrossOriginIframes: false,
+        parentOrigins: [],
       },
     })
   })
@@ -83,6 +84,19 @@ describe('resolveOptions', () => {
     [{ recordCanvas: { fps: 60 } }, 'recordCanvas.fps must be a whole number from 1 to 30'],
     [{ recordCanvas: { quality: 0 } }, 'recordCanvas.quality must be a number above 0 and at most 1'],
     [{ recordCrossOriginIframes: 1 }, 'recordCrossOriginIframes must be true or false'],
+    [
+      { recordCrossOriginIframes: true, parentOrigins: ['https://*.example.com'] },
+      'parentOrigins must be an array of 1 to 20 origins like "https://app.example.com" (no path or wildcard), got "https://*.example.com"',
+    ],
+    [
+      { recordCrossOriginIframes: true, parentOrigins: ['https://app.example.com/embed'] },
+      'parentOrigins must be an array of 1 to 20 origins like "https://app.example.com" (no path or wildcard), got "https://app.example.com/embed"',
+    ],
+    [
+      { recordCrossOriginIframes: true, parentOrigins: [] },
+      'parentOrigins must be an array of 1 to 20 origins like "https://app.example.com" (no path or wildcard)',
+    ],
+    [{ parentOrigins: ['https://app.example.com'] }, 'parentOrigins needs recordCrossOriginIframes: true'],
   ])('refuses %j with a clear error', (extra, error) => {
     expect(resolveOptions({ ...base, ...extra })).toEqual({ ok: false, error })
   })
@@ -101,6 +115,15 @@ describe('resolveOptions', () => {
       sessionSampleRate: 0,
       errorSampleRate: 0.25,
     })
+  })
+
+  it('takes parentOrigins as exact origins, as a message event spells them', () => {
+    const result = resolveOptions({
+      ...base,
+      recordCrossOriginIframes: true,
+      parentOrigins: ['https://App.Example.com/', 'http://localhost:3000', 'https://app.example.com:443'],
+    })
+    expect(result.ok && result.options.parentOrigins).toEqual(['https://app.example.com', 'http://localhost:3000'])
   })
 
   it('takes a release, trimmed, for metadata.release', () => {
