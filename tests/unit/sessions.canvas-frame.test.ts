@@ -133,6 +133,9 @@ describe('canvasFrameOf', () => {
   })
 })
 
+/** The width in a PNG frame's header, as the decoder was handed it. */
+const widthOf = async (blob: Blob) => new DataView(await blob.arrayBuffer()).getUint32(16)
+
 interface Drawn {
   canvas: string
   image: string
@@ -192,20 +195,42 @@ describe('canvasReplayPlugin', () => {
     expect(h.drawn).toEqual([{ canvas: 'seven', image: 'image/png#0' }])
   })
 
-  it('does not let an older frame that decodes late draw over a newer one', async () => {
+  it('decodes one frame of a canvas at a time and then only the newest that waited', async () => {
     const h = harness()
-    h.plugin.handler(event(7), false, { replayer: h.replayer })
-    h.plugin.handler(event(7), false, { replayer: h.replayer })
-    h.decodes[1]!.resolve()
-    await h.settle()
+    for (let width = 1; width <= 6; width++) h.plugin.handler(event(7, width), false, { replayer: h.replayer })
+    h.plugin.handler(event(8), false, { replayer: h.replayer })
+    // One decode in flight per canvas; another canvas decodes beside it.
+    expect(h.decodes).toHaveLength(2)
     h.decodes[0]!.resolve()
     await h.settle()
-    expect(h.drawn).toEqual([{ canvas: 'seven', image: 'image/png#1' }])
+    expect(h.decodes).toHaveLength(3)
+    expect(await widthOf(h.decodes[2]!.blob)).toBe(6)
+    h.decodes[1]!.resolve()
+    h.decodes[2]!.resolve()
+    await h.settle()
+    expect(h.drawn).toEqual([
+      { canvas: 'seven', image: 'image/png#0' },
+      { canvas: 'eight', image: 'image/png#1' },
+      { canvas: 'seven', image: 'image/png#2' },
+    ])
+    expect(h.decodes).toHaveLength(3)
+    // Idle again: the next frame decodes at once.
+    h.plugin.handler(event(7), false, { replayer: h.replayer })
+    expect(h.decodes).toHaveLength(4)
+  })
+
+  it('refuses a frame more than twice its canvas on a side without decoding it', () => {
+    const h = harness()
+    h.plugin.handler(event(7, 21), false, { replayer: h.replayer })
+    h.plugin.handler(frameEvent(b64(png(4, 21)), 'image/png', 7) as never, false, { replayer: h.replayer })
+    expect(h.decodes).toHaveLength(0)
+    h.plugin.handler(event(7, 20), false, { replayer: h.replayer })
+    expect(h.decodes).toHaveLength(1)
   })
 
   it('while seeking keeps only the last frame of each canvas and draws it when rrweb flushes', async () => {
     const h = harness()
-    for (let i = 0; i < 50; i++) h.plugin.handler(event(7, i + 1), true, { replayer: h.replayer })
+    for (let i = 0; i < 50; i++) h.plugin.handler(event(7, (i % 10) + 1), true, { replayer: h.replayer })
     h.plugin.handler(event(8), true, { replayer: h.replayer })
     expect(h.decodes).toHaveLength(0)
     expect(h.flushes).toHaveLength(1)

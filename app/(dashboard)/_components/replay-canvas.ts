@@ -8,7 +8,15 @@ import { type CanvasFrame, canvasFrameOf } from '@/lib/sessions/canvas-frame'
  * Here the frame is checked (lib/sessions/canvas-frame.ts), decoded by this page with
  * `createImageBitmap` and drawn onto the rebuilt canvas from this page too: the iframe stays
  * without scripts.
+ *
+ * A recording may hold many large frames at one moment; each decode holds up to 135 MB. So
+ * each canvas decodes one frame at a time and keeps only the newest waiting one, and a frame
+ * much larger than its canvas (more than `SIZE_SLACK` times a side) is not decoded at all:
+ * rrweb's frames are exactly the canvas's size.
  */
+
+/** How much larger than its canvas, on each side, a frame may be before it is refused. */
+export const SIZE_SLACK = 2
 
 /** What the plugin uses of rrweb's Replayer. */
 export interface CanvasReplayer {
@@ -26,9 +34,8 @@ export type DecodeImage = (blob: Blob) => Promise<ImageBitmap>
 interface ReplayState {
   /** While rrweb seeks it applies the events before the new moment at once: only each canvas's last frame matters. */
   pending: Map<number, CanvasFrame>
-  /** The latest frame asked of each canvas, so a slower decode of an older one does not draw over it. */
-  latest: WeakMap<Node, number>
-  asked: number
+  /** Canvases with a decode in flight, and the newest frame waiting for it to end (null: none). */
+  decoding: WeakMap<Node, CanvasFrame | null>
 }
 
 interface Canvas2d extends Node {
@@ -47,15 +54,10 @@ export function canvasReplayPlugin(
 ): CanvasReplayPlugin {
   const states = new WeakMap<CanvasReplayer, ReplayState>()
 
-  const draw = async (replayer: CanvasReplayer, state: ReplayState, frame: CanvasFrame) => {
-    const node = replayer.getMirror().getNode(frame.id)
-    if (!isCanvas(node)) return
-    const ticket = ++state.asked
-    state.latest.set(node, ticket)
+  const paint = async (node: Canvas2d, frame: CanvasFrame) => {
     let bitmap: ImageBitmap | null = null
     try {
       bitmap = await decode(new Blob([frame.bytes], { type: frame.type }))
-      if (state.latest.get(node) !== ticket) return
       const context = node.getContext('2d')
       if (!context) return
       context.clearRect(0, 0, node.width, node.height)
@@ -68,10 +70,30 @@ export function canvasReplayPlugin(
     }
   }
 
+  const draw = async (replayer: CanvasReplayer, state: ReplayState, frame: CanvasFrame) => {
+    const node = replayer.getMirror().getNode(frame.id)
+    if (!isCanvas(node)) return
+    if (frame.width > Math.max(node.width, 1) * SIZE_SLACK || frame.height > Math.max(node.height, 1) * SIZE_SLACK)
+      return
+    // Frames come in time order: a newer one replaces whatever waits, the one in flight finishes.
+    if (state.decoding.has(node)) {
+      state.decoding.set(node, frame)
+      return
+    }
+    state.decoding.set(node, null)
+    let next: CanvasFrame | null = frame
+    while (next) {
+      await paint(node, next)
+      next = state.decoding.get(node) ?? null
+      state.decoding.set(node, null)
+    }
+    state.decoding.delete(node)
+  }
+
   const stateOf = (replayer: CanvasReplayer): ReplayState => {
     let state = states.get(replayer)
     if (!state) {
-      const created: ReplayState = { pending: new Map(), latest: new WeakMap(), asked: 0 }
+      const created: ReplayState = { pending: new Map(), decoding: new WeakMap() }
       // rrweb emits `flush` once the events before a sought moment are in the real DOM.
       replayer.on('flush', () => {
         const frames = [...created.pending.values()]
