@@ -125,7 +125,16 @@ export function listenToChildFrames(win: Window, options: ChildFramesOptions = {
     if (kindOf(event.data) !== 'hello' || !isOwnFrame(event.source)) return
     // A sandboxed frame has the opaque origin 'null', which postMessage cannot target.
     const target = event.origin === 'null' ? '*' : event.origin
-    children.set(event.source, { target, origin: event.origin, windowStart: now(), taken: 0, flooding: false })
+    // Hello again from the same document must not reset its count: that would lift its limit.
+    const known = children.get(event.source)
+    if (known?.origin !== event.origin)
+      children.set(event.source, {
+        target,
+        origin: event.origin,
+        windowStart: now(),
+        taken: 0,
+        flooding: false,
+      })
     post(event.source, 'listening', target)
     if (live) post(event.source, 'snapshot', target)
   }

@@ -92,10 +92,23 @@ document.getElementById('child-button').addEventListener('click', () => {
 });
 </script>`
 
+/** A frame without the recorder that posts forged rrweb events to its parent, as an ad could. */
+const FORGER_BODY = `<script>
+setInterval(() => {
+  parent.postMessage({
+    type: 'rrweb',
+    origin: location.origin,
+    isCheckout: false,
+    event: { type: 5, timestamp: Date.now(), data: { tag: 'forged-by-frame', payload: { fake: 'error' } } },
+  }, '*');
+}, 200);
+</script>`
+
+// Pages are built per request, so a site's pages can name a site started after it.
 async function startSite(routes: (url: string) => Record<string, string>): Promise<string> {
-  let pages: Record<string, string> = {}
+  let url = ''
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const body = pages[new URL(req.url ?? '/', 'http://site').pathname]
+    const body = routes(url)[new URL(req.url ?? '/', 'http://site').pathname]
     res.writeHead(body ? 200 : 404, {
       'Content-Type': 'text/html; charset=utf-8',
       'Cache-Control': 'no-store',
@@ -104,8 +117,7 @@ async function startSite(routes: (url: string) => Record<string, string>): Promi
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   // localhost, not 127.0.0.1: another site than the service's, as on a customer's domain.
-  const url = `http://localhost:${(server.address() as AddressInfo).port}`
-  pages = routes(url)
+  url = `http://localhost:${(server.address() as AddressInfo).port}`
   sites.push({
     url,
     stop: () =>
@@ -132,14 +144,27 @@ beforeAll(async () => {
   const [organization] = await running.database.db.select().from(organizations)
   apiKey = (await createKey(running.database.db, { organizationId: organization!.id, type: 'ingest' })).key
   siteB = await startSite(() => ({
-    '/child': page('Child', { recordCrossOriginIframes: true }, CHILD_BODY),
+    '/child': page('Child', { recordCrossOriginIframes: true, parentOrigins: [siteA] }, CHILD_BODY),
+    // Trusts another site only: framed by site A it must keep its recording to itself.
+    '/child-elsewhere': page(
+      'Child for elsewhere',
+      { recordCrossOriginIframes: true, parentOrigins: ['https://elsewhere.example'] },
+      CHILD_BODY,
+    ),
+    '/forger': page('Forger', null, FORGER_BODY),
   }))
   siteA = await startSite(() => ({
     '/canvas': page('Canvas', { recordCanvas: true }, CANVAS_BODY),
     '/parent': page(
       'Parent',
       { recordCrossOriginIframes: true },
-      `<h1>Parent page</h1><iframe id="child" src="${siteB}/child" width="600" height="200"></iframe>`,
+      `<h1>Parent page</h1><iframe id="child" src="${siteB}/child" width="600" height="200"></iframe>
+<iframe id="forger" src="${siteB}/forger" width="10" height="10"></iframe>`,
+    ),
+    '/parent-untrusted': page(
+      'Parent not trusted by its child',
+      { recordCrossOriginIframes: true },
+      `<h1>Parent page</h1><iframe id="child" src="${siteB}/child-elsewhere" width="600" height="200"></iframe>`,
     ),
     '/parent-without-option': page(
       'Parent without the option',
@@ -313,7 +338,7 @@ describe('cross-origin iframes', () => {
     })
     await parent.goto(`${siteA}/parent`)
     const externalId = await sessionIdIn(parent)
-    const child = parent.frames().find((frame) => frame.url().startsWith(siteB))!
+    const child = parent.frames().find((frame) => frame.url().startsWith(`${siteB}/child`))!
     await child.waitForSelector('#child-text')
     // Once the parent's recorder has answered, the child's rrweb posts its snapshot through it.
     await untilStored(externalId, (events) => JSON.stringify(events).includes('Hello from the child frame'))
@@ -339,6 +364,8 @@ describe('cross-origin iframes', () => {
     expect(text).toContain('child frame error log')
     const clicks = events.filter((e) => e.type === 3 && e.data.source === 2 && e.data.type === 2)
     expect(clicks.length).toBeGreaterThan(0)
+    // The forging frame posted all along, but never said hello: the guard kept its events out.
+    expect(text).not.toContain('forged-by-frame')
     expect(uploadsFromChild).toEqual([])
     const entries = await running.database.db.select({ url: replaySessions.entryUrl }).from(replaySessions)
     expect(entries.filter((s) => s.url.startsWith(siteB))).toEqual([])
@@ -357,6 +384,26 @@ describe('cross-origin iframes', () => {
     )
     await dashboard.close()
   }, 240_000)
+
+  it("a child whose parentOrigins lacks the embedding page's origin records its own session and relays nothing", async () => {
+    const parent = await context.newPage()
+    await parent.goto(`${siteA}/parent-untrusted`)
+    const parentSession = await sessionIdIn(parent)
+    const child = parent.frames().find((frame) => frame.url().startsWith(`${siteB}/child`))!
+    // The parent records with the option, but the child never says hello to its origin.
+    const childSession = await sessionIdIn(child)
+    expect(childSession).not.toBe(parentSession)
+    await child.click('#child-button')
+    await child.evaluate(() => window.SessionReplay!.stop())
+    expect(JSON.stringify((await storedSession(childSession)).events)).toContain('Child clicked')
+    await parent.click('h1')
+    await parent.evaluate(() => window.SessionReplay!.stop())
+    await parent.close()
+    const parentText = JSON.stringify((await storedSession(parentSession)).events)
+    expect(parentText).toContain('Parent page')
+    expect(parentText).not.toContain('Hello from the child frame')
+    expect(parentText).not.toContain('child frame error log')
+  }, 120_000)
 
   it('a child whose parent records without the option records its own session, as without it', async () => {
     const parent = await context.newPage()

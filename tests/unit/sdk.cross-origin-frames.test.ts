@@ -23,7 +23,12 @@ class FakeWindow extends EventTarget {
 }
 
 /** Dispatches a message at `target` as if `source` had posted it; true when a later listener heard it. */
-function deliver(target: FakeWindow, data: unknown, source: FakeWindow | null, origin = source?.origin ?? '') {
+function deliver(
+  target: FakeWindow,
+  data: unknown,
+  source: FakeWindow | null,
+  origin = source?.origin ?? '',
+) {
   const event = new MessageEvent('message', { data, origin })
   // Node's MessageEvent takes only ports as `source`; a browser gives the sending window.
   Object.defineProperty(event, 'source', { value: source })
@@ -54,11 +59,17 @@ const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 function record(child: Window, timeoutMs: number, parentOrigins = SHOP, snapshotEveryMs?: number) {
   const heard: string[] = []
-  const detach = askParent(child, parentOrigins, timeoutMs, {
-    listening: () => heard.push('listening'),
-    snapshot: () => heard.push('snapshot'),
-    timeout: () => heard.push('timeout'),
-  }, snapshotEveryMs)
+  const detach = askParent(
+    child,
+    parentOrigins,
+    timeoutMs,
+    {
+      listening: () => heard.push('listening'),
+      snapshot: () => heard.push('snapshot'),
+      timeout: () => heard.push('timeout'),
+    },
+    snapshotEveryMs,
+  )
   return { heard, detach }
 }
 
@@ -184,6 +195,9 @@ describe("the parent's guard against recording messages", () => {
     const passed = Array.from({ length: 6 }, (_, i) => deliver(fakes.parent, rrweb(i), fakes.child))
     expect(passed).toEqual([true, true, true, false, false, false])
     expect(floods).toEqual(['https://widget.example'])
+    // Saying hello again does not buy a fresh allowance.
+    deliver(fakes.parent, { svcReplayFrame: 'hello' }, fakes.child)
+    expect(deliver(fakes.parent, rrweb(6), fakes.child)).toBe(false)
     clock = 1000
     expect(deliver(fakes.parent, rrweb(7), fakes.child)).toBe(true)
     await wait(20)

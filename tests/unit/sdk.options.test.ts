@@ -123,7 +123,10 @@ describe('resolveOptions', () => {
       recordCrossOriginIframes: true,
       parentOrigins: ['https://App.Example.com/', 'http://localhost:3000', 'https://app.example.com:443'],
     })
-    expect(result.ok && result.options.parentOrigins).toEqual(['https://app.example.com', 'http://localhost:3000'])
+    expect(result.ok && result.options.parentOrigins).toEqual([
+      'https://app.example.com',
+      'http://localhost:3000',
+    ])
   })
 
   it('takes a release, trimmed, for metadata.release', () => {

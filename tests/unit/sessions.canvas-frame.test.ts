@@ -197,7 +197,8 @@ describe('canvasReplayPlugin', () => {
 
   it('decodes one frame of a canvas at a time and then only the newest that waited', async () => {
     const h = harness()
-    for (let width = 1; width <= 6; width++) h.plugin.handler(event(7, width), false, { replayer: h.replayer })
+    for (let width = 1; width <= 6; width++)
+      h.plugin.handler(event(7, width), false, { replayer: h.replayer })
     h.plugin.handler(event(8), false, { replayer: h.replayer })
     // One decode in flight per canvas; another canvas decodes beside it.
     expect(h.decodes).toHaveLength(2)

@@ -73,7 +73,10 @@ export function canvasReplayPlugin(
   const draw = async (replayer: CanvasReplayer, state: ReplayState, frame: CanvasFrame) => {
     const node = replayer.getMirror().getNode(frame.id)
     if (!isCanvas(node)) return
-    if (frame.width > Math.max(node.width, 1) * SIZE_SLACK || frame.height > Math.max(node.height, 1) * SIZE_SLACK)
+    if (
+      frame.width > Math.max(node.width, 1) * SIZE_SLACK ||
+      frame.height > Math.max(node.height, 1) * SIZE_SLACK
+    )
       return
     // Frames come in time order: a newer one replaces whatever waits, the one in flight finishes.
     if (state.decoding.has(node)) {
