@@ -36,11 +36,15 @@ export function initWith(options: RecorderOptions, internals: RecorderInternals)
       warn(`not started: ${resolved.error}`)
       return false
     }
+    const chosen = resolved.options
+    const framed = chosen.recordCrossOriginIframes && hasCrossOriginParent(window)
     // Without parentOrigins a frame never relays: no parent origin is trusted with its recording.
+    if (framed && chosen.parentOrigins.length === 0 && chosen.debug)
+      warn('recordCrossOriginIframes in a frame without parentOrigins: this frame records its own session')
     active =
-      resolved.options.parentOrigins.length > 0 && hasCrossOriginParent(window)
-        ? startFrameRecorder(resolved.options, internals, warn)
-        : startRecorder(resolved.options, internals, warn)
+      framed && chosen.parentOrigins.length > 0
+        ? startFrameRecorder(chosen, internals, warn)
+        : startRecorder(chosen, internals, warn)
     return true
   } catch (error) {
     warn(`not started: ${error instanceof Error ? error.message : String(error)}`)
