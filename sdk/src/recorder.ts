@@ -288,6 +288,8 @@ export function startRecorder(
   const network = createNetworkPlugin({
     win,
     ignoreUrls: [`${options.ingestUrl}/api/sdk/`, ...options.networkIgnoreUrls],
+    // Judged when a request starts: one of a denied page may answer on an allowed one.
+    keep: () => pageGate.allowed,
   })
   if (options.networkDetails)
     attachNetworkDetails(network, options.networkDetails, internals.loadNetworkDetails, warn)

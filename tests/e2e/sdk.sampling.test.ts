@@ -324,3 +324,61 @@ describe('page rules', () => {
     await context.close()
   })
 })
+
+describe('page rules and slow requests', () => {
+  it('keeps no request that started on a denied page, even when it answers on an allowed one', async () => {
+    const site = await demo({ denyPages: ['/checkout'] })
+    const { context, page, uploads } = await watchedTab()
+    // The test answers /api/slow when it chooses: after the page has moved to an allowed address.
+    const held: (() => void)[] = []
+    await context.route(`${site.url}/api/slow**`, (route) => {
+      held.push(() => void route.fulfill({ status: 200, contentType: 'application/json', body: '{}' }))
+    })
+    const slow = (name: string) =>
+      page.evaluate((n) => {
+        const w = window as Window & { __slow?: Record<string, Promise<number>> }
+        w.__slow = { ...w.__slow, [n]: fetch(`/api/slow?from=${n}`).then((r) => r.status) }
+      }, name)
+    const answer = async (name: string) => {
+      held.shift()!()
+      expect(
+        await page.evaluate(
+          (n) => (window as Window & { __slow?: Record<string, Promise<number>> }).__slow![n],
+          name,
+        ),
+      ).toBe(200)
+    }
+
+    // Denied from the start: rrweb is not running when the request starts.
+    await page.goto(`${site.url}/checkout`)
+    await started(page)
+    await slow('first-denied')
+    await eventually(() => held.length === 1, 'the first slow request')
+    await page.click('#open-pricing')
+    await page.waitForURL(/\/pricing$/)
+    await page.click('#add-item')
+    await eventually(() => events(uploads).some((e) => e.type === 3), 'the first recorded interaction')
+    await answer('first-denied')
+
+    // Denied again while rrweb runs, back to the allowed page before the answer.
+    await page.goBack()
+    await page.waitForURL(/\/checkout$/)
+    await slow('again-denied')
+    await eventually(() => held.length === 1, 'the second slow request')
+    await page.goForward()
+    await page.waitForURL(/\/pricing$/)
+    await page.click('#add-item')
+    await answer('again-denied')
+
+    // A request of the allowed page, answered after those: the recorder had them by then.
+    await page.click('#load-ok')
+    await page.getByText('OK 200').waitFor()
+    await page.evaluate(() => window.SessionReplay!.stop())
+    await eventually(() => uploads.some((u) => u.body.flush === 'final'), 'the final batch')
+
+    const requests = JSON.stringify(events(uploads).filter((e) => e.type === 6))
+    expect(requests).toContain('/api/ok')
+    expect(requests).not.toContain('/api/slow')
+    await context.close()
+  })
+})
