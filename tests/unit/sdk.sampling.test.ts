@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { TimedEvent } from '@/sdk/src/batch'
-import { ErrorBuffer } from '@/sdk/src/error-buffer'
+import { CHECKOUT_RETRY_MS, ErrorBuffer } from '@/sdk/src/error-buffer'
 import { isFailedRequest, RageClickDetector, TriggerDetector } from '@/sdk/src/error-triggers'
 import { allowedReferrer, pageAllowed } from '@/sdk/src/page-rules'
 import { SampledCapture } from '@/sdk/src/sampled-capture'
@@ -230,6 +230,47 @@ describe('ErrorBuffer', () => {
     // The bound, or one segment: its snapshot, half the bound and one event.
     expect(peak).toBeLessThanOrEqual(Math.max(maxBytes, 10_200 + maxBytes / 2 + 1100))
     expect(types(buffer.take()!.events)[0]).toBe(4)
+  })
+
+  it('asks again every CHECKOUT_RETRY_MS while an asked checkout does not come', () => {
+    const buffer = new ErrorBuffer({ windowMs: 10_000 })
+    buffer.add(meta(0))
+    buffer.add(snapshot(0))
+    // rrweb's takeFullSnapshot threw, or was skipped: no Meta event follows the ask.
+    const asked = [10_000, 12_000, 14_999, 15_000, 16_000, 20_000].map((t) => buffer.add(mutation(t)))
+    expect(asked).toEqual([true, false, false, true, false, true])
+    buffer.add(meta(20_100))
+    expect(buffer.add(mutation(21_000))).toBe(false)
+  })
+
+  it('drops the only segment rather than grow past snapshot plus maxBytes, and keeps nothing until the next snapshot', () => {
+    const maxBytes = 100_000
+    const buffer = new ErrorBuffer({ windowMs: 60_000, maxBytes })
+    buffer.add(meta(0))
+    buffer.add(snapshot(0, 10_000))
+    const snapshotBytes = buffer.bytes
+    let peak = 0
+    const asks: number[] = []
+    // 1 MB of mutations within a second, and every checkout asked fails.
+    for (let t = 1; t <= 1000; t++) {
+      if (buffer.add(mutation(t, 1000))) asks.push(t)
+      peak = Math.max(peak, buffer.bytes)
+    }
+    // Asked past half the bound; at the bound the segment went and a snapshot was asked at once.
+    expect(asks).toHaveLength(2)
+    expect(peak).toBeLessThanOrEqual(snapshotBytes + maxBytes)
+    expect(buffer.count).toBe(0)
+    expect(buffer.startedAt).toBeNull()
+    // Still no snapshot: asked again once the last ask is CHECKOUT_RETRY_MS old.
+    const askedAt = asks[1]!
+    expect(buffer.add(mutation(askedAt + CHECKOUT_RETRY_MS - 1))).toBe(false)
+    expect(buffer.add(mutation(askedAt + CHECKOUT_RETRY_MS))).toBe(true)
+    expect(buffer.count).toBe(0)
+    // The snapshot comes: the buffer keeps events again, from it.
+    buffer.add(meta(8000))
+    buffer.add(snapshot(8000))
+    expect(buffer.add(mutation(8001))).toBe(false)
+    expect(types(buffer.take()!.events)).toEqual([4, 2, 3])
   })
 
   it('drops events before the first full snapshot and keeps timestamps from going backwards', () => {
