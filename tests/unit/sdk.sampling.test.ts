@@ -6,6 +6,7 @@ import { allowedReferrer, pageAllowed } from '@/sdk/src/page-rules'
 import { SampledCapture } from '@/sdk/src/sampled-capture'
 import { decideSampling } from '@/sdk/src/sampling'
 import { SESSION_KEY, SessionManager } from '@/sdk/src/session'
+import { SNAPSHOT_RETRY_MS, SnapshotWait } from '@/sdk/src/snapshot-wait'
 import { memoryStore } from '@/sdk/src/storage'
 
 /** A random source that returns the given values in turn. */
@@ -401,6 +402,40 @@ describe('SampledCapture', () => {
     sampled.hold(meta(100))
     sampled.hold(uncaught(200))
     expect(calls.promoted[0]!.startedAt).toBe(100)
+  })
+})
+
+describe('SnapshotWait', () => {
+  it('drops events until the next Meta event, and passes everything when not waiting', () => {
+    let asked = 0
+    const wait = new SnapshotWait(() => asked++)
+    expect(wait.drops(3, 0)).toBe(false)
+    wait.start(1000)
+    expect(asked).toBe(1)
+    expect([wait.drops(3, 1001), wait.drops(6, 1002), wait.drops(4, 1003), wait.drops(2, 1003)]).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ])
+    expect(wait.waiting).toBe(false)
+    expect(wait.drops(3, 1004)).toBe(false)
+    expect(asked).toBe(1)
+  })
+
+  it('asks again while the snapshot does not come, so a failed one cannot stop the recording for good', () => {
+    let asked = 0
+    const wait = new SnapshotWait(() => asked++)
+    wait.start(0)
+    // takeFullSnapshot threw: no Meta event follows, events keep coming.
+    for (let t = 100; t < SNAPSHOT_RETRY_MS; t += 100) wait.drops(3, t)
+    expect(asked).toBe(1)
+    expect(wait.drops(3, SNAPSHOT_RETRY_MS)).toBe(true)
+    expect(asked).toBe(2)
+    expect(wait.drops(3, SNAPSHOT_RETRY_MS + 100)).toBe(true)
+    expect(asked).toBe(2)
+    expect(wait.drops(4, SNAPSHOT_RETRY_MS + 200)).toBe(false)
+    expect(wait.waiting).toBe(false)
   })
 })
 
