@@ -36,7 +36,7 @@ export interface BufferedRecording {
 export interface ErrorBufferOptions {
   /** The buffer always reaches back this far, from a full snapshot at or before `now - windowMs`. */
   windowMs: number
-  /** The JSON kept at most, except that the newest segment is kept whole up to its snapshot plus this (see `add`). */
+  /** The JSON kept at most, except that the newest segment is kept up to its snapshot plus 3/4 of this (see `add`). */
   maxBytes?: number
 }
 
@@ -52,12 +52,14 @@ export const CHECKOUT_RETRY_MS = 5000
  * or while the buffer holds more than `maxBytes` (memory wins over reach). A new checkout is
  * asked for when the newest segment is `windowMs` old, or when its events after the snapshot
  * pass half of `maxBytes`, and asked again every `CHECKOUT_RETRY_MS` while it does not come.
- * Should the newest segment's events after its snapshot still pass `maxBytes` (the snapshots
- * keep failing), the segment is dropped: an incremental event means nothing without those
- * before it, so a segment can only be cut whole. Nothing is kept then until the next snapshot,
- * which is asked for at once. With checkouts on time the buffer holds at most about two
- * windows; its size stays at most `maxBytes`, or, with one segment, its snapshot plus
- * `maxBytes` (half of it while snapshots come when asked).
+ * Should those events still pass three quarters of `maxBytes` (the snapshots keep failing), the
+ * segment is dropped: an incremental event means nothing without those before it, so a
+ * segment can only be cut whole. Nothing is kept then until the next snapshot, which is asked
+ * for at once. The quarter between asking and dropping leaves room for the asked snapshot,
+ * which comes a turn later. With checkouts on time the buffer holds at most about two windows;
+ * its size stays at most `maxBytes`, or, with one segment, its snapshot plus three quarters of
+ * `maxBytes` (about half while snapshots come when asked). A promoted buffer goes to the transport whole, whose
+ * queue holds 8 MB: a 4 MB snapshot with the default bound still fits.
  */
 export class ErrorBuffer {
   private segments: Segment[] = []
@@ -123,7 +125,7 @@ export class ErrorBuffer {
     if (event.type === META_EVENT || event.type === FULL_SNAPSHOT_EVENT) current.snapshotBytes = current.bytes
     this.trim(timestamp)
     const sinceSnapshot = current.bytes - current.snapshotBytes
-    if (sinceSnapshot > this.maxBytes) {
+    if (sinceSnapshot > (this.maxBytes * 3) / 4) {
       // Past the bound it is the only segment (trim dropped the others): nothing replayable is left.
       this.clear()
       this.needsSnapshot = true

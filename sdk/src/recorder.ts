@@ -294,8 +294,9 @@ export function startRecorder(
   const network = createNetworkPlugin({
     win,
     ignoreUrls: [`${options.ingestUrl}/api/sdk/`, ...options.networkIgnoreUrls],
-    // Judged when a request starts: one of a denied page may answer on an allowed one.
-    keep: () => pageGate.allowed,
+    // Judged when a request starts: one of a denied page may answer on an allowed one. An
+    // unrecorded session never emits one: its requests are not timed, nor their bodies read.
+    keep: () => pageGate.allowed && sampled.mode !== 'off',
   })
   if (options.networkDetails)
     attachNetworkDetails(network, options.networkDetails, internals.loadNetworkDetails, warn)
