@@ -36,24 +36,39 @@ export interface BufferedRecording {
 export interface ErrorBufferOptions {
   /** The buffer always reaches back this far, from a full snapshot at or before `now - windowMs`. */
   windowMs: number
-  /** The JSON kept at most, except that the newest segment is never cut (see `add`). */
+  /** The JSON kept at most, except that the newest segment is kept up to its snapshot plus 3/4 of this (see `add`). */
   maxBytes?: number
 }
+
+/**
+ * How long an asked checkout may stay unanswered before it is asked again (event time). rrweb's
+ * `takeFullSnapshot` can throw, or be skipped; without asking again a segment would never end.
+ */
+export const CHECKOUT_RETRY_MS = 5000
 
 /**
  * Keeps the last `windowMs` of a recording. Old segments are dropped whole: one is dropped once
  * the next one starts at or before `now - windowMs` (it is not needed to reach back that far),
  * or while the buffer holds more than `maxBytes` (memory wins over reach). A new checkout is
  * asked for when the newest segment is `windowMs` old, or when its events after the snapshot
- * pass half of `maxBytes`, so no single segment grows without bound. With checkouts on time the
- * buffer holds at most about two windows; its size stays at most `maxBytes`, or, with one
- * segment, its snapshot plus half of `maxBytes` plus one event.
+ * pass half of `maxBytes`, and asked again every `CHECKOUT_RETRY_MS` while it does not come.
+ * Should those events still pass three quarters of `maxBytes` (the snapshots keep failing), the
+ * segment is dropped: an incremental event means nothing without those before it, so a
+ * segment can only be cut whole. Nothing is kept then until the next snapshot, which is asked
+ * for at once. The quarter between asking and dropping leaves room for the asked snapshot,
+ * which comes a turn later. With checkouts on time the buffer holds at most about two windows;
+ * its size stays at most `maxBytes`, or, with one segment, its snapshot plus three quarters of
+ * `maxBytes` (about half while snapshots come when asked). A promoted buffer goes to the transport whole, whose
+ * queue holds 8 MB: a 4 MB snapshot with the default bound still fits.
  */
 export class ErrorBuffer {
   private segments: Segment[] = []
   private size = 0
   private lastTimestamp = 0
-  private checkoutAsked = false
+  /** Event time of the checkout asked and not yet come; null when none is. */
+  private askedAt: number | null = null
+  /** Set when a segment was dropped for the hard bound: the next snapshot is asked for until it comes. */
+  private needsSnapshot = false
   private readonly windowMs: number
   private readonly maxBytes: number
 
@@ -97,10 +112,11 @@ export class ErrorBuffer {
         bytes: 0,
         snapshotBytes: 0,
       })
-      this.checkoutAsked = false
+      this.askedAt = null
+      this.needsSnapshot = false
     }
     const current = this.segments[this.segments.length - 1]
-    if (!current) return false
+    if (!current) return this.needsSnapshot && this.ask(timestamp)
     this.lastTimestamp = timestamp
     const json = JSON.stringify(timestamp === event.timestamp ? event : { ...event, timestamp })
     current.events.push(json)
@@ -108,11 +124,22 @@ export class ErrorBuffer {
     this.size += json.length
     if (event.type === META_EVENT || event.type === FULL_SNAPSHOT_EVENT) current.snapshotBytes = current.bytes
     this.trim(timestamp)
-    if (this.checkoutAsked) return false
-    const due =
-      timestamp - current.start >= this.windowMs || current.bytes - current.snapshotBytes > this.maxBytes / 2
-    if (due) this.checkoutAsked = true
-    return due
+    const sinceSnapshot = current.bytes - current.snapshotBytes
+    if (sinceSnapshot > (this.maxBytes * 3) / 4) {
+      // Past the bound it is the only segment (trim dropped the others): nothing replayable is left.
+      this.clear()
+      this.needsSnapshot = true
+      return this.ask(timestamp)
+    }
+    const due = timestamp - current.start >= this.windowMs || sinceSnapshot > this.maxBytes / 2
+    return due && this.ask(timestamp)
+  }
+
+  /** True when a checkout is to be asked for now: none is asked, or the last ask went unanswered. */
+  private ask(now: number): boolean {
+    if (this.askedAt !== null && now - this.askedAt < CHECKOUT_RETRY_MS) return false
+    this.askedAt = now
+    return true
   }
 
   /** Drops what is no longer needed at `now`. */
@@ -139,7 +166,8 @@ export class ErrorBuffer {
   clear(): void {
     this.segments = []
     this.size = 0
-    this.checkoutAsked = false
+    this.askedAt = null
+    this.needsSnapshot = false
   }
 
   private dropOldest(): void {

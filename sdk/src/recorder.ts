@@ -27,13 +27,14 @@ import { SampledCapture } from './sampled-capture'
 import { decideSampling } from './sampling'
 import { SessionManager, type SessionState } from './session'
 import { watchSiteNavigation } from './site-navigation'
+import { SnapshotWait } from './snapshot-wait'
 import { randomId, safeStore } from './storage'
 import { BEACON_MAX_BYTES, gzipCompressor, Transport } from './transport'
 
 /** Room for the batch envelope (session, user, page) inside a beacon. */
 const BEACON_EVENT_BYTES = BEACON_MAX_BYTES - 8_000
-const META_EVENT = 4
 const STOP_DRAIN_MS = 10_000
+const FULL_SNAPSHOT_EVENT = 2
 
 export interface RecorderInternals {
   /** URL of the standalone script, so its frames can be kept out of captured stacks. */
@@ -197,9 +198,11 @@ export function startRecorder(
 
   // After an idle end the tab waits for a person before it starts the next session.
   let dormant = false
-  let awaitingSnapshot = false
   let rrwebStarted = false
-  /** Set while the capture hooks hand over what they kept on a denied page (see startRrweb). */
+  /**
+   * Set from rrweb's late start (see onPageRulesChange) until a turn after its first full
+   * snapshot: the capture hooks hand over what they kept on the denied page right after it.
+   */
   let deniedBacklog = false
 
   const snapshotSoon = () =>
@@ -211,6 +214,7 @@ export function startRecorder(
         log(`rrweb: ${error instanceof Error ? error.message : String(error)}`)
       }
     }, 0)
+  const snapshotWait = new SnapshotWait(snapshotSoon)
 
   // Error-only sessions keep their recording in memory until something goes wrong.
   const sampled = new SampledCapture(session.current.sampling, {
@@ -223,8 +227,7 @@ export function startRecorder(
       log(`error-only session uploads its buffer (${kind})`)
       if (!recording) {
         session.promoteToFull(Date.now(), pageGate.lastAllowedUrl ?? win.location.href)
-        awaitingSnapshot = true
-        snapshotSoon()
+        snapshotWait.start(Date.now())
         return
       }
       session.promoteToFull(recording.startedAt, recording.url || win.location.href)
@@ -251,14 +254,20 @@ export function startRecorder(
     sampled.setMode(session.current.sampling)
     pages.beat(session.current.id)
     // Node ids restart with a full snapshot; events before it would point at the old ones.
-    awaitingSnapshot = true
-    snapshotSoon()
+    snapshotWait.start(Date.now())
   }
 
   const emit = (event: eventWithTime) => {
     if (stopped) return
     // rrweb serialises a denied page's changes too: the guard counts them all.
     guard?.observe(event)
+    // rrweb calls the plugins' observers just after its first full snapshot: they flush their
+    // backlog then, or in a microtask (custom-event-queue.ts). Not a turn after start(): with
+    // the document still loading, rrweb waits for DOMContentLoaded.
+    if (deniedBacklog && event.type === FULL_SNAPSHOT_EVENT)
+      setTimeout(() => {
+        deniedBacklog = false
+      }, 0)
     if (!pageGate.allowed) return
     if (deniedBacklog && (event.type === 5 || event.type === 6)) return
     const activity = isUserActivity(event)
@@ -267,10 +276,7 @@ export function startRecorder(
       if (activity) resume()
       return
     }
-    if (awaitingSnapshot) {
-      if (event.type !== META_EVENT) return
-      awaitingSnapshot = false
-    }
+    if (snapshotWait.drops(event.type, event.timestamp)) return
     session.touch(event.timestamp, activity)
     if (sampled.hold(event)) return
     buffer.add(event)
@@ -288,6 +294,9 @@ export function startRecorder(
   const network = createNetworkPlugin({
     win,
     ignoreUrls: [`${options.ingestUrl}/api/sdk/`, ...options.networkIgnoreUrls],
+    // Judged when a request starts: one of a denied page may answer on an allowed one. An
+    // unrecorded session never emits one: its requests are not timed, nor their bodies read.
+    keep: () => pageGate.allowed && sampled.mode !== 'off',
   })
   if (options.networkDetails)
     attachNetworkDetails(network, options.networkDetails, internals.loadNetworkDetails, warn)
@@ -346,16 +355,12 @@ export function startRecorder(
     }
     if (rrwebStarted) {
       // Events after the denied stretch must not point at nodes of a snapshot taken before it.
-      awaitingSnapshot = true
-      snapshotSoon()
+      snapshotWait.start(Date.now())
       return
     }
     if (sampled.mode === 'off' || !rrwebOptions) return
     // The capture hooks kept what happened on the denied page for rrweb's start; dropped.
     deniedBacklog = true
-    setTimeout(() => {
-      deniedBacklog = false
-    }, 0)
     try {
       stopRecording = runRrweb(rrwebOptions)
     } catch (error) {

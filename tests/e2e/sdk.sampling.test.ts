@@ -324,3 +324,106 @@ describe('page rules', () => {
     await context.close()
   })
 })
+
+describe('page rules: what a denied page leaves for later', () => {
+  it('keeps no request that started on a denied page, even when it answers on an allowed one', async () => {
+    const site = await demo({ denyPages: ['/checkout'] })
+    const { context, page, uploads } = await watchedTab()
+    // The test answers /api/slow when it chooses: after the page has moved to an allowed address.
+    const held: (() => void)[] = []
+    await context.route(`${site.url}/api/slow**`, (route) => {
+      held.push(() => void route.fulfill({ status: 200, contentType: 'application/json', body: '{}' }))
+    })
+    const slow = (name: string) =>
+      page.evaluate((n) => {
+        const w = window as Window & { __slow?: Record<string, Promise<number>> }
+        w.__slow = { ...w.__slow, [n]: fetch(`/api/slow?from=${n}`).then((r) => r.status) }
+      }, name)
+    const answer = async (name: string) => {
+      held.shift()!()
+      expect(
+        await page.evaluate(
+          (n) => (window as Window & { __slow?: Record<string, Promise<number>> }).__slow![n],
+          name,
+        ),
+      ).toBe(200)
+    }
+
+    // Denied from the start: rrweb is not running when the request starts.
+    await page.goto(`${site.url}/checkout`)
+    await started(page)
+    await slow('first-denied')
+    await eventually(() => held.length === 1, 'the first slow request')
+    await page.click('#open-pricing')
+    await page.waitForURL(/\/pricing$/)
+    await page.click('#add-item')
+    await eventually(() => events(uploads).some((e) => e.type === 3), 'the first recorded interaction')
+    await answer('first-denied')
+
+    // Denied again while rrweb runs, back to the allowed page before the answer.
+    await page.goBack()
+    await page.waitForURL(/\/checkout$/)
+    await slow('again-denied')
+    await eventually(() => held.length === 1, 'the second slow request')
+    await page.goForward()
+    await page.waitForURL(/\/pricing$/)
+    await page.click('#add-item')
+    await answer('again-denied')
+
+    // A request of the allowed page, answered after those: the recorder had them by then.
+    await page.click('#load-ok')
+    await page.getByText('OK 200').waitFor()
+    await page.evaluate(() => window.SessionReplay!.stop())
+    await eventually(() => uploads.some((u) => u.body.flush === 'final'), 'the final batch')
+
+    const requests = JSON.stringify(events(uploads).filter((e) => e.type === 6))
+    expect(requests).toContain('/api/ok')
+    expect(requests).not.toContain('/api/slow')
+    await context.close()
+  })
+
+  it('keeps nothing the capture hooks saw on a denied page that turned allowed before rrweb could start', async () => {
+    const site = await demo({ denyPages: ['/checkout'] })
+    const { context, page, uploads } = await watchedTab()
+    // rrweb starts at DOMContentLoaded: the test holds the page's last script back, and moves
+    // the denied page to an allowed address meanwhile.
+    let release: () => void = () => {}
+    const requested = new Promise<void>((resolve) => {
+      void context.route(`${site.url}/app.js`, (route) => {
+        release = () => void route.continue()
+        resolve()
+      })
+    })
+    await page.goto(`${site.url}/checkout`, { waitUntil: 'commit' })
+    await requested
+    // The preload scanner asks for app.js early: the parser is at it once the body is there,
+    // and the boot script in <head> has logged and fetched on the denied page.
+    await page.waitForFunction(() => document.getElementById('add-item') !== null)
+    await page.evaluate(() => {
+      console.error('denied page error')
+      history.replaceState(null, '', '/pricing')
+    })
+    // Several turns of the event loop on the allowed address before the document is parsed.
+    await pause(300)
+    release()
+    await page.waitForFunction(() => document.readyState !== 'loading')
+    await page.click('#add-item')
+    await page.evaluate(() => window.SessionReplay!.stop())
+    await eventually(() => uploads.some((u) => u.body.flush === 'final'), 'the final batch')
+
+    expect(uploads.every((u) => u.status >= 200 && u.status < 300)).toBe(true)
+    const all = events(uploads)
+    // rrweb's own DomContentLoaded event may come first.
+    expect(all.find((e) => e.type === 4)).toMatchObject({ data: { href: `${site.url}/pricing` } })
+    expect(all.some((e) => e.type === 3 && e.data.source === 2)).toBe(true)
+    // Console, requests, navigations and errors of the denied page: none.
+    const captured = JSON.stringify(all.filter((e) => e.type === 5 || e.type === 6))
+    expect(captured).not.toContain('demo shop starting')
+    expect(captured).not.toContain('denied page error')
+    expect(captured).not.toContain('boot=1')
+    expect(captured).not.toContain('/checkout')
+    const addresses = uploads.flatMap((u) => [u.body.session.url, u.body.page.url, u.body.page.referrer])
+    expect(addresses.filter((a) => String(a).includes('/checkout'))).toEqual([])
+    await context.close()
+  })
+})

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import type { TimedEvent } from '@/sdk/src/batch'
-import { ErrorBuffer } from '@/sdk/src/error-buffer'
+import { CHECKOUT_RETRY_MS, ErrorBuffer } from '@/sdk/src/error-buffer'
 import { isFailedRequest, RageClickDetector, TriggerDetector } from '@/sdk/src/error-triggers'
 import { allowedReferrer, pageAllowed } from '@/sdk/src/page-rules'
 import { SampledCapture } from '@/sdk/src/sampled-capture'
 import { decideSampling } from '@/sdk/src/sampling'
 import { SESSION_KEY, SessionManager } from '@/sdk/src/session'
+import { SNAPSHOT_RETRY_MS, SnapshotWait } from '@/sdk/src/snapshot-wait'
 import { memoryStore } from '@/sdk/src/storage'
 
 /** A random source that returns the given values in turn. */
@@ -232,6 +233,47 @@ describe('ErrorBuffer', () => {
     expect(types(buffer.take()!.events)[0]).toBe(4)
   })
 
+  it('asks again every CHECKOUT_RETRY_MS while an asked checkout does not come', () => {
+    const buffer = new ErrorBuffer({ windowMs: 10_000 })
+    buffer.add(meta(0))
+    buffer.add(snapshot(0))
+    // rrweb's takeFullSnapshot threw, or was skipped: no Meta event follows the ask.
+    const asked = [10_000, 12_000, 14_999, 15_000, 16_000, 20_000].map((t) => buffer.add(mutation(t)))
+    expect(asked).toEqual([true, false, false, true, false, true])
+    buffer.add(meta(20_100))
+    expect(buffer.add(mutation(21_000))).toBe(false)
+  })
+
+  it('drops the only segment rather than grow past its snapshot plus 3/4 of maxBytes, and keeps nothing until the next snapshot', () => {
+    const maxBytes = 100_000
+    const buffer = new ErrorBuffer({ windowMs: 60_000, maxBytes })
+    buffer.add(meta(0))
+    buffer.add(snapshot(0, 10_000))
+    const snapshotBytes = buffer.bytes
+    let peak = 0
+    const asks: number[] = []
+    // 1 MB of mutations within a second, and every checkout asked fails.
+    for (let t = 1; t <= 1000; t++) {
+      if (buffer.add(mutation(t, 1000))) asks.push(t)
+      peak = Math.max(peak, buffer.bytes)
+    }
+    // Asked past half the bound; past three quarters the segment went and a snapshot was asked at once.
+    expect(asks).toHaveLength(2)
+    expect(peak).toBeLessThanOrEqual(snapshotBytes + (maxBytes * 3) / 4)
+    expect(buffer.count).toBe(0)
+    expect(buffer.startedAt).toBeNull()
+    // Still no snapshot: asked again once the last ask is CHECKOUT_RETRY_MS old.
+    const askedAt = asks[1]!
+    expect(buffer.add(mutation(askedAt + CHECKOUT_RETRY_MS - 1))).toBe(false)
+    expect(buffer.add(mutation(askedAt + CHECKOUT_RETRY_MS))).toBe(true)
+    expect(buffer.count).toBe(0)
+    // The snapshot comes: the buffer keeps events again, from it.
+    buffer.add(meta(8000))
+    buffer.add(snapshot(8000))
+    expect(buffer.add(mutation(8001))).toBe(false)
+    expect(types(buffer.take()!.events)).toEqual([4, 2, 3])
+  })
+
   it('drops events before the first full snapshot and keeps timestamps from going backwards', () => {
     const buffer = new ErrorBuffer({ windowMs: 10_000 })
     buffer.add(mutation(50))
@@ -360,6 +402,40 @@ describe('SampledCapture', () => {
     sampled.hold(meta(100))
     sampled.hold(uncaught(200))
     expect(calls.promoted[0]!.startedAt).toBe(100)
+  })
+})
+
+describe('SnapshotWait', () => {
+  it('drops events until the next Meta event, and passes everything when not waiting', () => {
+    let asked = 0
+    const wait = new SnapshotWait(() => asked++)
+    expect(wait.drops(3, 0)).toBe(false)
+    wait.start(1000)
+    expect(asked).toBe(1)
+    expect([wait.drops(3, 1001), wait.drops(6, 1002), wait.drops(4, 1003), wait.drops(2, 1003)]).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ])
+    expect(wait.waiting).toBe(false)
+    expect(wait.drops(3, 1004)).toBe(false)
+    expect(asked).toBe(1)
+  })
+
+  it('asks again while the snapshot does not come, so a failed one cannot stop the recording for good', () => {
+    let asked = 0
+    const wait = new SnapshotWait(() => asked++)
+    wait.start(0)
+    // takeFullSnapshot threw: no Meta event follows, events keep coming.
+    for (let t = 100; t < SNAPSHOT_RETRY_MS; t += 100) wait.drops(3, t)
+    expect(asked).toBe(1)
+    expect(wait.drops(3, SNAPSHOT_RETRY_MS)).toBe(true)
+    expect(asked).toBe(2)
+    expect(wait.drops(3, SNAPSHOT_RETRY_MS + 100)).toBe(true)
+    expect(asked).toBe(2)
+    expect(wait.drops(4, SNAPSHOT_RETRY_MS + 200)).toBe(false)
+    expect(wait.waiting).toBe(false)
   })
 })
 

@@ -81,6 +81,12 @@ export interface NetworkPluginOptions {
   /** Query/fragment parameter names whose values are replaced; the default covers common secrets. */
   secretParams?: RegExp
   win?: Window
+  /**
+   * Asked when a request starts: false leaves it unrecorded (no details either), however late
+   * it answers. The recorder's page rules: a request of a denied page can answer after the page
+   * has moved to an allowed address, and would be recorded then (see docs/recorder.md).
+   */
+  keep?: () => boolean
 }
 
 /**
@@ -172,6 +178,7 @@ export function createNetworkPlugin(options: NetworkPluginOptions = {}): Network
     ignoreUrls.some((prefix) => absoluteUrl.startsWith(absolute(prefix)))
 
   const begin = (method: string, rawUrl: string): Pending | null => {
+    if (options.keep && !options.keep()) return null
     const url = absolute(rawUrl)
     if (ignored(url)) return null
     return {
