@@ -801,3 +801,71 @@ export function redactBody(
   }
   return truncate(clean, rules.maxLength)
 }
+
+// ---------------------------------------------------------------------------------------------
+// Omission reasons: a fixed set, so no page-controlled text rides along in them.
+
+/** Reasons given as they are; `over N bytes` and `content-type <media type>` are checked below. */
+const FIXED_REASONS: readonly string[] = [
+  'FormData',
+  'Blob',
+  'binary',
+  'stream',
+  'Document',
+  'object',
+  'number',
+  'boolean',
+  'bigint',
+  'symbol',
+  'function',
+  'unreadable',
+  'event stream',
+  'responseType arraybuffer',
+  'responseType blob',
+  'responseType document',
+  'content-type unknown',
+  "over the batch's detail budget",
+]
+/** What an omission reason outside the set becomes. */
+export const UNKNOWN_REASON = 'omitted'
+const MAX_MEDIA_TYPE = 100
+
+/** RFC 9110 token characters, the only ones a media type's type and subtype are made of. */
+function isTokenChar(c: number): boolean {
+  return isAlnum(c) || (c < 127 && "!#$%&'*+-.^_`|~".includes(String.fromCharCode(c)))
+}
+
+/** `type/subtype` of a Content-Type, lower case, when it is tokens only and at most 100 characters. */
+function mediaType(contentType: string): string | null {
+  const type = (contentType.split(';')[0] ?? '').trim().toLowerCase()
+  if (type.length === 0 || type.length > MAX_MEDIA_TYPE) return null
+  let slashes = 0
+  for (let i = 0; i < type.length; i++) {
+    const c = type.charCodeAt(i)
+    if (c === 47) slashes++
+    else if (!isTokenChar(c)) return null
+  }
+  return slashes === 1 && !type.startsWith('/') && !type.endsWith('/') ? type : null
+}
+
+/** The reason for a body left out for its content type: the media type only, or `unknown`. */
+export function contentTypeReason(contentType: string | null | undefined): string {
+  const type = contentType ? mediaType(contentType) : null
+  return `content-type ${type ?? 'unknown'}`
+}
+
+/** An omission reason as it may be stored: one of the fixed set, else `omitted`. */
+export function omissionReason(reason: string): string {
+  if (FIXED_REASONS.includes(reason)) return reason
+  if (reason.startsWith('content-type ')) {
+    const type = mediaType(reason.slice('content-type '.length))
+    return type !== null && reason === `content-type ${type}` ? reason : UNKNOWN_REASON
+  }
+  if (reason.startsWith('over ') && reason.endsWith(' bytes') && reason.length <= 30) {
+    const digits = reason.slice(5, -6)
+    let allDigits = digits.length > 0
+    for (let i = 0; i < digits.length; i++) if (!isDigit(digits.charCodeAt(i))) allDigits = false
+    if (allDigits) return reason
+  }
+  return UNKNOWN_REASON
+}
