@@ -144,7 +144,17 @@ const STRONG_SUFFIXES: readonly string[] = [
 
 /** Separators of key words, as `nameWords` splits on them. */
 const isSeparator = (c: number) =>
-  c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 11 || c === 95 || c === 45 || c === 46 || c === 91 || c === 93
+  c === 32 ||
+  c === 9 ||
+  c === 10 ||
+  c === 13 ||
+  c === 12 ||
+  c === 11 ||
+  c === 95 ||
+  c === 45 ||
+  c === 46 ||
+  c === 91 ||
+  c === 93
 const isUpper = (c: number) => c >= 65 && c <= 90
 const isLowerOrDigit = (c: number) => (c >= 97 && c <= 122) || (c >= 48 && c <= 57)
 
@@ -479,7 +489,8 @@ function isCardNumber(n: number): boolean {
 /** A string value with JWTs and card numbers replaced, and JSON inside it redacted too. */
 function cleanString(text: string, names: SecretNames, level: number): string {
   const first = firstNonSpace(text)
-  if ((first === 123 || first === 91) && level < MAX_NESTED_JSON) return redactJsonText(text, names, level + 1)
+  if ((first === 123 || first === 91) && level < MAX_NESTED_JSON)
+    return redactJsonText(text, names, level + 1)
   return redactValues(text)
 }
 
@@ -556,7 +567,8 @@ function redactJsonText(content: string, names: SecretNames, level: number): str
     if (parsed !== undefined) {
       const changed = redactTree(parsed, names, level)
       if (changed === true) return JSON.stringify(parsed)
-      if (changed === false) return redactJsonPairs(content, names) === content ? content : JSON.stringify(parsed)
+      if (changed === false)
+        return redactJsonPairs(content, names) === content ? content : JSON.stringify(parsed)
     }
   }
   return redactValues(redactJsonPairs(content, names))
@@ -622,7 +634,8 @@ function redactNested(text: string, start: number): { text: string; end: number 
       let k = end
       while (k < text.length && isSpace(text.charCodeAt(k))) k++
       const isKey = k < text.length && text.charCodeAt(k) === 58
-      const kept = end - j === 2 || (end - j === QUOTED_REDACTED.length && text.startsWith(QUOTED_REDACTED, j))
+      const kept =
+        end - j === 2 || (end - j === QUOTED_REDACTED.length && text.startsWith(QUOTED_REDACTED, j))
       if (!isKey && !kept) {
         out += text.slice(copied, j) + QUOTED_REDACTED
         copied = end
