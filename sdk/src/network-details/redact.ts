@@ -170,8 +170,12 @@ interface TrieNode {
   word: boolean
 }
 
-/** Cache entries kept per word list before it starts over (a batch's keys repeat a lot). */
-const MAX_MEMO = 20_000
+/**
+ * Cache entries kept per word list before it starts over (a batch's keys repeat a lot), and
+ * the longest key remembered: the memo stays under a megabyte even in a long-lived page.
+ */
+const MAX_MEMO = 4096
+const MAX_MEMO_KEY = 64
 
 /**
  * Decides which names are secret; built once per word list (per batch at ingest, so its
@@ -217,6 +221,7 @@ export class SecretNames {
     const known = this.memo.get(name)
     if (known !== undefined) return known
     const secret = this.test(name)
+    if (name.length > MAX_MEMO_KEY) return secret
     if (this.memo.size >= MAX_MEMO) this.memo.clear()
     this.memo.set(name, secret)
     return secret
