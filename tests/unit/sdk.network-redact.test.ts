@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { boundedJson } from '@/sdk/src/network-details/capture'
+import { boundedJson, createDetailCapturer } from '@/sdk/src/network-details/capture'
 import {
   BODY_SECRET_WORDS,
   bodyRules,
@@ -342,6 +342,45 @@ describe('omission reasons', () => {
       `content-type x/${'y'.repeat(99)}`,
     ])
       expect(omissionReason(reason)).toBe('omitted')
+  })
+})
+
+describe('the capturer bounds the page thread', () => {
+  const capturer = createDetailCapturer({
+    urls: ['/api/'],
+    headers: ['content-type'],
+    requestBody: true,
+    responseBody: true,
+    maxBodyBytes: 1000,
+    redactKeys: [],
+    failuresOnly: false,
+  })
+  const big = `password=hunter2&pad=${'a'.repeat(PARSE_LIMIT)}&token=tail-secret`
+  const marker = `${TRUNCATED_PREFIX}more than ${PARSE_LIMIT} characters]`
+
+  it('cuts a string request body to the read cap before redacting it (fetch), and names page types safely', async () => {
+    const call = capturer.fetch('https://a.example/api/x', 'https://a.example/api/x', {
+      method: 'POST',
+      body: big,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    })!
+    const response = new Response('{"a":1}', { headers: { 'content-type': 'x/y <b>evil</b>' } })
+    const details = await call.response(response)
+    expect(details.requestBody).toBe(`password=${REDACTED}&pad=${'a'.repeat(1000 - 24)}${marker}`)
+    expect(details.responseBodyOmitted).toBe('content-type unknown')
+  })
+
+  it('cuts XHR bodies, and leaves out a JSON response too large to serialise', async () => {
+    const xhr = {
+      status: 200,
+      responseType: 'json',
+      response: { list: Array.from({ length: 300_000 }, () => 'xxxx') },
+      getAllResponseHeaders: () => 'content-type: application/json\r\n',
+      getResponseHeader: () => 'application/json',
+    } as unknown as XMLHttpRequest
+    const details = await capturer.xhr('https://a.example/api/x', xhr, [], big)!.done()
+    expect(details.requestBody).toBe(`password=${REDACTED}&pad=${'a'.repeat(1000 - 24)}${marker}`)
+    expect(details.responseBodyOmitted).toBe(`over ${PARSE_LIMIT} bytes`)
   })
 })
 
