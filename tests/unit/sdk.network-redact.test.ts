@@ -243,17 +243,17 @@ describe('redactJsonPairs', () => {
     expect(redactJsonPairs(text, names)).toBe(text)
   })
 
-  it('redacts every string and number inside an array or object under a secret key, keys kept', () => {
+  it('redacts every string and number inside an array or object under a secret key, keys too', () => {
     expect(redactJsonPairs('{"session":["abc", 12, true], "user": "ada"', names)).toBe(
       `{"session":["${REDACTED}", "${REDACTED}", true], "user": "ada"`,
     )
     expect(redactJsonPairs('{"tokens":["abc"],"auth":{"x":"y","n":{"z":-1.5e3}},"id":"k"', names)).toBe(
-      `{"tokens":["${REDACTED}"],"auth":{"x":"${REDACTED}","n":{"z":"${REDACTED}"}},"id":"k"`,
+      `{"tokens":["${REDACTED}"],"auth":{"${REDACTED}":"${REDACTED}","${REDACTED}":{"${REDACTED}":"${REDACTED}"}},"id":"k"`,
     )
     // Brackets inside strings do not end the value; an unclosed value is redacted to the end.
     expect(redactJsonPairs('{"secret":["a]b", "c', names)).toBe(`{"secret":["${REDACTED}", "${REDACTED}"`)
     expect(redactJsonPairs('{"secret":[1, {"k": 2', names)).toBe(
-      `{"secret":["${REDACTED}", {"k": "${REDACTED}"`,
+      `{"secret":["${REDACTED}", {"${REDACTED}": "${REDACTED}"`,
     )
   })
 })
@@ -307,7 +307,7 @@ describe('redactBody leaks found in review', () => {
     expect(out.includes('s3cr3t') || out.includes('"pw"')).toBe(false)
     const deep = `${'['.repeat(70)}{"tokens":["abc"],"auth":{"x":"y"}}${']'.repeat(70)}`
     expect(redactBody(deep, rules)).toBe(
-      `${'['.repeat(70)}{"tokens":["${REDACTED}"],"auth":{"x":"${REDACTED}"}}${']'.repeat(70)}`,
+      `${'['.repeat(70)}{"tokens":["${REDACTED}"],"auth":{"${REDACTED}":"${REDACTED}"}}${']'.repeat(70)}`,
     )
   })
 

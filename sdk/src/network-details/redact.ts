@@ -609,7 +609,7 @@ const QUOTED_REDACTED = `"${REDACTED}"`
 
 /**
  * The array or object value of a secret key, starting at `start`, with every string and
- * number in it (keys excepted) replaced by `"[redacted]"`, up to its matching close bracket
+ * number in it (keys included) replaced by `"[redacted]"`, up to its matching close bracket
  * (strings skipped whole, depth counted). `end` is just past that bracket, or -1 when the
  * text ends first (a cut body): then everything to the end was redacted.
  */
@@ -636,12 +636,10 @@ function redactNested(text: string, start: number): { text: string; end: number 
         }
         break
       }
-      let k = end
-      while (k < text.length && isSpace(text.charCodeAt(k))) k++
-      const isKey = k < text.length && text.charCodeAt(k) === 58
+      // Keys too: under a secret key, a key can be the secret (`{"auth":{"hunter2":true}}`).
       const kept =
         end - j === 2 || (end - j === QUOTED_REDACTED.length && text.startsWith(QUOTED_REDACTED, j))
-      if (!isKey && !kept) {
+      if (!kept) {
         out += text.slice(copied, j) + QUOTED_REDACTED
         copied = end
       }
