@@ -3,6 +3,7 @@ import {
   BODY_SECRET_WORDS,
   bodyRules,
   type HeaderRules,
+  omissionReason,
   redactBody,
   redactHeaders,
   SecretNames,
@@ -25,9 +26,18 @@ const HEADER_FIELDS = ['requestHeaders', 'responseHeaders'] as const
 const BODY_FIELDS = ['requestBody', 'responseBody'] as const
 const OMITTED_FIELDS = ['requestBodyOmitted', 'responseBodyOmitted'] as const
 const DETAIL_FIELDS = [...HEADER_FIELDS, ...BODY_FIELDS, ...OMITTED_FIELDS]
-/** An omission reason is a short phrase (`content-type image/png`). */
-const MAX_OMITTED_LENGTH = 200
 const MAX_REDACT_KEYS = 100
+/**
+ * Characters of bodies redacted per batch. Redaction runs on the request thread and anyone
+ * with the public ingest key can send a batch, so its cost is bounded per batch: bodies past
+ * this are dropped with OVER_BUDGET as their omission reason.
+ */
+export const BATCH_DETAIL_BUDGET = 2 * 1024 * 1024
+export const OVER_BUDGET = "over the batch's detail budget"
+const BODY_SIDES = [
+  ['requestBody', 'requestBodyOmitted', 'requestHeaders'],
+  ['responseBody', 'responseBodyOmitted', 'responseHeaders'],
+] as const
 
 type Obj = Record<string, unknown>
 const isObject = (value: unknown): value is Obj =>
@@ -53,6 +63,8 @@ function requestsWithDetails(raw: unknown): Obj[] {
 interface Redactor {
   headers: HeaderRules
   body: ReturnType<typeof bodyRules>
+  /** Body characters still allowed in this batch. */
+  budget: number
 }
 
 function redactor(policy: NetworkPolicy): Redactor {
@@ -62,6 +74,7 @@ function redactor(policy: NetworkPolicy): Redactor {
   return {
     headers: { allow: null, names: new SecretNames(BODY_SECRET_WORDS, extra) },
     body: bodyRules(extra, MAX_BODY_BYTES),
+    budget: BATCH_DETAIL_BUDGET,
   }
 }
 
@@ -96,14 +109,23 @@ function redactRequest(request: Obj, rules: Redactor): boolean {
       changed = true
     }
   }
-  for (const field of BODY_FIELDS) {
+  for (const [field, omittedField, headersField] of BODY_SIDES) {
     if (!has(request, field)) continue
     const body = request[field]
     if (typeof body !== 'string') {
       remove(field)
       continue
     }
-    const clean = redactBody(body, rules.body)
+    if (body.length > rules.budget) {
+      delete request[field]
+      request[omittedField] = OVER_BUDGET
+      changed = true
+      continue
+    }
+    rules.budget -= body.length
+    const headers = request[headersField]
+    const type = isObject(headers) ? headers['content-type'] : undefined
+    const clean = redactBody(body, rules.body, undefined, typeof type === 'string' ? type : null)
     if (clean !== body) {
       request[field] = clean
       changed = true
@@ -113,9 +135,12 @@ function redactRequest(request: Obj, rules: Redactor): boolean {
     if (!has(request, field)) continue
     const reason = request[field]
     if (typeof reason !== 'string') remove(field)
-    else if (reason.length > MAX_OMITTED_LENGTH) {
-      request[field] = reason.slice(0, MAX_OMITTED_LENGTH)
-      changed = true
+    else {
+      const allowed = omissionReason(reason)
+      if (allowed !== reason) {
+        request[field] = allowed
+        changed = true
+      }
     }
   }
   return changed
@@ -125,7 +150,8 @@ function redactRequest(request: Obj, rules: Redactor): boolean {
  * Applies the organization's policy to the network details of a parsed batch, in place:
  * `redact` runs the recorder's redaction again (the built-in key words plus the
  * organization's, never-captured and secret-named headers dropped, bodies cut at
- * MAX_BODY_BYTES); `drop` removes every header and body field. Returns whether anything
+ * MAX_BODY_BYTES, at most BATCH_DETAIL_BUDGET body characters per batch, omission reasons
+ * kept to the fixed set); `drop` removes every header and body field. Returns whether anything
  * changed: a batch without details costs one walk over its events' types and nothing else.
  * Deterministic, so a re-sent batch is stored the same.
  */

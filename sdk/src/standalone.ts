@@ -21,7 +21,7 @@ declare global {
 const script = document.currentScript instanceof HTMLScriptElement ? document.currentScript : null
 const scriptUrl = script?.src || undefined
 // The network details part is loaded from beside this script, only when the option is set.
-const loadNetworkDetails = scriptPartLoader(scriptUrl, script?.nonce ?? '')
+const loadNetworkDetails = scriptPartLoader(scriptUrl, script?.nonce ?? '', script?.crossOrigin ?? null)
 
 window.SessionReplay = {
   init: (options) => initWith(options, { scriptUrl, loadNetworkDetails }),

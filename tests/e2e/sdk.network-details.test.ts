@@ -23,6 +23,8 @@ const SECRETS = {
   cookie: 'cookie-secret-123',
   token: 'tok-e2e-secret',
   password: 'pw-e2e-secret',
+  form: 'e2e-form-secret',
+  request: 'e2e-request-secret',
 }
 
 let database: TestDatabase
@@ -37,13 +39,19 @@ let apiKey: string
 const PAGE_JS = `
 window.runCalls = async function () {
   const password = document.getElementById('pw').value;
-  await fetch('/api/login', {
+  // What the page itself reads must be intact with capture on.
+  const intact = (window.intact = {});
+  const login = await fetch('/api/login', {
     method: 'POST',
     headers: { Authorization: '${SECRETS.authorization}', 'Content-Type': 'application/json', 'X-Request-Id': 'req-login' },
     body: JSON.stringify({ user: 'ada', token: '${SECRETS.token}', password }),
   }).then((r) => r.json());
+  intact.login = login.ok === true && login.access_token === '${SECRETS.token}';
   await new Promise((resolve) => {
     const xhr = new XMLHttpRequest();
+    xhr.addEventListener('load', () => {
+      intact.xhr = xhr.response.saved === true && xhr.response.session === '${SECRETS.cookie}';
+    });
     xhr.open('POST', '/api/xhr');
     xhr.setRequestHeader('Authorization', '${SECRETS.authorization}');
     xhr.setRequestHeader('Content-Type', 'application/json');
@@ -53,7 +61,19 @@ window.runCalls = async function () {
     xhr.send(JSON.stringify({ password, card_number: '4111 1111 1111 1111', note: 'hello' }));
   });
   await fetch('/other/data', { method: 'POST', body: 'note=not-listed' }).then((r) => r.text());
-  await fetch('/api/fail').then((r) => r.text());
+  intact.fail = (await fetch('/api/fail').then((r) => r.text())) === '{"error":"report service unavailable"}';
+  // A Request object with its own body, and a form body with a space and a quote in the password.
+  const sent = await fetch(new Request('/api/request', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ secret: '${SECRETS.request}', tokens: ['${SECRETS.request}'], n: 1 }),
+  })).then((r) => r.json());
+  intact.request = sent.ok === true;
+  await fetch('/api/form', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: 'user=ada lovelace&password=a b"c ${SECRETS.form}',
+  }).then((r) => r.text());
   await fetch('/api/ok').then((r) => r.text());
   // The part reads its own copy of each body after the page has read it: let the last one land.
   await new Promise((resolve) => setTimeout(resolve, 500));
@@ -181,6 +201,15 @@ async function record(query: string): Promise<string[]> {
   await tab.waitForFunction(() => '__sessionReplayNetworkDetails' in window)
   await tab.fill('#pw', SECRETS.password)
   await tab.evaluate(() => (window as unknown as { runCalls(): Promise<void> }).runCalls())
+  // The page's own reads (r.json(), r.text(), xhr.response) saw the server's bodies whole.
+  expect(await tab.evaluate(() => (window as unknown as { intact: Record<string, boolean> }).intact)).toEqual(
+    {
+      login: true,
+      xhr: true,
+      fail: true,
+      request: true,
+    },
+  )
   const sessionId = await tab.evaluate(
     () => (JSON.parse(sessionStorage.getItem('svc_replay:session')!) as { id: string }).id,
   )
@@ -241,6 +270,14 @@ describe('network details in Chromium', () => {
     const boot = byPath(requests, '/api/boot')
     for (const field of DETAIL_FIELDS) expect(boot).not.toHaveProperty(field)
     expect(byPath(requests, '/api/fail').responseBody).toBe('{"error":"report service unavailable"}')
+
+    const fromRequest = byPath(requests, '/api/request')
+    expect(JSON.parse(fromRequest.requestBody as string)).toEqual({
+      secret: '[redacted]',
+      tokens: '[redacted]',
+      n: 1,
+    })
+    expect(byPath(requests, '/api/form').requestBody).toBe('user=ada lovelace&password=[redacted]')
   })
 
   it('with failuresOnly, captures details of failed requests only', async () => {

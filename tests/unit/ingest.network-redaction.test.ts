@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { type NetworkPolicy, redactNetworkDetails } from '@/lib/ingest/network-redaction'
+import {
+  BATCH_DETAIL_BUDGET,
+  type NetworkPolicy,
+  OVER_BUDGET,
+  redactNetworkDetails,
+} from '@/lib/ingest/network-redaction'
 import { REDACTED } from '@/sdk/src/network-details/redact'
 
 const redact: NetworkPolicy = { mode: 'redact', redactKeys: [] }
@@ -38,7 +43,7 @@ describe('redactNetworkDetails', () => {
     expect(redactNetworkDetails(clean, redact)).toBe(false)
   })
 
-  it('removes detail fields of the wrong type and bounds omission reasons', () => {
+  it('removes detail fields of the wrong type and keeps omission reasons to the fixed set', () => {
     const request: Record<string, unknown> = {
       requestHeaders: 'Authorization: x',
       responseHeaders: { 'content-type': 'text/plain', 'x-n': 5, Cookie: 'a' },
@@ -50,8 +55,50 @@ describe('redactNetworkDetails', () => {
     expect(redactNetworkDetails(batch([request]), redact)).toBe(true)
     expect(request).toEqual({
       responseHeaders: { 'content-type': 'text/plain' },
-      requestBodyOmitted: 'x'.repeat(200),
+      requestBodyOmitted: 'omitted',
     })
+    const typed: Record<string, unknown> = {
+      requestBodyOmitted: 'content-type text/html; visit evil.example',
+      responseBodyOmitted: 'content-type application/problem+json',
+    }
+    expect(redactNetworkDetails(batch([typed]), redact)).toBe(true)
+    expect(typed).toEqual({
+      requestBodyOmitted: 'omitted',
+      responseBodyOmitted: 'content-type application/problem+json',
+    })
+  })
+
+  it('redacts the leaks found in review: repeated keys, form bodies with spaces, by content type', () => {
+    const request: Record<string, unknown> = {
+      requestHeaders: { 'content-type': 'application/x-www-form-urlencoded' },
+      requestBody: '{odd}&password=a b"c',
+      responseBody: '{"user":{"password":"hunter2"},"user":1}',
+    }
+    expect(redactNetworkDetails(batch([request]), redact)).toBe(true)
+    expect(request).toEqual({
+      requestHeaders: { 'content-type': 'application/x-www-form-urlencoded' },
+      requestBody: `{odd}&password=${REDACTED}`,
+      responseBody: '{"user":1}',
+    })
+  })
+
+  it('redacts at most the batch budget of body characters; later bodies are omitted with a reason', () => {
+    const body = `{"password":"hunter2","pad":"${'a'.repeat(400_000)}"}`
+    const requests: Record<string, unknown>[] = Array.from({ length: 4 }, () => ({
+      requestBody: body,
+      responseBody: body,
+    }))
+    expect(redactNetworkDetails(batch(requests), redact)).toBe(true)
+    const fits = Math.floor(BATCH_DETAIL_BUDGET / body.length)
+    const bodies = requests.flatMap((r) => [r.requestBody, r.responseBody])
+    const reasons = requests.flatMap((r) => [r.requestBodyOmitted, r.responseBodyOmitted])
+    expect(bodies.filter((b) => typeof b === 'string').length).toBe(fits)
+    expect(reasons.filter((r) => r === OVER_BUDGET).length).toBe(8 - fits)
+    for (const b of bodies) expect(typeof b === 'string' && b.includes('hunter2')).toBe(false)
+    // Deterministic: the same batch again is stored the same.
+    const again = structuredClone(requests)
+    expect(redactNetworkDetails(batch(again), redact)).toBe(false)
+    expect(again).toEqual(requests)
   })
 
   it('applies the organization words to bodies and header names', () => {

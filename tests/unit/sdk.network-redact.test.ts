@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest'
+import { boundedJson, createDetailCapturer } from '@/sdk/src/network-details/capture'
 import {
   BODY_SECRET_WORDS,
   bodyRules,
+  contentTypeReason,
   isTextualType,
   markerStart,
+  omissionReason,
+  PARAM_SECRET_WORDS,
   PARSE_LIMIT,
   REDACTED,
   redactBody,
@@ -13,6 +17,7 @@ import {
   SecretNames,
   TRUNCATED_PREFIX,
 } from '@/sdk/src/network-details/redact'
+import { redactUrl } from '@/sdk/src/plugins/network'
 
 const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJlX2hlcmU'
 const CARD = '4111111111111111'
@@ -43,6 +48,15 @@ describe('secret names', () => {
       'credentials',
       'signature',
       'jwt',
+      // Written as one word, or numbered: a strong word at the end is enough.
+      'newpassword',
+      'oldpassword',
+      'accesstoken',
+      'clientsecret',
+      'password1',
+      'userapikey',
+      'new_password12',
+      'token2',
     ])
       expect(names.isSecret(key), key).toBe(true)
     for (const key of [
@@ -227,6 +241,174 @@ describe('redactJsonPairs', () => {
   it('leaves strings in arrays and booleans alone', () => {
     const text = '["password", "token"], {"otp": true}'
     expect(redactJsonPairs(text, names)).toBe(text)
+  })
+
+  it('redacts every string and number inside an array or object under a secret key, keys too', () => {
+    expect(redactJsonPairs('{"session":["abc", 12, true], "user": "ada"', names)).toBe(
+      `{"session":["${REDACTED}", "${REDACTED}", true], "user": "ada"`,
+    )
+    expect(redactJsonPairs('{"tokens":["abc"],"auth":{"x":"y","n":{"z":-1.5e3}},"id":"k"', names)).toBe(
+      `{"tokens":["${REDACTED}"],"auth":{"${REDACTED}":"${REDACTED}","${REDACTED}":{"${REDACTED}":"${REDACTED}"}},"id":"k"`,
+    )
+    // Brackets inside strings do not end the value; an unclosed value is redacted to the end.
+    expect(redactJsonPairs('{"secret":["a]b", "c', names)).toBe(`{"secret":["${REDACTED}", "${REDACTED}"`)
+    expect(redactJsonPairs('{"secret":[1, {"k": 2', names)).toBe(
+      `{"secret":["${REDACTED}", {"${REDACTED}": "${REDACTED}"`,
+    )
+  })
+})
+
+describe('redactBody leaks found in review', () => {
+  it("does not keep a repeated key's hidden secret: the clean parsed tree is written instead", () => {
+    expect(redactBody('{"user":{"password":"hunter2"},"user":1}', rules)).toBe('{"user":1}')
+    expect(redactBody('{"a":{"token":[1]},"a":2, "b": 3}', rules)).toBe('{"a":2,"b":3}')
+  })
+
+  it('redacts form bodies whatever characters they hold, by content type or by shape', () => {
+    expect(redactBody('user=bob&password=hunter2\n', rules)).toBe(`user=bob&password=${REDACTED}\n`)
+    expect(redactBody('user=bob smith&password=hunter2', rules)).toBe(`user=bob smith&password=${REDACTED}`)
+    expect(redactBody('password=a"b', rules)).toBe(`password=${REDACTED}`)
+    expect(redactBody('a=1\npassword=x y', rules)).toBe(`a=1\npassword=${REDACTED}`)
+    const form = 'application/x-www-form-urlencoded; charset=UTF-8'
+    expect(redactBody('{weird}&password=x', rules, undefined, form)).toBe(`{weird}&password=${REDACTED}`)
+    // Cut or capped: parameters still redacted, a cut last value to its end.
+    expect(redactBody('user=bob&password=hunt', bodyRules([], 100), 22)).toBe(
+      `user=bob&password=${REDACTED}${TRUNCATED_PREFIX}more than 22 characters]`,
+    )
+    const cut = redactBody(`user=b o b&token=${'x'.repeat(50)}`, bodyRules([], 20))
+    expect(cut.startsWith(`user=b o b&token=${REDACTED}`.slice(0, 20))).toBe(true)
+    expect(cut).not.toContain('xxx')
+    expect(redactBody(cut, bodyRules([], 20))).toBe(cut)
+  })
+
+  it('redacts card numbers written as JSON numbers, also past exact integers', () => {
+    expect(redactBody(`{"card":${CARD}}`, rules)).toBe(`{"card":"${REDACTED}"}`)
+    expect(redactBody(`[${CARD}, 1732612345678, 42]`, rules)).toBe(`["${REDACTED}",1732612345678,42]`)
+    expect(redactBody('{"n":4000000000000000001}', rules)).toBe(`{"n":"${REDACTED}"}`)
+    expect(redactBody('{"n":9000000000000000001}', rules)).toBe('{"n":9000000000000000001}')
+  })
+
+  it('redacts JSON held inside string values, a bounded number of levels deep', () => {
+    const inner = JSON.stringify({ data: JSON.stringify({ password: 'hunter2', ok: 1 }) })
+    const out = redactBody(inner, rules)
+    expect(out).not.toContain('hunter2')
+    expect(JSON.parse(JSON.parse(out).data as string)).toEqual({ password: REDACTED, ok: 1 })
+    expect(redactBody(out, rules)).toBe(out)
+    const plain = JSON.stringify({ data: '{"ok":1}' })
+    expect(redactBody(plain, rules)).toBe(plain)
+  })
+
+  it('redacts arrays and objects under a secret key in text that is not parsed', () => {
+    expect(redactBody('{"session":["abc"]', rules, 2_000_000)).toBe(
+      `{"session":["${REDACTED}"]${TRUNCATED_PREFIX}more than 2000000 characters]`,
+    )
+    const big = `{"pad":"${'a'.repeat(PARSE_LIMIT)}","secret":["s3cr3t"],"password":{"v":"pw"}}`
+    const out = redactBody(big, bodyRules([], 70_000))
+    expect(out.includes('s3cr3t') || out.includes('"pw"')).toBe(false)
+    const deep = `${'['.repeat(70)}{"tokens":["abc"],"auth":{"x":"y"}}${']'.repeat(70)}`
+    expect(redactBody(deep, rules)).toBe(
+      `${'['.repeat(70)}{"tokens":["${REDACTED}"],"auth":{"${REDACTED}":"${REDACTED}"}}${']'.repeat(70)}`,
+    )
+  })
+
+  it('stays idempotent on the new cases, cut or not', () => {
+    const small = bodyRules([], 30)
+    for (const body of [
+      '{"user":{"password":"hunter2"},"user":1}',
+      'a b=1&password=a"b&x=y y',
+      `{"secret":["${'s'.repeat(40)}", 1, 2]`,
+      `{"card":${CARD},"data":"{\\"token\\":\\"t\\"}"}`,
+    ]) {
+      for (const r of [rules, small]) {
+        const once = redactBody(body, r)
+        expect(redactBody(once, r), body).toBe(once)
+      }
+    }
+  })
+})
+
+describe('omission reasons', () => {
+  it('keep the fixed set and media types of token characters only', () => {
+    for (const reason of ['FormData', 'binary', 'unreadable', 'over 1048576 bytes', 'content-type image/png'])
+      expect(omissionReason(reason)).toBe(reason)
+    expect(contentTypeReason('Image/PNG; name="x"')).toBe('content-type image/png')
+    expect(contentTypeReason('text/html <script>')).toBe('content-type unknown')
+    expect(contentTypeReason(`a/${'b'.repeat(120)}`)).toBe('content-type unknown')
+    expect(contentTypeReason(null)).toBe('content-type unknown')
+    for (const reason of [
+      'content-type a b/c',
+      'you were hacked',
+      'over 12x bytes',
+      `content-type x/${'y'.repeat(99)}`,
+    ])
+      expect(omissionReason(reason)).toBe('omitted')
+  })
+})
+
+describe('the capturer bounds the page thread', () => {
+  const capturer = createDetailCapturer({
+    urls: ['/api/'],
+    headers: ['content-type'],
+    requestBody: true,
+    responseBody: true,
+    maxBodyBytes: 1000,
+    redactKeys: [],
+    failuresOnly: false,
+  })
+  const big = `password=hunter2&pad=${'a'.repeat(PARSE_LIMIT)}&token=tail-secret`
+  const marker = `${TRUNCATED_PREFIX}more than ${PARSE_LIMIT} characters]`
+
+  it('cuts a string request body to the read cap before redacting it (fetch), and names page types safely', async () => {
+    const call = capturer.fetch('https://a.example/api/x', 'https://a.example/api/x', {
+      method: 'POST',
+      body: big,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    })!
+    const response = new Response('{"a":1}', { headers: { 'content-type': 'x/y <b>evil</b>' } })
+    const details = await call.response(response)
+    expect(details.requestBody).toBe(`password=${REDACTED}&pad=${'a'.repeat(1000 - 24)}${marker}`)
+    expect(details.responseBodyOmitted).toBe('content-type unknown')
+  })
+
+  it('cuts XHR bodies, and leaves out a JSON response too large to serialise', async () => {
+    const xhr = {
+      status: 200,
+      responseType: 'json',
+      response: { list: Array.from({ length: 300_000 }, () => 'xxxx') },
+      getAllResponseHeaders: () => 'content-type: application/json\r\n',
+      getResponseHeader: () => 'application/json',
+    } as unknown as XMLHttpRequest
+    const details = await capturer.xhr('https://a.example/api/x', xhr, [], big)!.done()
+    expect(details.requestBody).toBe(`password=${REDACTED}&pad=${'a'.repeat(1000 - 24)}${marker}`)
+    expect(details.responseBodyOmitted).toBe(`over ${PARSE_LIMIT} bytes`)
+  })
+})
+
+describe('XHR JSON responses', () => {
+  it('are serialised only when they fit the read cap', () => {
+    expect(boundedJson({ a: [1, 'x'] }, 100)).toBe('{"a":[1,"x"]}')
+    expect(boundedJson(null, 100)).toBe('')
+    expect(boundedJson({ a: 'x'.repeat(200) }, 100)).toBeNull()
+    expect(
+      boundedJson(
+        Array.from({ length: 200 }, () => 1),
+        100,
+      ),
+    ).toBeNull()
+  })
+})
+
+describe('URL parameters', () => {
+  it('use the body words, and a URL without secrets stays byte for byte', () => {
+    expect(redactUrl('https://a.example/x?newpassword=1&clientsecret=2&q=ok#access_token=t')).toBe(
+      `https://a.example/x?newpassword=${REDACTED}&clientsecret=${REDACTED}&q=ok#access_token=${REDACTED}`,
+    )
+    expect(redactUrl('https://a.example/x?card_number=1&monkey=2')).toBe(
+      `https://a.example/x?card_number=${REDACTED}&monkey=2`,
+    )
+    const plain = 'https://a.example/x?q=a+b&s=%7E~%27&t=&u=%zz#frag=1&x=%'
+    expect(redactUrl(plain)).toBe(plain)
+    expect(PARAM_SECRET_WORDS).toContain('code')
   })
 })
 

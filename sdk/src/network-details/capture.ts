@@ -11,8 +11,10 @@ import type { DetailCapturer, RequestDetails } from '../plugins/network'
 import {
   type BodyRules,
   bodyRules,
+  contentTypeReason,
   type HeaderRules,
   isTextualType,
+  omissionReason,
   PARSE_LIMIT,
   redactBody,
   redactHeaders,
@@ -63,6 +65,39 @@ async function readCapped(
   }
 }
 
+/**
+ * `JSON.stringify(value)` when it is at most `limit` characters, else null, found without
+ * building more than that: the parsed response of an XHR (`responseType: 'json'`) can be
+ * any size, and serialising 50 MB on the page's thread only to cut it would be the cost
+ * the read cap exists to avoid. Nesting deeper than 64 levels counts as too large.
+ */
+export function boundedJson(value: unknown, limit: number): string | null {
+  let size = 0
+  const fits = (item: unknown, depth: number): boolean => {
+    if (depth > 64) return false
+    if (typeof item === 'string' && item.length > limit) return false
+    if (item === null || typeof item !== 'object') {
+      const text = JSON.stringify(item) as string | undefined
+      size += text === undefined ? 4 : text.length
+      return size <= limit
+    }
+    if (Array.isArray(item)) {
+      size += 1 + item.length
+      for (const child of item) if (size > limit || !fits(child, depth + 1)) return false
+      return size <= limit
+    }
+    const entries = Object.entries(item)
+    size += 1 + entries.length
+    for (const [key, child] of entries) {
+      size += key.length + 3
+      if (size > limit || !fits(child, depth + 1)) return false
+    }
+    return size <= limit
+  }
+  if (!fits(value, 0)) return null
+  return value === null ? '' : (JSON.stringify(value) ?? '')
+}
+
 function describeBody(body: unknown): string {
   if (typeof FormData !== 'undefined' && body instanceof FormData) return 'FormData'
   if (typeof Blob !== 'undefined' && body instanceof Blob) return 'Blob'
@@ -72,7 +107,8 @@ function describeBody(body: unknown): string {
   return typeof body
 }
 
-type BodyResult = { body: string } | { omitted: string }
+/** A body read (with the content type it is redacted by) or why it was not. */
+type BodyResult = { body: string; type: string | null } | { omitted: string }
 
 /**
  * A request body given to fetch or XHR, as text when it is one; the content type is the one
@@ -82,10 +118,10 @@ function requestBodyText(body: unknown, contentType: string | null): BodyResult 
   if (body === undefined || body === null) return null
   if (typeof body === 'string') {
     const type = contentType ?? 'text/plain'
-    return isTextualType(type) ? { body } : { omitted: `content-type ${type}` }
+    return isTextualType(type) ? { body, type } : { omitted: contentTypeReason(type) }
   }
   if (typeof URLSearchParams !== 'undefined' && body instanceof URLSearchParams)
-    return { body: body.toString() }
+    return { body: body.toString(), type: 'application/x-www-form-urlencoded' }
   return { omitted: describeBody(body) }
 }
 
@@ -103,8 +139,18 @@ export function createDetailCapturer(options: ResolvedNetworkDetails): DetailCap
   const redacted = (result: BodyResult | null, into: RequestDetails, side: 'request' | 'response') => {
     if (!result) return
     if ('omitted' in result) into[`${side}BodyOmitted`] = result.omitted
-    else into[`${side}Body`] = redactBody(result.body, rules)
+    else into[`${side}Body`] = redactText(result.body, result.type)
   }
+
+  /**
+   * A body already in memory (a string sent, an XHR response), redacted: only its first
+   * MAX_READ_BYTES characters are looked at, as for a streamed one, so a 50 MB upload costs
+   * the page no more than a 1 MiB one.
+   */
+  const redactText = (text: string, type: string | null): string =>
+    text.length > MAX_READ_BYTES
+      ? redactBody(text.slice(0, MAX_READ_BYTES), rules, MAX_READ_BYTES, type)
+      : redactBody(text, rules, undefined, type)
 
   /**
    * The response body to read, cloned now: the caller has not yet handed the response to the
@@ -113,16 +159,18 @@ export function createDetailCapturer(options: ResolvedNetworkDetails): DetailCap
   const cloneBody = (response: Response): ReadableStream<Uint8Array> | { omitted: string } | null => {
     if (!response.body) return null
     const type = response.headers.get('content-type')
-    if (!isTextualType(type)) return { omitted: `content-type ${type ?? 'unknown'}` }
+    if (!isTextualType(type)) return { omitted: contentTypeReason(type) }
     if ((type ?? '').toLowerCase().includes('event-stream')) return { omitted: 'event stream' }
     if (Number(response.headers.get('content-length')) > MAX_READ_BYTES)
       return { omitted: `over ${MAX_READ_BYTES} bytes` }
     return response.clone().body
   }
 
-  const readBody = async (stream: ReadableStream<Uint8Array>): Promise<string> => {
+  const readBody = async (stream: ReadableStream<Uint8Array>, type: string | null): Promise<string> => {
     const read = await readCapped(stream, MAX_READ_BYTES)
-    return read.capped ? redactBody(read.text, rules, read.text.length) : redactBody(read.text, rules)
+    return read.capped
+      ? redactBody(read.text, rules, read.text.length, type)
+      : redactBody(read.text, rules, undefined, type)
   }
 
   return {
@@ -137,14 +185,14 @@ export function createDetailCapturer(options: ResolvedNetworkDetails): DetailCap
         } else if (isRequest && input.body !== null && !input.bodyUsed) {
           const type = headers.get('content-type')
           if (!isTextualType(type ?? 'text/plain'))
-            requestBody = Promise.resolve({ omitted: `content-type ${type}` })
+            requestBody = Promise.resolve({ omitted: contentTypeReason(type) })
           else {
             // Copied before fetch reads the original.
             const copy = input.clone().body
             requestBody = copy
               ? readCapped(copy, MAX_READ_BYTES).then(
                   (read): BodyResult =>
-                    read.capped ? { omitted: `over ${MAX_READ_BYTES} bytes` } : { body: read.text },
+                    read.capped ? { omitted: `over ${MAX_READ_BYTES} bytes` } : { body: read.text, type },
                   (): BodyResult => ({ omitted: 'unreadable' }),
                 )
               : requestBody
@@ -174,7 +222,7 @@ export function createDetailCapturer(options: ResolvedNetworkDetails): DetailCap
               if (body && 'omitted' in body) details.responseBodyOmitted = body.omitted
               else if (body) {
                 try {
-                  details.responseBody = await readBody(body)
+                  details.responseBody = await readBody(body, response.headers.get('content-type'))
                 } catch {
                   details.responseBodyOmitted = 'unreadable'
                 }
@@ -210,18 +258,13 @@ export function createDetailCapturer(options: ResolvedNetworkDetails): DetailCap
             if (!options.responseBody) return details
             const type = xhr.getResponseHeader('content-type')
             if (xhr.responseType === '' || xhr.responseType === 'text') {
-              if (!isTextualType(type)) details.responseBodyOmitted = `content-type ${type ?? 'unknown'}`
-              else {
-                const text = xhr.responseText
-                details.responseBody =
-                  text.length > MAX_READ_BYTES
-                    ? redactBody(text.slice(0, MAX_READ_BYTES), rules, MAX_READ_BYTES)
-                    : redactBody(text, rules)
-              }
+              if (!isTextualType(type)) details.responseBodyOmitted = contentTypeReason(type)
+              else details.responseBody = redactText(xhr.responseText, type)
             } else if (xhr.responseType === 'json') {
-              const text = xhr.response === null ? '' : JSON.stringify(xhr.response)
-              details.responseBody = redactBody(text, rules)
-            } else details.responseBodyOmitted = `responseType ${xhr.responseType}`
+              const text = boundedJson(xhr.response, MAX_READ_BYTES)
+              if (text === null) details.responseBodyOmitted = `over ${MAX_READ_BYTES} bytes`
+              else details.responseBody = redactText(text, type)
+            } else details.responseBodyOmitted = omissionReason(`responseType ${xhr.responseType}`)
             return details
           } catch {
             return {}

@@ -36,7 +36,11 @@ const registered = (): CreateDetailCapturer | null => {
  * Loads the part as a script element next to `scriptUrl` (the URL of sdk.js), with the same
  * `crossorigin` and CSP nonce as that script.
  */
-export function scriptPartLoader(scriptUrl: string | undefined, nonce: string): LoadNetworkDetails {
+export function scriptPartLoader(
+  scriptUrl: string | undefined,
+  nonce: string,
+  crossOrigin: string | null = null,
+): LoadNetworkDetails {
   return () =>
     new Promise<CreateDetailCapturer>((resolve, reject) => {
       const ready = registered()
@@ -45,7 +49,8 @@ export function scriptPartLoader(scriptUrl: string | undefined, nonce: string): 
       const element = document.createElement('script')
       element.src = new URL(PART_FILE, scriptUrl).href
       element.async = true
-      element.crossOrigin = 'anonymous'
+      // As sdk.js was loaded: a page that loads it without CORS gets the part the same way.
+      if (crossOrigin !== null) element.crossOrigin = crossOrigin
       if (nonce) element.nonce = nonce
       element.onload = () => {
         const create = registered()

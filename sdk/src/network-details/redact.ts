@@ -123,36 +123,173 @@ export function compactWord(word: string): string {
 
 const MAX_RUN = 4
 
-/** Decides which names are secret; built once per word list. */
+/**
+ * Words that make a key secret even at the end of a longer word written as one
+ * (`newpassword`, `accesstoken`, `clientsecret`); short words such as `key` or `pin` are not
+ * here, so `monkey` and `spinner` stay plain.
+ */
+const STRONG_SUFFIXES: readonly string[] = [
+  'password',
+  'passwd',
+  'token',
+  'tokens',
+  'secret',
+  'secrets',
+  'apikey',
+  'privatekey',
+  'sessionid',
+  'accesstoken',
+  'clientsecret',
+]
+
+/** Separators of key words, as `nameWords` splits on them. */
+const isSeparator = (c: number) =>
+  c === 32 ||
+  c === 9 ||
+  c === 10 ||
+  c === 13 ||
+  c === 12 ||
+  c === 11 ||
+  c === 95 ||
+  c === 45 ||
+  c === 46 ||
+  c === 91 ||
+  c === 93
+const isUpper = (c: number) => c >= 65 && c <= 90
+const isLowerOrDigit = (c: number) => (c >= 97 && c <= 122) || (c >= 48 && c <= 57)
+
+/** One character lower-cased the way `toLowerCase` would, kept one character long. */
+function lowerCode(c: number): number {
+  if (c < 128) return isUpper(c) ? c + 32 : c
+  const lower = String.fromCharCode(c).toLowerCase()
+  return lower.length === 1 ? lower.charCodeAt(0) : c
+}
+
+interface TrieNode {
+  next: Map<number, TrieNode>
+  word: boolean
+}
+
+/**
+ * Cache entries kept per word list before it starts over (a batch's keys repeat a lot), and
+ * the longest key remembered: the memo stays under a megabyte even in a long-lived page.
+ */
+const MAX_MEMO = 4096
+const MAX_MEMO_KEY = 64
+
+/**
+ * Decides which names are secret; built once per word list (per batch at ingest, so its
+ * memo lives as long as the batch). The test is a character loop over a trie of the words:
+ * no regular expression, no split, nothing allocated per key.
+ */
 export class SecretNames {
-  private readonly words: Set<string>
+  private readonly root: TrieNode = { next: new Map(), word: false }
   private readonly maxRun: number
+  private readonly memo = new Map<string, boolean>()
+  /** Word boundaries of the name being tested, reused across calls. */
+  private starts: number[] = []
+  private ends: number[] = []
 
   constructor(builtIn: readonly string[], extra: readonly string[] = []) {
-    this.words = new Set(builtIn)
+    for (const word of builtIn) this.add(word)
     let maxRun = MAX_RUN
     for (const word of extra) {
       const parts = nameWords(word)
       if (parts.length === 0 || word.length > MAX_KEY_LENGTH) continue
-      this.words.add(parts.join('').toLowerCase())
+      this.add(parts.join(''))
       maxRun = Math.max(maxRun, Math.min(parts.length, 8))
     }
     this.maxRun = maxRun
   }
 
+  private add(word: string): void {
+    let node = this.root
+    for (let i = 0; i < word.length; i++) {
+      const c = lowerCode(word.charCodeAt(i))
+      let child = node.next.get(c)
+      if (!child) {
+        child = { next: new Map(), word: false }
+        node.next.set(c, child)
+      }
+      node = child
+    }
+    node.word = true
+  }
+
   isSecret(name: string): boolean {
     if (name.length > MAX_KEY_LENGTH) return true
-    const words = nameWords(name).map((w) => w.toLowerCase())
-    for (let i = 0; i < words.length; i++) {
-      let joined = ''
-      for (let j = i; j < words.length && j < i + this.maxRun; j++) {
-        joined += words[j]
-        if (this.words.has(joined)) return true
+    const known = this.memo.get(name)
+    if (known !== undefined) return known
+    const secret = this.test(name)
+    if (name.length > MAX_MEMO_KEY) return secret
+    if (this.memo.size >= MAX_MEMO) this.memo.clear()
+    this.memo.set(name, secret)
+    return secret
+  }
+
+  /**
+   * Splits `name` into words as `nameWords` does (separators, a capital after a lower-case
+   * letter or digit), then: a run of up to maxRun consecutive words joined is a word of the
+   * list (the last word's trailing digits may be left off: `password1`), or one word without
+   * its trailing digits ends with a strong word.
+   */
+  private test(name: string): boolean {
+    const starts = this.starts
+    const ends = this.ends
+    let count = 0
+    let start = -1
+    for (let i = 0; i < name.length; i++) {
+      const c = name.charCodeAt(i)
+      if (isSeparator(c)) {
+        if (start !== -1) {
+          starts[count] = start
+          ends[count++] = i
+          start = -1
+        }
+      } else if (start === -1) start = i
+      else if (isUpper(c) && isLowerOrDigit(name.charCodeAt(i - 1))) {
+        starts[count] = start
+        ends[count++] = i
+        start = i
       }
+    }
+    if (start !== -1) {
+      starts[count] = start
+      ends[count++] = name.length
+    }
+    for (let w = 0; w < count; w++) {
+      // Runs of words starting at word w.
+      let node: TrieNode | undefined = this.root
+      for (let v = w; v < count && v < w + this.maxRun && node; v++) {
+        const end = ends[v]!
+        let bare = end
+        while (bare > starts[v]! && isDigitCode(name.charCodeAt(bare - 1))) bare--
+        for (let p = starts[v]!; p < end && node; p++) {
+          if (p === bare && node.word && p > starts[v]!) return true
+          node = node.next.get(lowerCode(name.charCodeAt(p)))
+        }
+        if (node?.word) return true
+      }
+      if (this.endsWithStrong(name, starts[w]!, ends[w]!)) return true
+    }
+    return false
+  }
+
+  private endsWithStrong(name: string, start: number, end: number): boolean {
+    let bare = end
+    while (bare > start && isDigitCode(name.charCodeAt(bare - 1))) bare--
+    for (const strong of STRONG_SUFFIXES) {
+      if (bare - start < strong.length) continue
+      let matches = true
+      for (let k = 1; k <= strong.length && matches; k++)
+        matches = lowerCode(name.charCodeAt(bare - k)) === strong.charCodeAt(strong.length - k)
+      if (matches) return true
     }
     return false
   }
 }
+
+const isDigitCode = (c: number) => c >= 48 && c <= 57
 
 export function safeDecode(text: string): string {
   try {
@@ -338,11 +475,43 @@ function setOwn(target: { [key: string]: Json }, key: string, value: Json): void
   Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
 }
 
+/** JSON held inside a string value (`{"data":"{\\"password\\":…}"}`) is redacted this many levels deep. */
+const MAX_NESTED_JSON = 3
+
+/**
+ * Whether a JSON number is a card number: an exact integer as `redactValues` would judge its
+ * digits, or an integer of 17 to 19 digits starting 2 to 6 that JSON.parse could no longer
+ * keep exactly (its Luhn digit is lost, so it is redacted on its shape alone).
+ */
+function isCardNumber(n: number): boolean {
+  if (!Number.isInteger(n) || n < 1e12 || n >= 1e19) return false
+  const digits = String(n)
+  if (n <= Number.MAX_SAFE_INTEGER) return redactValues(digits) !== digits
+  const first = digits.charCodeAt(0)
+  return first >= 50 && first <= 54
+}
+
+/** A string value with JWTs and card numbers replaced, and JSON inside it redacted too. */
+function cleanString(text: string, names: SecretNames, level: number): string {
+  const first = firstNonSpace(text)
+  if ((first === 123 || first === 91) && level < MAX_NESTED_JSON)
+    return redactJsonText(text, names, level + 1)
+  return redactValues(text)
+}
+
+/** The cleaned form of a non-secret value, or undefined when it is an object or array to walk. */
+function cleanScalar(item: Json, names: SecretNames, level: number): Json | undefined {
+  if (typeof item === 'string') return cleanString(item, names, level)
+  if (typeof item === 'number') return isCardNumber(item) ? REDACTED : item
+  if (item === null || typeof item === 'boolean') return item
+  return undefined
+}
+
 /**
  * Redacts a parsed JSON value in place. Returns whether anything changed, or null when the
  * value is nested deeper than MAX_DEPTH (then it is not re-serialised).
  */
-function redactTree(root: Json, names: SecretNames): boolean | null {
+function redactTree(root: Json, names: SecretNames, level: number): boolean | null {
   let changed = false
   const stack: { value: Json; depth: number }[] = [{ value: root, depth: 0 }]
   while (stack.length > 0) {
@@ -352,13 +521,12 @@ function redactTree(root: Json, names: SecretNames): boolean | null {
     if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) {
         const item = value[i]!
-        if (typeof item === 'string') {
-          const clean = redactValues(item)
-          if (clean !== item) {
-            value[i] = clean
-            changed = true
-          }
-        } else stack.push({ value: item, depth: depth + 1 })
+        const clean = cleanScalar(item, names, level)
+        if (clean === undefined) stack.push({ value: item, depth: depth + 1 })
+        else if (clean !== item) {
+          value[i] = clean
+          changed = true
+        }
       }
       continue
     }
@@ -373,16 +541,42 @@ function redactTree(root: Json, names: SecretNames): boolean | null {
       ) {
         setOwn(value, key, REDACTED)
         changed = true
-      } else if (typeof item === 'string') {
-        const clean = redactValues(item)
-        if (clean !== item) {
-          setOwn(value, key, clean)
-          changed = true
-        }
-      } else stack.push({ value: item, depth: depth + 1 })
+        continue
+      }
+      const clean = cleanScalar(item, names, level)
+      if (clean === undefined) stack.push({ value: item, depth: depth + 1 })
+      else if (clean !== item) {
+        setOwn(value, key, clean)
+        changed = true
+      }
     }
   }
   return changed
+}
+
+/**
+ * JSON text (a body or a string value holding JSON) redacted: parsed when at most
+ * PARSE_LIMIT characters and not too deep, else scanned. A parsed body that needs no change
+ * is kept byte for byte only when the scanner agrees: JSON.parse keeps the last of repeated
+ * keys, so `{"user":{"password":"x"},"user":1}` looks clean parsed while its text is not;
+ * then the parsed (clean) tree is written out instead.
+ */
+function redactJsonText(content: string, names: SecretNames, level: number): string {
+  if (content.length <= PARSE_LIMIT) {
+    let parsed: Json | undefined
+    try {
+      parsed = JSON.parse(content) as Json
+    } catch {
+      parsed = undefined
+    }
+    if (parsed !== undefined) {
+      const changed = redactTree(parsed, names, level)
+      if (changed === true) return JSON.stringify(parsed)
+      if (changed === false)
+        return redactJsonPairs(content, names) === content ? content : JSON.stringify(parsed)
+    }
+  }
+  return redactValues(redactJsonPairs(content, names))
 }
 
 /** Index just past the JSON string whose opening quote is at `i`, or -1 when it is not closed. */
@@ -410,10 +604,62 @@ function decodeKey(raw: string): string {
   }
 }
 
+const isNumberChar = (c: number) => isDigit(c) || c === 46 || c === 101 || c === 69 || c === 43 || c === 45
+const QUOTED_REDACTED = `"${REDACTED}"`
+
+/**
+ * The array or object value of a secret key, starting at `start`, with every string and
+ * number in it (keys included) replaced by `"[redacted]"`, up to its matching close bracket
+ * (strings skipped whole, depth counted). `end` is just past that bracket, or -1 when the
+ * text ends first (a cut body): then everything to the end was redacted.
+ */
+function redactNested(text: string, start: number): { text: string; end: number } {
+  let out = ''
+  let copied = start
+  let depth = 0
+  let j = start
+  while (j < text.length) {
+    const c = text.charCodeAt(j)
+    if (c === 91 || c === 123) {
+      depth++
+      j++
+    } else if (c === 93 || c === 125) {
+      j++
+      if (--depth === 0) return { text: out + text.slice(copied, j), end: j }
+    } else if (c === 34) {
+      const end = stringEnd(text, j)
+      if (end === -1) {
+        // Cut inside a string: the rest is the secret, unless it is our own value, cut.
+        if (!QUOTED_REDACTED.startsWith(text.slice(j))) {
+          out += text.slice(copied, j) + QUOTED_REDACTED
+          copied = text.length
+        }
+        break
+      }
+      // Keys too: under a secret key, a key can be the secret (`{"auth":{"hunter2":true}}`).
+      const kept =
+        end - j === 2 || (end - j === QUOTED_REDACTED.length && text.startsWith(QUOTED_REDACTED, j))
+      if (!kept) {
+        out += text.slice(copied, j) + QUOTED_REDACTED
+        copied = end
+      }
+      j = end
+    } else if (c === 45 || isDigit(c)) {
+      let end = j + 1
+      while (end < text.length && isNumberChar(text.charCodeAt(end))) end++
+      out += text.slice(copied, j) + QUOTED_REDACTED
+      copied = j = end
+    } else j++
+  }
+  return { text: out + text.slice(copied), end: -1 }
+}
+
 /**
  * `"secret key": value` pairs in text that is not parsed (too large, cut, malformed): a
- * string or number value of a secret key is replaced by `"[redacted]"`; the keys inside an
- * object or array value are scanned as they come. One pass over the text.
+ * string or number value of a secret key is replaced by `"[redacted]"`, and so is every
+ * string and number inside an array or object value of a secret key (to the end of the text
+ * when it is not closed); the keys inside other values are scanned as they come. One pass
+ * over the text.
  */
 export function redactJsonPairs(text: string, names: SecretNames): string {
   let out = ''
@@ -442,6 +688,12 @@ export function redactJsonPairs(text: string, names: SecretNames): string {
         copied = text.length
         break
       }
+    } else if (c === 91 || c === 123) {
+      const nested = redactNested(text, k)
+      out += text.slice(copied, k) + nested.text
+      copied = nested.end === -1 ? text.length : nested.end
+      i = nested.end === -1 || nested.end >= text.length ? -1 : text.indexOf('"', nested.end)
+      continue
     } else if (c === 45 || isDigit(c) || c === 116 || c === 102) {
       // Numbers; `true`/`false` are left as they are (they carry no secret).
       if (c === 116 || c === 102) {
@@ -487,13 +739,25 @@ export function bodyRules(extra: readonly string[], maxLength: number): BodyRule
   }
 }
 
-function looksLikeForm(text: string): boolean {
-  if (!text.includes('=') || text.length > PARSE_LIMIT) return false
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (isSpace(c) || c === 34 || c === 123 || c === 60) return false
-  }
-  return true
+/** Whether a content type is form-urlencoded (its body is parameters whatever it looks like). */
+export function isFormType(contentType: string | null | undefined): boolean {
+  if (!contentType) return false
+  return (contentType.split(';')[0] ?? '').trim().toLowerCase() === 'application/x-www-form-urlencoded'
+}
+
+/**
+ * A body read as parameters, line by line (`a=1&b=2`, and `key=value` lines of plain text):
+ * values of secret names redacted to the end of their parameter, so a value the cut ended is
+ * redacted to its end too. Nothing is excluded for its characters: spaces, quotes and new
+ * lines are all data.
+ */
+function redactParamText(text: string, params: SecretNames): string {
+  const isSecret = (name: string) => params.isSecret(name)
+  if (!text.includes('\n')) return redactParams(text, isSecret)
+  return text
+    .split('\n')
+    .map((line) => redactParams(line, isSecret))
+    .join('\n')
 }
 
 function firstNonSpace(text: string): number {
@@ -530,32 +794,94 @@ export function markerStart(text: string): number {
  * read when `text` is only the start of a longer body. A body without secrets comes back as
  * the same string, and a body this returned comes back unchanged (a cut one keeps its marker).
  */
-export function redactBody(text: string, rules: BodyRules, capped?: number): string {
+export function redactBody(
+  text: string,
+  rules: BodyRules,
+  capped?: number,
+  contentType?: string | null,
+): string {
   const marker = capped === undefined ? markerStart(text) : -1
   const content = marker === -1 ? text : text.slice(0, marker)
   const whole = marker === -1 && capped === undefined
-  let clean: string | null = null
   const first = firstNonSpace(content)
-  if (whole && (first === 123 || first === 91) && content.length <= PARSE_LIMIT) {
-    let parsed: Json | undefined
-    try {
-      parsed = JSON.parse(content) as Json
-    } catch {
-      parsed = undefined
-    }
-    if (parsed !== undefined) {
-      const changed = redactTree(parsed, rules.names)
-      if (changed === false) clean = content
-      else if (changed === true) clean = JSON.stringify(parsed)
-    }
-  } else if (whole && looksLikeForm(content)) {
-    clean = redactParams(content, (name) => rules.params.isSecret(name))
-  }
-  if (clean === null) clean = redactValues(redactJsonPairs(content, rules.names))
+  let clean: string
+  if (isFormType(contentType) || (first !== 123 && first !== 91 && first !== 60 && content.includes('='))) {
+    // Parameters; the pair scanner after them catches `"key": value` text among them.
+    clean = redactValues(redactJsonPairs(redactParamText(content, rules.params), rules.names))
+  } else if (whole && (first === 123 || first === 91)) clean = redactJsonText(content, rules.names, 0)
+  else clean = redactValues(redactJsonPairs(content, rules.names))
   if (capped !== undefined) return truncate(clean, rules.maxLength, capped, true)
   if (marker !== -1) {
     // Cut by the recorder already: kept with its marker unless longer than this side allows.
     return head(clean, rules.maxLength) + text.slice(marker)
   }
   return truncate(clean, rules.maxLength)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Omission reasons: a fixed set, so no page-controlled text rides along in them.
+
+/** Reasons given as they are; `over N bytes` and `content-type <media type>` are checked below. */
+const FIXED_REASONS: readonly string[] = [
+  'FormData',
+  'Blob',
+  'binary',
+  'stream',
+  'Document',
+  'object',
+  'number',
+  'boolean',
+  'bigint',
+  'symbol',
+  'function',
+  'unreadable',
+  'event stream',
+  'responseType arraybuffer',
+  'responseType blob',
+  'responseType document',
+  'content-type unknown',
+  "over the batch's detail budget",
+]
+/** What an omission reason outside the set becomes. */
+export const UNKNOWN_REASON = 'omitted'
+const MAX_MEDIA_TYPE = 100
+
+/** RFC 9110 token characters, the only ones a media type's type and subtype are made of. */
+function isTokenChar(c: number): boolean {
+  return isAlnum(c) || (c < 127 && "!#$%&'*+-.^_`|~".includes(String.fromCharCode(c)))
+}
+
+/** `type/subtype` of a Content-Type, lower case, when it is tokens only and at most 100 characters. */
+function mediaType(contentType: string): string | null {
+  const type = (contentType.split(';')[0] ?? '').trim().toLowerCase()
+  if (type.length === 0 || type.length > MAX_MEDIA_TYPE) return null
+  let slashes = 0
+  for (let i = 0; i < type.length; i++) {
+    const c = type.charCodeAt(i)
+    if (c === 47) slashes++
+    else if (!isTokenChar(c)) return null
+  }
+  return slashes === 1 && !type.startsWith('/') && !type.endsWith('/') ? type : null
+}
+
+/** The reason for a body left out for its content type: the media type only, or `unknown`. */
+export function contentTypeReason(contentType: string | null | undefined): string {
+  const type = contentType ? mediaType(contentType) : null
+  return `content-type ${type ?? 'unknown'}`
+}
+
+/** An omission reason as it may be stored: one of the fixed set, else `omitted`. */
+export function omissionReason(reason: string): string {
+  if (FIXED_REASONS.includes(reason)) return reason
+  if (reason.startsWith('content-type ')) {
+    const type = mediaType(reason.slice('content-type '.length))
+    return type !== null && reason === `content-type ${type}` ? reason : UNKNOWN_REASON
+  }
+  if (reason.startsWith('over ') && reason.endsWith(' bytes') && reason.length <= 30) {
+    const digits = reason.slice(5, -6)
+    let allDigits = digits.length > 0
+    for (let i = 0; i < digits.length; i++) if (!isDigit(digits.charCodeAt(i))) allDigits = false
+    if (allDigits) return reason
+  }
+  return UNKNOWN_REASON
 }

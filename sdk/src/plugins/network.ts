@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import type { IWindow, listenerHandler, NetworkData, NetworkRequest, RecordPlugin } from '@rrweb/types'
-import { nameWords, redactParams } from '../network-details/redact'
+import { nameWords, PARAM_SECRET_WORDS, redactParams, SecretNames } from '../network-details/redact'
 
 /** PostHog's plugin name: recordings stay readable by tools that know that format (§1.8). */
 const NETWORK_PLUGIN_NAME = 'rrweb/network@1'
@@ -105,17 +105,17 @@ export type NetworkPlugin = RecordPlugin & {
 }
 
 /**
- * Matched against each word of a parameter name (`access_token`, `X-Amz-Signature`, `apiKey`
- * split on `_ - .` and camelCase), so `key` catches `api_key` without also catching `monkey`.
+ * The parameter names the body redaction treats as secret (`PARAM_SECRET_WORDS`: word runs
+ * such as `access_token`, `apiKey`, one-word `newpassword`; not `monkey`), so a URL and a
+ * form body agree on what a secret is.
  */
-const DEFAULT_SECRET_WORDS =
-  /^(token|tokens|key|apikey|password|passwd|pwd|pass|secret|auth|authorization|session|sessionid|sid|code|signature|sig|credential|credentials|jwt|otp|bearer|cookie)$/i
+const DEFAULT_SECRET_NAMES = new SecretNames(PARAM_SECRET_WORDS)
 
 /**
  * Absolute URL with credentials removed and secret-looking query/fragment values replaced.
  * Other parameters stay byte-for-byte as written, so grouping by URL is not disturbed.
  */
-function redactUrl(url: string, base?: string, secretWords: RegExp = DEFAULT_SECRET_WORDS): string {
+export function redactUrl(url: string, base?: string, secretWords?: RegExp): string {
   let parsed: URL
   try {
     parsed = new URL(url, base)
@@ -124,10 +124,19 @@ function redactUrl(url: string, base?: string, secretWords: RegExp = DEFAULT_SEC
   }
   parsed.username = ''
   parsed.password = ''
-  const isSecret = (name: string) => nameWords(name).some((w) => secretWords.test(w))
-  if (parsed.search.length > 1) parsed.search = redactParams(parsed.search.slice(1), isSecret)
+  const isSecret = secretWords
+    ? (name: string) => nameWords(name).some((w) => secretWords.test(w))
+    : (name: string) => DEFAULT_SECRET_NAMES.isSecret(name)
+  // Assigned only when changed: the URL then stays byte for byte as parsed, for grouping.
+  if (parsed.search.length > 1) {
+    const search = redactParams(parsed.search.slice(1), isSecret)
+    if (search !== parsed.search.slice(1)) parsed.search = search
+  }
   // OAuth implicit flows put tokens in the fragment (`#access_token=…`).
-  if (parsed.hash.includes('=')) parsed.hash = redactParams(parsed.hash.slice(1), isSecret)
+  if (parsed.hash.includes('=')) {
+    const hash = redactParams(parsed.hash.slice(1), isSecret)
+    if (hash !== parsed.hash.slice(1)) parsed.hash = hash
+  }
   return parsed.href
 }
 
@@ -159,7 +168,7 @@ export function createNetworkPlugin(options: NetworkPluginOptions = {}): Network
   const win = (options.win ?? window) as IWindow
   const ignoreUrls = options.ignoreUrls ?? []
   const maxBuffered = options.maxBuffered ?? 50
-  const secretWords = options.secretParams ?? DEFAULT_SECRET_WORDS
+  const secretWords = options.secretParams
   const perf = win.performance
   const buffer: CapturedRequest[] = []
   let emit: ((payload: NetworkPayload) => void) | null = null
