@@ -14,6 +14,7 @@ import { organizations, replayBatches, replaySessions } from '@/db/schema'
 import { createKey } from '@/lib/credentials/create-key'
 import { createBlobStore } from '@/lib/storage'
 import type { BlobStore } from '@/lib/storage/types'
+import { eventually } from '../helpers/wait'
 import { type ServerOnPostgres, signUpOwner, startServerOnPostgres } from './dashboard'
 import { launchChromium } from './server'
 
@@ -180,22 +181,6 @@ afterAll(async () => {
   await Promise.all(sites.map((site) => site.stop()))
   await running?.stop()
 })
-
-async function eventually<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  let value = await read()
-  while (!done(value)) {
-    if (Date.now() > deadline)
-      throw new Error(`timed out; last value: ${JSON.stringify(value)?.slice(0, 500)}`)
-    await new Promise((resolve) => setTimeout(resolve, 250))
-    value = await read()
-  }
-  return value
-}
 
 /** The recorder's session id in a page or frame, once it records. */
 async function sessionIdIn(target: Page | Frame): Promise<string> {

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { organizations, replayBatches, replaySessions } from '@/db/schema'
 import { createKey } from '@/lib/credentials/create-key'
 import { createBlobStore } from '@/lib/storage'
+import { eventually } from '../helpers/wait'
 import { type ServerOnPostgres, signUpOwner, startServerOnPostgres } from './dashboard'
 import { launchChromium } from './server'
 
@@ -125,18 +126,6 @@ afterAll(async () => {
   await new Promise<void>((resolve) => (site ? site.close(() => resolve()) : resolve()))
   await running?.stop()
 })
-
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs
-  let value = await read()
-  while (!done(value)) {
-    if (Date.now() > deadline)
-      throw new Error(`timed out; last value: ${JSON.stringify(value)?.slice(0, 500)}`)
-    await new Promise((resolve) => setTimeout(resolve, 250))
-    value = await read()
-  }
-  return value
-}
 
 function find(node: SnapshotNode, match: (n: SnapshotNode) => boolean): SnapshotNode | null {
   if (match(node)) return node

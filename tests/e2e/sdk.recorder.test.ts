@@ -15,6 +15,7 @@ import { createOrganization } from '@/lib/orgs/create-organization'
 import { createBlobStore } from '@/lib/storage'
 import type { BlobStore } from '@/lib/storage/types'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { eventually } from '../helpers/wait'
 import { type DemoSite, startDemoSite } from './demo-site'
 import { launchChromium, type RunningServer, startBuiltServer } from './server'
 
@@ -64,22 +65,6 @@ async function demo(apiKey: string, recorderOptions?: Record<string, unknown>): 
   const site = await startDemoSite({ serviceUrl: server.baseUrl, apiKey, recorderOptions })
   sites.push(site)
   return site
-}
-
-async function eventually<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  let value = await read()
-  while (!done(value)) {
-    if (Date.now() > deadline)
-      throw new Error(`timed out; last value: ${JSON.stringify(value)?.slice(0, 2000)}`)
-    await new Promise((resolve) => setTimeout(resolve, 250))
-    value = await read()
-  }
-  return value
 }
 
 async function storedBatches(organizationId: string, sessionId: string): Promise<StoredBatch[]> {

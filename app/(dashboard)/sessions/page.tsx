@@ -10,7 +10,8 @@ import { recorderSnippet } from '@/lib/sdk/snippet'
 import { listSessions, MAX_SEARCH_LENGTH, SESSIONS_PAGE } from '@/lib/sessions/list-sessions'
 import { shortUrl } from '@/lib/sessions/session-timeline'
 import { type SessionListItem, userLabel } from '@/lib/sessions/views'
-import { DEGRADED_BADGE, formatDuration, STATUS_BADGE } from './format'
+import { DegradedBadge } from './degraded-badge'
+import { formatDuration, STATUS_BADGE } from './format'
 import styles from './sessions.module.css'
 
 export const metadata: Metadata = { title: 'Sessions' }
@@ -210,18 +211,7 @@ export default async function SessionsPage({
                         <span className={status.className} title={status.hint}>
                           {status.label}
                         </span>
-                        {session.degraded ? (
-                          <>
-                            {' '}
-                            <span
-                              className={DEGRADED_BADGE.className}
-                              title={DEGRADED_BADGE.hint}
-                              data-testid="session-degraded"
-                            >
-                              {DEGRADED_BADGE.label}
-                            </span>
-                          </>
-                        ) : null}
+                        <DegradedBadge degraded={session.degraded} />
                       </td>
                     </tr>
                   )

@@ -19,7 +19,8 @@ import { storedReplayLog } from '@/lib/sessions/replay-log'
 import { sessionIssues } from '@/lib/sessions/session-issues'
 import { type SessionTimeline, sessionTimeline } from '@/lib/sessions/session-timeline'
 import { type SessionDetail, userLabel } from '@/lib/sessions/views'
-import { DEGRADED_BADGE, formatDuration, formatTime, STATUS_BADGE } from '../format'
+import { DegradedBadge } from '../degraded-badge'
+import { formatDuration, formatTime, STATUS_BADGE } from '../format'
 import styles from './session.module.css'
 
 export const metadata: Metadata = { title: 'Session replay' }
@@ -166,18 +167,7 @@ export default async function SessionPage({
             <span className={status.className} title={status.hint}>
               {status.label}
             </span>
-            {session.degraded ? (
-              <>
-                {' '}
-                <span
-                  className={DEGRADED_BADGE.className}
-                  title={DEGRADED_BADGE.hint}
-                  data-testid="session-degraded"
-                >
-                  {DEGRADED_BADGE.label}
-                </span>
-              </>
-            ) : null}
+            <DegradedBadge degraded={session.degraded} />
           </p>
         </div>
       </div>
