@@ -40,32 +40,25 @@ await build({
   logLevel: 'warning',
 })
 
-const standalone = await build({
-  entryPoints: [path.join(src, 'standalone.ts')],
-  outfile: path.join(dist, 'sdk.js'),
-  bundle: true,
-  format: 'iife',
-  platform: 'browser',
-  target,
-  minify: true,
-  metafile: true,
-  legalComments: 'none',
-  logLevel: 'warning',
-})
+/** A minified script for a script tag, with its metafile for the sizes. */
+const browserScript = (entry, file) =>
+  build({
+    entryPoints: [entry],
+    outfile: path.join(dist, file),
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target,
+    minify: true,
+    metafile: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+  })
+
+const standalone = await browserScript(path.join(src, 'standalone.ts'), 'sdk.js')
 writeFileSync(path.join(dist, 'meta.json'), JSON.stringify(standalone.metafile))
 
-const part = await build({
-  entryPoints: [path.join(src, 'network-details', 'part.ts')],
-  outfile: path.join(dist, 'sdk-network.js'),
-  bundle: true,
-  format: 'iife',
-  platform: 'browser',
-  target,
-  minify: true,
-  metafile: true,
-  legalComments: 'none',
-  logLevel: 'warning',
-})
+const part = await browserScript(path.join(src, 'network-details', 'part.ts'), 'sdk-network.js')
 
 const sizeOf = (result, file) =>
   result.metafile.outputs[path.relative(process.cwd(), path.join(dist, file))]?.bytes

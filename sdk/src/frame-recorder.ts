@@ -15,12 +15,13 @@ export const PARENT_ANSWER_MS = 2_000
 /**
  * The recorder in a cross-origin frame with `recordCrossOriginIframes` and `parentOrigins`
  * (index.ts starts it only then): when the parent page is of one of those origins and records
- * with the option too (cross-origin-frames.ts), rrweb here passes every event to the parent and this frame keeps nothing of its own: no session, no batches, no storage, no
- * heartbeats. Its console, errors and requests are rrweb plugin and custom events, so they
- * travel to the parent's session with the rest. rrweb starts only once such a parent answered:
-it posts with target origin '*', so before that handshake nothing may be posted at all. Route changes in the frame are not recorded as
- * navigations: they would read as the top page's. Without an answer the frame records its own
- * session as it would without the option.
+ * with the option too (cross-origin-frames.ts), rrweb here passes every event to the parent
+ * and this frame keeps nothing of its own: no session, no batches, no storage, no heartbeats.
+ * Its console, errors and requests are rrweb plugin and custom events, so they travel to the
+ * parent's session with the rest. rrweb starts only once such a parent answered: it posts with
+ * target origin '*', so before that handshake nothing may be posted at all. Route changes in
+ * the frame are not recorded as navigations: they would read as the top page's. Without an
+ * answer the frame records its own session as it would without the option.
  */
 export function startFrameRecorder(
   options: ResolvedOptions,
