@@ -16,6 +16,7 @@ import { FindingStore } from './findings'
 import { type PageChange, PageTracker } from './page'
 import { ResponseLog } from './responses'
 import { arr, CONSOLE_PLUGIN, EventType, isObj, Mouse, NETWORK_PLUGIN, type Obj, Source } from './rrweb'
+import { makeStorable } from './storable'
 import { Timeline } from './timeline'
 import { TrailRecorder } from './trail-recorder'
 import type { AnalysisResult, Analyzer, AnalyzerOptions, RrwebEvent } from './types'
@@ -229,11 +230,12 @@ class SessionAnalyzer implements Analyzer {
     this.rage.finish()
     this.dead.finish(end)
     store.pageEnded(page.current.visit, end, 'session')
-    const findings = store.results(start)
+    // What is stored as issues and the session's digest must be text Postgres accepts.
+    const findings = makeStorable(store.results(start))
     const durationMs = end - start
     return {
       findings,
-      digest: digest.result(durationMs),
+      digest: makeStorable(digest.result(durationMs)),
       summary: {
         durationMs,
         pageCount: page.pageCount,

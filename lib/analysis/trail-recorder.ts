@@ -8,6 +8,7 @@ import { boundedJson } from './bounded-json'
 import { consoleLevel, consoleMessage } from './console-message'
 import { jsonUtf8Length } from './json-size'
 import type { Obj } from './rrweb'
+import { storableText } from './storable'
 import { cutText, type SessionTrail, TRAIL_LIMITS, type TrailEntry, type TrailTarget } from './trail'
 
 type Entry<K extends TrailEntry['kind']> = Extract<TrailEntry, { kind: K }>
@@ -56,24 +57,7 @@ function shownInput(change: InputChange): InputShown {
  * jsonb string, and one such character from a page must not keep the whole trail out.
  */
 export function keep(text: string, max: number): string {
-  const cut = cutText(text, max)
-  let out: string | null = null
-  for (let i = 0; i < cut.length; i++) {
-    const code = cut.charCodeAt(i)
-    let bad = code === 0
-    if (code >= 0xd800 && code <= 0xdbff) {
-      const next = cut.charCodeAt(i + 1)
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        if (out !== null) out += cut[i]! + cut[i + 1]!
-        i++
-        continue
-      }
-      bad = true
-    } else if (code >= 0xdc00 && code <= 0xdfff) bad = true
-    if (bad && out === null) out = cut.slice(0, i)
-    if (out !== null) out += bad ? '\uFFFD' : cut[i]!
-  }
-  return out ?? cut
+  return storableText(cutText(text, max))
 }
 
 export function cutLabel(text: string | null): string | null {
