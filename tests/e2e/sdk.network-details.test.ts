@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { replayBatches, replaySessions } from '@/db/schema'
 import { createKey } from '@/lib/credentials/create-key'
 import { createOrganization } from '@/lib/orgs/create-organization'
+import { setNetworkPolicy } from '@/lib/orgs/network-policy'
 import { createBlobStore } from '@/lib/storage'
 import type { BlobStore } from '@/lib/storage/types'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
@@ -35,6 +36,8 @@ let site: Server
 let siteUrl: string
 let organizationId: string
 let apiKey: string
+/** Tenants whose network policy is stricter than what the recorder is told (`?tenant=`). */
+const strict: Record<string, { organizationId: string; apiKey: string }> = {}
 
 const PAGE_JS = `
 window.runCalls = async function () {
@@ -80,8 +83,8 @@ window.runCalls = async function () {
 };
 `
 
-function page(options: Record<string, unknown>): string {
-  const init = JSON.stringify({ apiKey, ingestUrl: server.baseUrl, flushIntervalMs: 1000, ...options })
+function page(options: Record<string, unknown>, key = apiKey): string {
+  const init = JSON.stringify({ apiKey: key, ingestUrl: server.baseUrl, flushIntervalMs: 1000, ...options })
   return `<!doctype html><html><head>
 <script src="${server.baseUrl}/sdk.js" crossorigin="anonymous"></script>
 <script>SessionReplay.init(${init.replaceAll('<', '\\u003c')}); fetch('/api/boot', { headers: { 'X-Request-Id': 'req-boot' } })</script>
@@ -112,15 +115,19 @@ function startSite(): Promise<void> {
     if (url.pathname === '/api/fail') return json(500, { error: 'report service unavailable' })
     if (url.pathname.startsWith('/api/') || url.pathname === '/other/data') return json(200, { ok: true })
     const options = url.searchParams.get('failuresOnly') === '1' ? { failuresOnly: true } : {}
+    const tenant = strict[url.searchParams.get('tenant') ?? '']
     res.writeHead(200, { 'content-type': 'text/html' })
     res.end(
-      page({
-        networkDetails: {
-          urls: ['/api/'],
-          headers: ['authorization', 'content-type', 'x-request-id'],
-          ...options,
+      page(
+        {
+          networkDetails: {
+            urls: ['/api/'],
+            headers: ['authorization', 'cookie', 'set-cookie', 'content-type', 'x-request-id'],
+            ...options,
+          },
         },
-      }),
+        tenant?.apiKey,
+      ),
     )
   })
   return new Promise((resolve) => {
@@ -139,6 +146,18 @@ beforeAll(async () => {
   browser = await launchChromium()
   organizationId = (await createOrganization(database.db, { name: 'Network details' })).id
   apiKey = (await createKey(database.db, { organizationId, type: 'ingest' })).key
+  // Set before their keys are first used, so the server's credential cache reads them.
+  for (const [name, policy] of [
+    ['words', { redactKeys: 'user, note' }],
+    ['drop', { policy: 'drop' }],
+  ] as const) {
+    const org = await createOrganization(database.db, { name: `Network policy ${name}` })
+    await setNetworkPolicy(database.db, { organizationId: org.id, ...policy })
+    strict[name] = {
+      organizationId: org.id,
+      apiKey: (await createKey(database.db, { organizationId: org.id, type: 'ingest' })).key,
+    }
+  }
   await startSite()
 })
 
@@ -152,13 +171,13 @@ afterAll(async () => {
 type Request = Record<string, unknown> & { url: string }
 
 /** The stored bytes of a session's batches once its final batch is in. */
-async function storedTexts(sessionId: string): Promise<string[]> {
+async function storedTexts(sessionId: string, tenantId = organizationId): Promise<string[]> {
   const deadline = Date.now() + 30_000
   for (;;) {
     const [session] = await database.db
       .select({ id: replaySessions.id })
       .from(replaySessions)
-      .where(and(eq(replaySessions.organizationId, organizationId), eq(replaySessions.externalId, sessionId)))
+      .where(and(eq(replaySessions.organizationId, tenantId), eq(replaySessions.externalId, sessionId)))
     const rows = session
       ? await database.db
           .select()
@@ -193,7 +212,7 @@ const byPath = (requests: Request[], pathname: string) => {
 }
 
 /** Opens the page, waits for the part, runs the calls, stops the recorder: the stored batches. */
-async function record(query: string): Promise<string[]> {
+async function record(query: string, tenantId = organizationId): Promise<string[]> {
   const context = await browser.newContext()
   const tab: Page = await context.newPage()
   await tab.goto(`${siteUrl}/${query}`)
@@ -215,7 +234,7 @@ async function record(query: string): Promise<string[]> {
   )
   await tab.evaluate(() => window.SessionReplay!.stop())
   await context.close()
-  return storedTexts(sessionId)
+  return storedTexts(sessionId, tenantId)
 }
 
 describe('network details in Chromium', () => {
@@ -288,5 +307,22 @@ describe('network details in Chromium', () => {
     expect(failed.status).toBe(500)
     expect(failed.responseHeaders).toEqual({ 'content-type': 'application/json' })
     expect(failed.responseBody).toBe('{"error":"report service unavailable"}')
+  })
+
+  it("redacts at ingest what the organization's policy adds to a recorder that was told less", async () => {
+    // The recorder keeps `user` and `note`; the organization's own key words redact them.
+    const words = requestsIn(await record('?tenant=words', strict.words!.organizationId))
+    expect(JSON.parse(byPath(words, '/api/login').requestBody as string)).toEqual({
+      user: '[redacted]',
+      token: '[redacted]',
+      password: '[redacted]',
+    })
+    expect(JSON.parse(byPath(words, '/api/xhr').requestBody as string)).toMatchObject({ note: '[redacted]' })
+    // `drop`: the recorder captured details, ingest stored none of them.
+    const dropped = requestsIn(await record('?tenant=drop', strict.drop!.organizationId))
+    expect(byPath(dropped, '/api/login').status).toBe(200)
+    for (const request of dropped)
+      for (const field of [...DETAIL_FIELDS, 'requestBodyOmitted', 'responseBodyOmitted'])
+        expect(request).not.toHaveProperty(field)
   })
 })
