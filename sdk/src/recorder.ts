@@ -209,7 +209,9 @@ export function startRecorder(
     setTimeout(() => {
       if (stopped || !rrwebStarted) return
       try {
-        record.takeFullSnapshot(true)
+        // Through the guard: rrweb's own snapshot would leave the parts it stopped out.
+        if (guard) guard.snapshot(true)
+        else record.takeFullSnapshot(true)
       } catch (error) {
         log(`rrweb: ${error instanceof Error ? error.message : String(error)}`)
       }
