@@ -86,8 +86,14 @@ for (let i = 0; i < 600; i++) {
 window.__churn = setInterval(() => { for (const d of parts) d.setAttribute('data-v', String(Math.random())); }, 30);
 `
 
-function pageHtml(serviceUrl: string, apiKey: string, wide: boolean): string {
-  const options = JSON.stringify({ apiKey, ingestUrl: serviceUrl, flushIntervalMs: 1000 })
+type SitePage = 'quotes' | 'wide' | 'buffered'
+
+function pageHtml(serviceUrl: string, apiKey: string, kind: SitePage): string {
+  const wide = kind === 'wide'
+  // The error-only page's buffer asks rrweb for a checkout (a full snapshot) every second.
+  const sampling =
+    kind === 'buffered' ? { sessionSampleRate: 0, errorSampleRate: 1, errorBufferMs: 1000 } : {}
+  const options = JSON.stringify({ apiKey, ingestUrl: serviceUrl, flushIntervalMs: 1000, ...sampling })
   const body = wide
     ? '<p id="quiet">busy</p><script src="/wide.js"></script>'
     : `<h1>Quotes</h1><button id="add">Add note</button><ul id="notes"></ul>
@@ -114,7 +120,13 @@ beforeAll(async () => {
     else
       res
         .writeHead(200, { 'Content-Type': 'text/html' })
-        .end(pageHtml(server.baseUrl, key, req.url === '/wide'))
+        .end(
+          pageHtml(
+            server.baseUrl,
+            key,
+            req.url === '/wide' ? 'wide' : req.url === '/buffered' ? 'buffered' : 'quotes',
+          ),
+        )
   })
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`
@@ -298,4 +310,52 @@ it('pauses the whole page when many parts together go past the hard bound, and r
       node: expect.objectContaining({ textContent: 'calm again' }),
     }),
   )
+})
+
+it("keeps a stopped part in every later full snapshot, frozen there: the error buffer's checkouts", async () => {
+  const page = await context.newPage()
+  await page.goto(`${siteUrl}buffered`)
+  await page.waitForFunction(() => sessionStorage.getItem('svc_replay:session') !== null)
+  const sessionId = await sessionIdOf(page)
+  // The ticker trips the guard within two seconds; the checkouts after it are what uploads.
+  await page.waitForTimeout(4000)
+  await page.evaluate(() => {
+    setTimeout(() => {
+      throw new Error('checkout after the guard')
+    }, 0)
+  })
+  await page.waitForTimeout(1500)
+  await page.evaluate(() => window.SessionReplay!.stop())
+  await page.close()
+  const { session, events } = await eventually(
+    () => storedSession(sessionId),
+    (value) => value.final,
+  )
+  expect(session!.degraded).toBe(true)
+  const snapshots = events.flatMap((e, i) => (e.type === 2 ? [i] : []))
+  expect(snapshots.length).toBeGreaterThan(0)
+  // Every snapshot uploaded (checkouts taken seconds after the trip) holds the ticker whole,
+  // and no change of it is recorded after any of them: it stays frozen as snapshotted.
+  const quoteIds = new Set<number>()
+  for (const at of snapshots) {
+    const quotes = find(
+      (events[at]!.data as { node: SnapshotNode }).node,
+      (n) => n.attributes?.id === 'quotes',
+    )
+    expect(quotes?.childNodes?.filter((n) => n.tagName === 'tr')).toHaveLength(200)
+    ids(quotes!, quoteIds)
+  }
+  const changed = events
+    .filter((e) => e.type === 3 && e.data.source === 0)
+    .map((e) => e.data as unknown as MutationData)
+    .filter(
+      (m) =>
+        m.adds.some((a) => quoteIds.has(a.parentId)) ||
+        m.removes.some((r) => quoteIds.has(r.parentId)) ||
+        m.texts.some((t) => quoteIds.has(t.id)) ||
+        m.attributes.some((a) => quoteIds.has(a.id)),
+    )
+  expect(changed).toEqual([])
+  // The error that uploaded the buffer is in it.
+  expect(events.some((e) => e.type === 5 && (e.data as { tag: string }).tag === 'error')).toBe(true)
 })
