@@ -317,7 +317,17 @@ it("keeps a stopped part in every later full snapshot, frozen there: the error b
   await page.goto(`${siteUrl}buffered`)
   await page.waitForFunction(() => sessionStorage.getItem('svc_replay:session') !== null)
   const sessionId = await sessionIdOf(page)
-  // The ticker trips the guard within two seconds; the checkouts after it are what uploads.
+  // The buffer asks for a checkout as events come: notes added four times a second (not by
+  // clicks, which would be a rage click) keep them coming once the ticker is stopped. It trips
+  // within a second; the buffer uploads only from a checkout at most two seconds before the
+  // error, taken well after the trip.
+  await page.evaluate(() =>
+    setInterval(() => {
+      const li = document.createElement('li')
+      li.textContent = 'note'
+      document.getElementById('notes')!.appendChild(li)
+    }, 250),
+  )
   await page.waitForTimeout(4000)
   await page.evaluate(() => {
     setTimeout(() => {
