@@ -86,17 +86,32 @@ for (let i = 0; i < 600; i++) {
 window.__churn = setInterval(() => { for (const d of parts) d.setAttribute('data-v', String(Math.random())); }, 30);
 `
 
-type SitePage = 'quotes' | 'wide' | 'buffered'
+type SitePage = 'quotes' | 'wide' | 'buffered' | 'framed' | 'frame'
 
-function pageHtml(serviceUrl: string, apiKey: string, kind: SitePage): string {
+function pageHtml(serviceUrl: string, apiKey: string, kind: SitePage, port: number): string {
   const wide = kind === 'wide'
   // The error-only page's buffer asks rrweb for a checkout (a full snapshot) every second.
   const sampling =
     kind === 'buffered' ? { sessionSampleRate: 0, errorSampleRate: 1, errorBufferMs: 1000 } : {}
-  const options = JSON.stringify({ apiKey, ingestUrl: serviceUrl, flushIntervalMs: 1000, ...sampling })
+  // The quotes page in a frame of another origin (localhost), relaying to its parent.
+  const frames =
+    kind === 'framed'
+      ? { recordCrossOriginIframes: true }
+      : kind === 'frame'
+        ? { recordCrossOriginIframes: true, parentOrigins: [`http://127.0.0.1:${port}`] }
+        : {}
+  const options = JSON.stringify({
+    apiKey,
+    ingestUrl: serviceUrl,
+    flushIntervalMs: 1000,
+    ...sampling,
+    ...frames,
+  })
   const body = wide
     ? '<p id="quiet">busy</p><script src="/wide.js"></script>'
-    : `<h1>Quotes</h1><button id="add">Add note</button><ul id="notes"></ul>
+    : kind === 'framed'
+      ? `<h1>Embeds quotes</h1><iframe src="http://localhost:${port}/frame" width="600" height="400"></iframe>`
+      : `<h1>Quotes</h1><button id="add">Add note</button><ul id="notes"></ul>
 <table><tbody id="quotes"></tbody></table><script src="/app.js"></script>`
   return `<!doctype html><html><head><meta charset="utf-8"><title>Quotes</title>
 <script src="${serviceUrl}/sdk.js" crossorigin="anonymous"></script>
@@ -124,7 +139,10 @@ beforeAll(async () => {
           pageHtml(
             server.baseUrl,
             key,
-            req.url === '/wide' ? 'wide' : req.url === '/buffered' ? 'buffered' : 'quotes',
+            req.url === '/wide' || req.url === '/buffered' || req.url === '/framed' || req.url === '/frame'
+              ? (req.url.slice(1) as SitePage)
+              : 'quotes',
+            (site.address() as AddressInfo).port,
           ),
         )
   })
@@ -368,4 +386,25 @@ it("keeps a stopped part in every later full snapshot, frozen there: the error b
   expect(changed).toEqual([])
   // The error that uploaded the buffer is in it.
   expect(events.some((e) => e.type === 5 && (e.data as { tag: string }).tag === 'error')).toBe(true)
+})
+
+it("stops a hot part inside a relaying cross-origin frame with the frame's own guard, and marks the parent's session degraded", async () => {
+  const page = await context.newPage()
+  await page.goto(`${siteUrl}framed`)
+  await page.waitForFunction(() => sessionStorage.getItem('svc_replay:session') !== null)
+  const sessionId = await sessionIdOf(page)
+  const stopped = (events: ReplayEvent[]) => events.some((e) => guardPayload(e)?.action === 'subtree-stopped')
+  await eventually(
+    () => storedSession(sessionId),
+    (value) => stopped(value.events),
+  )
+  await page.evaluate(() => window.SessionReplay!.stop())
+  await page.close()
+  const { session, events } = await eventually(
+    () => storedSession(sessionId),
+    (value) => value.final,
+  )
+  expect(session!.degraded).toBe(true)
+  const payload = events.map(guardPayload).find((p) => p?.action === 'subtree-stopped')
+  expect(payload).toMatchObject({ tagName: 'tbody', budget: 1000 })
 })
