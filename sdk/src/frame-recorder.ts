@@ -1,6 +1,8 @@
 /// <reference lib="dom" />
+import type { eventWithTime, RecordPlugin } from '@rrweb/types'
 import { record } from 'rrweb'
 import { askParent, listenToChildFrames, noteFloodWith } from './cross-origin-frames'
+import { createMutationGuard, type MutationGuard } from './mutation-guard'
 import { attachNetworkDetails } from './network-details/load'
 import type { ResolvedOptions } from './options'
 import { installConsoleCapture } from './plugins/console'
@@ -59,6 +61,32 @@ export function startFrameRecorder(
   // Frames inside this one pass their recordings through it.
   const grandchildren = listenToChildFrames(win, { onFlood: noteFloodWith(record.addCustomEvent, win) })
 
+  // The parent's guard cannot count this frame's changes (they name nodes of another mirror), so
+  // the frame has its own. rrweb here emits nothing: the guard sees each event as the plugin's
+  // eventProcessor, just before it is posted. Its custom events travel to the parent's session,
+  // which is marked degraded when it sees one (recorder.ts).
+  const guard: MutationGuard | null = options.mutationGuard
+    ? createMutationGuard({
+        maxMutationsPerSecond: options.mutationGuard.maxMutationsPerSecond,
+        mirror: record.mirror,
+        addCustomEvent: record.addCustomEvent,
+        takeFullSnapshot: record.takeFullSnapshot,
+        doc: document,
+        win,
+        log,
+      })
+    : null
+  const guardPlugin: RecordPlugin | null = guard
+    ? {
+        name: 'svc/mutation-guard',
+        options: null,
+        eventProcessor: <TExtend>(event: eventWithTime) => {
+          guard.observe(event)
+          return event as eventWithTime & TExtend
+        },
+      }
+    : null
+
   const startRelay = () => {
     try {
       stopRecording = record({
@@ -66,7 +94,13 @@ export function startFrameRecorder(
         recordAfter: 'DOMContentLoaded',
         // In a cross-origin frame this makes rrweb post its events to the parent instead of emitting.
         recordCrossOriginIframes: true,
-        plugins: [consoleCapture, network, errors.plugin, grandchildren.plugin],
+        plugins: [
+          consoleCapture,
+          network,
+          errors.plugin,
+          grandchildren.plugin,
+          ...(guardPlugin ? [guardPlugin] : []),
+        ],
         errorHandler: (error) => {
           log(`rrweb: ${error instanceof Error ? error.message : String(error)}`)
           return true
@@ -86,7 +120,9 @@ export function startFrameRecorder(
       if (stopped || !relaying) return
       if (!stopRecording) return startRelay()
       try {
-        record.takeFullSnapshot()
+        // Through the guard: rrweb's own snapshot would leave the parts it stopped out.
+        if (guard) guard.snapshot()
+        else record.takeFullSnapshot()
       } catch {
         // rrweb has not started yet (before DOMContentLoaded); it snapshots when it does.
       }
@@ -110,6 +146,7 @@ export function startFrameRecorder(
       stopped = true
       detachAsk()
       if (own) return own.stop()
+      guard?.stop()
       try {
         stopRecording?.()
       } catch {

@@ -27,6 +27,10 @@ const MAX_MARKED_NODES = 200_000
 /** Subtrees stopped at most; past it the page bound takes over. */
 const MAX_TRIPPED = 50
 export const GUARD_EVENT_TAG = 'svc.guard'
+/** A page that stays unpaused this long after a resume starts again from one calm second. */
+const BACKOFF_RESET_MS = 60_000
+/** The longest calm a pause asks for before it resumes. */
+export const MAX_CALM_SECONDS = 32
 
 /** The part of `record.mirror` the guard uses. */
 export interface GuardMirror {
@@ -55,6 +59,13 @@ export interface MutationGuardDeps {
 export interface MutationGuard {
   /** Counts rrweb's Mutation events; call with every event rrweb emits. Never throws. */
   observe(event: eventWithTime): void
+  /**
+   * Takes a full snapshot (what `record.takeFullSnapshot` does) that includes the stopped parts:
+   * their nodes carry rrweb's ignored id, which rrweb's snapshot reuses and leaves out, so every
+   * snapshot the recorder asks for goes through here. The parts appear as they are at that
+   * moment and stay frozen there in the replay. Throws what rrweb throws.
+   */
+  snapshot(isCheckout?: boolean): void
   /** Whether any part of this page's recording was stopped: every later batch says so. */
   readonly degraded: boolean
   stop(): void
@@ -83,6 +94,9 @@ export function createMutationGuard(deps: MutationGuardDeps): MutationGuard {
   let stopped = false
   const trippedRoots: Element[] = []
   let pause: { since: number; observer: MutationObserver; timer: number } | null = null
+  let lastResumeAt: number | null = null
+  /** Whole calm seconds a pause waits for before it resumes; doubled by each quick re-pause. */
+  let calmSeconds = 1
 
   const emitLater = (payload: GuardEventPayload) => {
     win.setTimeout(() => {
@@ -95,15 +109,29 @@ export function createMutationGuard(deps: MutationGuardDeps): MutationGuard {
     }, 0)
   }
 
-  /** Gives `root` and everything under it rrweb's ignored id; false when the walk hit its bound. */
+  /**
+   * Gives `root` and everything under it, shadow roots included (a TreeWalker does not enter
+   * them, rrweb records them), rrweb's ignored id; false when the walk hit its bound.
+   */
   const ignoreSubtree = (root: Node): boolean => {
     // Drops the nodes' old ids first so the mirror does not keep detached nodes alive by them.
-    mirror.removeNodeFromMap(root)
-    const walker = doc.createTreeWalker(root, 0xffffffff)
+    // rrweb's removal recurses: on a DOM deep enough to overflow the stack the old ids stay
+    // (kept alive until the next reset), and the marking goes on regardless.
+    try {
+      mirror.removeNodeFromMap(root)
+    } catch {
+      log('mutation guard: DOM too deep to drop its old ids')
+    }
+    const roots: Node[] = [root]
     let marked = 0
-    for (let node: Node | null = root; node; node = walker.nextNode()) {
-      mirror.add(node, IGNORED)
-      if (++marked >= MAX_MARKED_NODES) return false
+    for (let next = roots.pop(); next; next = roots.pop()) {
+      const walker = doc.createTreeWalker(next, 0xffffffff)
+      for (let node: Node | null = next; node; node = walker.nextNode()) {
+        mirror.add(node, IGNORED)
+        if (++marked >= MAX_MARKED_NODES) return false
+        const shadow = (node as Partial<Element>).shadowRoot
+        if (shadow) roots.push(shadow)
+      }
     }
     return true
   }
@@ -117,9 +145,9 @@ export function createMutationGuard(deps: MutationGuardDeps): MutationGuard {
   const stopSubtree = (element: Element, rate: number) => {
     pruneTripped()
     const nodeId = mirror.getId(element)
-    ignoreSubtree(element)
     trippedRoots.push(element)
     degraded = true
+    if (!ignoreSubtree(element)) log('mutation guard: stopped part too large to mark in full')
     log(`mutation guard: stopped recording <${element.tagName.toLowerCase()}> (${rate} mutations/s)`)
     emitLater({
       action: 'subtree-stopped',
@@ -130,41 +158,97 @@ export function createMutationGuard(deps: MutationGuardDeps): MutationGuard {
     })
   }
 
-  const insideTripped = (node: Node): boolean => trippedRoots.some((root) => root.contains(node))
+  /** Whether `node` is in a stopped part; `seen` keeps the answers of one observer callback. */
+  const insideTripped = (node: Node, seen: Map<Node, boolean>): boolean => {
+    let inside = seen.get(node)
+    if (inside === undefined) {
+      inside = trippedRoots.some((root) => root.contains(node))
+      seen.set(node, inside)
+    }
+    return inside
+  }
+
+  /** Marks the stopped parts (and the whole page while paused) again after a mirror reset. */
+  const markStopped = () => {
+    pruneTripped()
+    for (const root of trippedRoots) ignoreSubtree(root)
+    if (pause) ignoreSubtree(doc)
+  }
+
+  /**
+   * Without anything stopped it is rrweb's own snapshot, ids kept. Otherwise the mirror starts
+   * over (rrweb's Mirror cannot forget one node's id), the snapshot takes fresh ids for every
+   * node, and the stopped parts are marked again.
+   */
+  const snapshot = (isCheckout?: boolean, afterPause = false) => {
+    pruneTripped()
+    if (trippedRoots.length === 0 && !pause && !afterPause) {
+      deps.takeFullSnapshot(isCheckout)
+      return
+    }
+    mirror.reset()
+    try {
+      deps.takeFullSnapshot(isCheckout)
+    } finally {
+      markStopped()
+    }
+  }
 
   const resume = () => {
     if (!pause || stopped) return
     const pausedMs = Date.now() - pause.since
+    lastResumeAt = Date.now()
     pause.observer.disconnect()
     win.clearInterval(pause.timer)
     pause = null
     // Every node carries the ignored id now: a fresh mirror and full snapshot start over, as
     // rrweb does when recording starts; the parts stopped before stay stopped.
-    mirror.reset()
     budget.reset()
     try {
-      deps.takeFullSnapshot(true)
+      snapshot(true, true)
     } catch (error) {
       log(`mutation guard: full snapshot failed: ${error instanceof Error ? error.message : String(error)}`)
     }
-    pruneTripped()
-    for (const root of trippedRoots) ignoreSubtree(root)
     emitLater({ action: 'page-resumed', pausedMs })
+  }
+
+  /** Nodes `node` adds to the page, itself included, counted up to `cap`. */
+  const nodesIn = (node: Node, cap: number): number => {
+    if (node.nodeType !== 1) return 1
+    const walker = doc.createTreeWalker(node, 0xffffffff)
+    let n = 1
+    while (n < cap && walker.nextNode()) n++
+    return n
   }
 
   const pausePage = (rate: number) => {
     degraded = true
+    const now = Date.now()
+    // A page that trips again soon after a resume (a steady stream of inserted subtrees) would
+    // cycle pause, resume and full snapshot: each re-pause doubles the calm time asked for.
+    calmSeconds =
+      lastResumeAt !== null && now - lastResumeAt < BACKOFF_RESET_MS
+        ? Math.min(calmSeconds * 2, MAX_CALM_SECONDS)
+        : 1
     log(`mutation guard: paused recording the page (${rate} mutations/s)`)
     emitLater({ action: 'page-paused', mutationsPerSecond: rate, bound: budget.pageBound })
-    ignoreSubtree(doc)
-    pruneTripped()
-    // rrweb sees nothing now, so a plain counter tells when the page calms down: a whole second
-    // under the budget (the stopped parts not counted) resumes recording.
+    // rrweb sees nothing now, so a plain counter tells when the page calms down: `calmSeconds`
+    // whole seconds under the budget (the stopped parts not counted) resume recording. It counts
+    // what rrweb would: each node added or removed (an inserted subtree's descendants too), each
+    // text or attribute change. Past the budget the second is lost anyway: counting stops, so the
+    // count costs at most a budget's worth of node visits a second.
     let count = 0
+    let calm = 0
     const observer = new MutationObserver((records) => {
+      const seen = new Map<Node, boolean>()
       try {
-        if (trippedRoots.length === 0) count += records.length
-        else for (const record of records) if (!insideTripped(record.target)) count++
+        for (const record of records) {
+          if (count >= perSecond) return
+          if (trippedRoots.length > 0 && insideTripped(record.target, seen)) continue
+          if (record.type !== 'childList') count++
+          for (const node of record.addedNodes) count += nodesIn(node, perSecond - count)
+          count += record.removedNodes.length
+        }
       } catch {
         count++
       }
@@ -172,19 +256,26 @@ export function createMutationGuard(deps: MutationGuardDeps): MutationGuard {
     observer.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true })
     const timer = win.setInterval(() => {
       try {
-        if (count < perSecond) resume()
+        calm = count < perSecond ? calm + 1 : 0
         count = 0
+        if (calm >= calmSeconds) resume()
       } catch (error) {
         log(`mutation guard: ${error instanceof Error ? error.message : String(error)}`)
       }
     }, 1000)
-    pause = { since: Date.now(), observer, timer }
+    // Set up before the walk: should it fail part way, the pause still ends, and the parts it
+    // marked are unmarked by the resume's fresh mirror.
+    pause = { since: now, observer, timer }
+    pruneTripped()
+    if (!ignoreSubtree(doc)) log('mutation guard: page too large to pause in full')
   }
 
   /** The node a change is charged to: the element whose children or attributes changed. */
   const changes = (data: MutationData): Map<Node, number> => {
     const out = new Map<Node, number>()
     const add = (id: number) => {
+      // Ids below 0 (the ignored id) name no one node: getNode gives whichever was marked last.
+      if (id < 0) return
       const node = mirror.getNode(id)
       if (node) out.set(node, (out.get(node) ?? 0) + 1)
     }
@@ -192,6 +283,7 @@ export function createMutationGuard(deps: MutationGuardDeps): MutationGuard {
     for (const r of data.removes ?? []) add(r.parentId)
     for (const a of data.attributes ?? []) add(a.id)
     for (const t of data.texts ?? []) {
+      if (t.id < 0) continue
       const parent = mirror.getNode(t.id)?.parentNode
       if (parent) out.set(parent, (out.get(parent) ?? 0) + 1)
     }
@@ -219,6 +311,7 @@ export function createMutationGuard(deps: MutationGuardDeps): MutationGuard {
         log(`mutation guard: ${error instanceof Error ? error.message : String(error)}`)
       }
     },
+    snapshot: (isCheckout) => snapshot(isCheckout),
     get degraded() {
       return degraded
     },

@@ -13,7 +13,7 @@ import {
 import { listenToChildFrames, noteFloodWith } from './cross-origin-frames'
 import { DebugIdTracker } from './debug-ids'
 import { WindowLease } from './lease'
-import { createMutationGuard, type MutationGuard } from './mutation-guard'
+import { createMutationGuard, GUARD_EVENT_TAG, type MutationGuard } from './mutation-guard'
 import { attachNetworkDetails, type LoadNetworkDetails } from './network-details/load'
 import type { ResolvedOptions } from './options'
 import { allowedReferrer, pageAllowed, watchPageRules } from './page-rules'
@@ -35,6 +35,7 @@ import { BEACON_MAX_BYTES, gzipCompressor, Transport } from './transport'
 const BEACON_EVENT_BYTES = BEACON_MAX_BYTES - 8_000
 const STOP_DRAIN_MS = 10_000
 const FULL_SNAPSHOT_EVENT = 2
+const CUSTOM_EVENT = 5
 
 export interface RecorderInternals {
   /** URL of the standalone script, so its frames can be kept out of captured stacks. */
@@ -125,13 +126,15 @@ export function startRecorder(
       userAgent: navigator.userAgent || null,
       language: navigator.language || null,
       ...(options.release === null ? {} : { release: options.release }),
-      ...(guard?.degraded ? { degraded: true } : {}),
+      ...(guard?.degraded || frameDegraded ? { degraded: true } : {}),
     },
   })
 
   const debugIds = new DebugIdTracker(globalThis as unknown as Record<string, unknown>)
 
   const buffer = new EventBuffer()
+  /** Set when a relaying frame's own guard stopped part of it (its svc.guard event came through). */
+  let frameDegraded = false
   // Sees each rrweb event first in `emit`; reads the mirror that `record()` fills.
   const guard: MutationGuard | null = options.mutationGuard
     ? createMutationGuard({
@@ -209,7 +212,9 @@ export function startRecorder(
     setTimeout(() => {
       if (stopped || !rrwebStarted) return
       try {
-        record.takeFullSnapshot(true)
+        // Through the guard: rrweb's own snapshot would leave the parts it stopped out.
+        if (guard) guard.snapshot(true)
+        else record.takeFullSnapshot(true)
       } catch (error) {
         log(`rrweb: ${error instanceof Error ? error.message : String(error)}`)
       }
@@ -261,6 +266,8 @@ export function startRecorder(
     if (stopped) return
     // rrweb serialises a denied page's changes too: the guard counts them all.
     guard?.observe(event)
+    if (event.type === CUSTOM_EVENT && (event.data as { tag?: unknown }).tag === GUARD_EVENT_TAG)
+      frameDegraded = true
     // rrweb calls the plugins' observers just after its first full snapshot: they flush their
     // backlog then, or in a microtask (custom-event-queue.ts). Not a turn after start(): with
     // the document still loading, rrweb waits for DOMContentLoaded.

@@ -15,7 +15,9 @@
  *     second in one subtree, beside a quiet clock. Main-thread busy time without the recorder,
  *     with it and the mutation guard off, and with the guard on; and whether the page stays
  *     responsive: the worst delay of a 50 ms interval timer and the long tasks (> 50 ms) it
- *     had. No gate: the figures are for docs/recorder.md.
+ *     had. The same three runs on a second busy page: 10,000 styled elements a second inserted
+ *     as prebuilt subtrees (one appendChild per 100 elements), where the recorder without the
+ *     guard falls behind. No gate: the figures are for docs/recorder.md.
  *  Sizes: gzipped, sdk.js and every other script in sdk/dist that is loaded as a separate part.
  * Uploads go to a stub ingest endpoint in this process: the server's cost is not measured here.
  */
@@ -165,6 +167,55 @@ new PerformanceObserver((list) => {
 }).observe({ type: 'longtask' });
 `
 
+// The second busy page: 10,000 elements a second inserted into #feed as prebuilt subtrees (ten
+// cards of 100 styled elements every 100 ms, each one appendChild), the oldest cards removed so
+// the DOM stays the same size. One MutationObserver record per card, but one rrweb entry per
+// node, each serialised with its attributes and inline style: the recorder without the guard
+// falls behind here, where the text ticker above did not make it. The same probe.
+const INSERTS_APP = `
+const feed = document.getElementById('feed');
+const probe = { changes: 0, maxDelayMs: 0, longTasks: 0, longTaskMs: 0, startedAt: performance.now() };
+window.__probe = probe;
+let n = 0;
+const card = () => {
+  const div = document.createElement('div');
+  div.className = 'card';
+  div.setAttribute('data-id', String(n++));
+  for (let i = 0; i < 99; i++) {
+    const span = document.createElement('span');
+    span.className = 'cell c' + (i % 7);
+    span.setAttribute('data-col', String(i));
+    span.setAttribute('title', 'cell ' + i);
+    span.style.cssText = 'color: rgb(' + (i * 2) + ',40,80); padding: 1px; margin-left: ' + (i % 5) + 'px';
+    span.textContent = String(i);
+    div.appendChild(span);
+  }
+  return div;
+};
+setInterval(() => {
+  for (let i = 0; i < 10; i++) {
+    feed.appendChild(card());
+    if (feed.childElementCount > 30) feed.firstElementChild.remove();
+  }
+  probe.changes += 1000;
+}, 100);
+let last = performance.now();
+setInterval(() => {
+  const now = performance.now();
+  probe.maxDelayMs = Math.max(probe.maxDelayMs, now - last - 50);
+  last = now;
+}, 50);
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) { probe.longTasks++; probe.longTaskMs += entry.duration; }
+}).observe({ type: 'longtask' });
+`
+
+function insertsPageHtml(recorder: string): string {
+  return `<!doctype html><html><head><meta charset="utf-8"><title>Inserts bench</title>${recorder}</head><body>
+<h1>Feed</h1><div id="feed"></div>
+<script>${INSERTS_APP}</script></body></html>`
+}
+
 function busyPageHtml(recorder: string): string {
   return `<!doctype html><html><head><meta charset="utf-8"><title>Busy bench</title>${recorder}</head><body>
 <h1>Quotes</h1><p id="clock"></p><div id="ticker"><table><tbody id="quotes"></tbody></table></div>
@@ -249,7 +300,12 @@ async function startBenchSite() {
                 ...(JSON.parse(options) as Record<string, unknown>),
               },
             ).replaceAll('<', '\\u003c')})</script>`
-    const html = url.pathname === '/busy' ? busyPageHtml(recorder) : pageHtml(recorder)
+    const html =
+      url.pathname === '/busy'
+        ? busyPageHtml(recorder)
+        : url.pathname === '/inserts'
+          ? insertsPageHtml(recorder)
+          : pageHtml(recorder)
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(html)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -334,7 +390,13 @@ interface Probe {
 }
 
 /** The busy page for `seconds`: main-thread time, the responsiveness probe and what was uploaded. */
-async function measureBusy(origin: string, uploads: UploadStats, mode: BusyMode, seconds: number) {
+async function measureBusy(
+  origin: string,
+  uploads: UploadStats,
+  mode: BusyMode,
+  seconds: number,
+  pagePath: '/busy' | '/inserts' = '/busy',
+) {
   const browser = await launchChromium()
   const before = { ...uploads }
   try {
@@ -344,7 +406,7 @@ async function measureBusy(origin: string, uploads: UploadStats, mode: BusyMode,
     const started = Date.now()
     const options =
       mode === 'none' ? undefined : { mutationGuard: mode === 'guard-on', flushIntervalMs: 1000 }
-    await page.goto(`${origin}/busy?${recorderQuery(mode !== 'none', options)}`)
+    await page.goto(`${origin}${pagePath}?${recorderQuery(mode !== 'none', options)}`)
     await page.waitForTimeout(seconds * 1000)
     const probe = (await page.evaluate(
       () => (window as unknown as { __probe: Probe & { now: number } }).__probe,
@@ -390,6 +452,11 @@ async function main() {
     guardOff: await measureBusy(site.origin, site.uploads, 'guard-off', busySeconds),
     guardOn: await measureBusy(site.origin, site.uploads, 'guard-on', busySeconds),
   }
+  const inserts = {
+    none: await measureBusy(site.origin, site.uploads, 'none', busySeconds, '/inserts'),
+    guardOff: await measureBusy(site.origin, site.uploads, 'guard-off', busySeconds, '/inserts'),
+    guardOn: await measureBusy(site.origin, site.uploads, 'guard-on', busySeconds, '/inserts'),
+  }
   await site.close()
   if (!without) throw new Error('the page did not load')
 
@@ -433,17 +500,26 @@ async function main() {
       `${name} gzipped (separately loaded part)`,
       `${(bytes / KB).toFixed(1)} KB`,
     ]),
-    [`busy page (10,000 DOM changes/s in one subtree), ${busySeconds} s`, ''],
     ...(
       [
-        ['  without recorder', busy.none],
-        ['  recorder, guard off', busy.guardOff],
-        ['  recorder, guard on', busy.guardOn],
+        [`busy page (10,000 DOM changes/s in one subtree), ${busySeconds} s`, busy],
+        [`inserts page (10,000 styled elements/s as prebuilt subtrees), ${busySeconds} s`, inserts],
       ] as const
-    ).map(([label, run]): [string, string] => [
-      label,
-      `${run.taskMs.toFixed(0)} ms busy (script ${run.scriptMs.toFixed(0)} ms) · ${run.changesPerSecond} changes/s done · timer late ≤ ${run.maxTimerDelayMs} ms · ${run.longTasks} long tasks (${run.longTaskMs} ms) · ${run.uploads} batches, ${run.uploadKB} KB${run !== busy.none ? ` · guard events ${run.guardEvents}, degraded batches ${run.degradedBatches}` : ''}`,
-    ]),
+    ).flatMap(
+      ([title, runs]): Array<[string, string]> => [
+        [title, ''],
+        ...(
+          [
+            ['  without recorder', runs.none],
+            ['  recorder, guard off', runs.guardOff],
+            ['  recorder, guard on', runs.guardOn],
+          ] as const
+        ).map(([label, run]): [string, string] => [
+          label,
+          `${run.taskMs.toFixed(0)} ms busy (script ${run.scriptMs.toFixed(0)} ms) · ${run.changesPerSecond} changes/s done · timer late ≤ ${run.maxTimerDelayMs} ms · ${run.longTasks} long tasks (${run.longTaskMs} ms) · ${run.uploads} batches, ${run.uploadKB} KB${run !== runs.none ? ` · guard events ${run.guardEvents}, degraded batches ${run.degradedBatches}` : ''}`,
+        ]),
+      ],
+    ),
     ['batches uploaded', `${recorded.count} (${(recorded.bytes / KB).toFixed(0)} KB on the wire)`],
   ]
   const width = Math.max(...rows.map(([k]) => k.length))
@@ -470,6 +546,7 @@ async function main() {
           }
         : null,
       busy: { durationSeconds: busySeconds, ...busy },
+      inserts: { durationSeconds: busySeconds, ...inserts },
       uploads: recorded.count,
       pass: ownOk && cpuOk,
     }),

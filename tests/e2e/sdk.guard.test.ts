@@ -86,11 +86,32 @@ for (let i = 0; i < 600; i++) {
 window.__churn = setInterval(() => { for (const d of parts) d.setAttribute('data-v', String(Math.random())); }, 30);
 `
 
-function pageHtml(serviceUrl: string, apiKey: string, wide: boolean): string {
-  const options = JSON.stringify({ apiKey, ingestUrl: serviceUrl, flushIntervalMs: 1000 })
+type SitePage = 'quotes' | 'wide' | 'buffered' | 'framed' | 'frame'
+
+function pageHtml(serviceUrl: string, apiKey: string, kind: SitePage, port: number): string {
+  const wide = kind === 'wide'
+  // The error-only page's buffer asks rrweb for a checkout (a full snapshot) every second.
+  const sampling =
+    kind === 'buffered' ? { sessionSampleRate: 0, errorSampleRate: 1, errorBufferMs: 1000 } : {}
+  // The quotes page in a frame of another origin (localhost), relaying to its parent.
+  const frames =
+    kind === 'framed'
+      ? { recordCrossOriginIframes: true }
+      : kind === 'frame'
+        ? { recordCrossOriginIframes: true, parentOrigins: [`http://127.0.0.1:${port}`] }
+        : {}
+  const options = JSON.stringify({
+    apiKey,
+    ingestUrl: serviceUrl,
+    flushIntervalMs: 1000,
+    ...sampling,
+    ...frames,
+  })
   const body = wide
     ? '<p id="quiet">busy</p><script src="/wide.js"></script>'
-    : `<h1>Quotes</h1><button id="add">Add note</button><ul id="notes"></ul>
+    : kind === 'framed'
+      ? `<h1>Embeds quotes</h1><iframe src="http://localhost:${port}/frame" width="600" height="400"></iframe>`
+      : `<h1>Quotes</h1><button id="add">Add note</button><ul id="notes"></ul>
 <table><tbody id="quotes"></tbody></table><script src="/app.js"></script>`
   return `<!doctype html><html><head><meta charset="utf-8"><title>Quotes</title>
 <script src="${serviceUrl}/sdk.js" crossorigin="anonymous"></script>
@@ -114,7 +135,16 @@ beforeAll(async () => {
     else
       res
         .writeHead(200, { 'Content-Type': 'text/html' })
-        .end(pageHtml(server.baseUrl, key, req.url === '/wide'))
+        .end(
+          pageHtml(
+            server.baseUrl,
+            key,
+            req.url === '/wide' || req.url === '/buffered' || req.url === '/framed' || req.url === '/frame'
+              ? (req.url.slice(1) as SitePage)
+              : 'quotes',
+            (site.address() as AddressInfo).port,
+          ),
+        )
   })
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`
@@ -298,4 +328,83 @@ it('pauses the whole page when many parts together go past the hard bound, and r
       node: expect.objectContaining({ textContent: 'calm again' }),
     }),
   )
+})
+
+it("keeps a stopped part in every later full snapshot, frozen there: the error buffer's checkouts", async () => {
+  const page = await context.newPage()
+  await page.goto(`${siteUrl}buffered`)
+  await page.waitForFunction(() => sessionStorage.getItem('svc_replay:session') !== null)
+  const sessionId = await sessionIdOf(page)
+  // The buffer asks for a checkout as events come: notes added four times a second (not by
+  // clicks, which would be a rage click) keep them coming once the ticker is stopped. It trips
+  // within a second; the buffer uploads only from a checkout at most two seconds before the
+  // error, taken well after the trip.
+  await page.evaluate(() =>
+    setInterval(() => {
+      const li = document.createElement('li')
+      li.textContent = 'note'
+      document.getElementById('notes')!.appendChild(li)
+    }, 250),
+  )
+  await page.waitForTimeout(4000)
+  await page.evaluate(() => {
+    setTimeout(() => {
+      throw new Error('checkout after the guard')
+    }, 0)
+  })
+  await page.waitForTimeout(1500)
+  await page.evaluate(() => window.SessionReplay!.stop())
+  await page.close()
+  const { session, events } = await eventually(
+    () => storedSession(sessionId),
+    (value) => value.final,
+  )
+  expect(session!.degraded).toBe(true)
+  const snapshots = events.flatMap((e, i) => (e.type === 2 ? [i] : []))
+  expect(snapshots.length).toBeGreaterThan(0)
+  // Every snapshot uploaded (checkouts taken seconds after the trip) holds the ticker whole,
+  // and no change of it is recorded after any of them: it stays frozen as snapshotted.
+  const quoteIds = new Set<number>()
+  for (const at of snapshots) {
+    const quotes = find(
+      (events[at]!.data as { node: SnapshotNode }).node,
+      (n) => n.attributes?.id === 'quotes',
+    )
+    expect(quotes?.childNodes?.filter((n) => n.tagName === 'tr')).toHaveLength(200)
+    ids(quotes!, quoteIds)
+  }
+  const changed = events
+    .filter((e) => e.type === 3 && e.data.source === 0)
+    .map((e) => e.data as unknown as MutationData)
+    .filter(
+      (m) =>
+        m.adds.some((a) => quoteIds.has(a.parentId)) ||
+        m.removes.some((r) => quoteIds.has(r.parentId)) ||
+        m.texts.some((t) => quoteIds.has(t.id)) ||
+        m.attributes.some((a) => quoteIds.has(a.id)),
+    )
+  expect(changed).toEqual([])
+  // The error that uploaded the buffer is in it.
+  expect(events.some((e) => e.type === 5 && (e.data as { tag: string }).tag === 'error')).toBe(true)
+})
+
+it("stops a hot part inside a relaying cross-origin frame with the frame's own guard, and marks the parent's session degraded", async () => {
+  const page = await context.newPage()
+  await page.goto(`${siteUrl}framed`)
+  await page.waitForFunction(() => sessionStorage.getItem('svc_replay:session') !== null)
+  const sessionId = await sessionIdOf(page)
+  const stopped = (events: ReplayEvent[]) => events.some((e) => guardPayload(e)?.action === 'subtree-stopped')
+  await eventually(
+    () => storedSession(sessionId),
+    (value) => stopped(value.events),
+  )
+  await page.evaluate(() => window.SessionReplay!.stop())
+  await page.close()
+  const { session, events } = await eventually(
+    () => storedSession(sessionId),
+    (value) => value.final,
+  )
+  expect(session!.degraded).toBe(true)
+  const payload = events.map(guardPayload).find((p) => p?.action === 'subtree-stopped')
+  expect(payload).toMatchObject({ tagName: 'tbody', budget: 1000 })
 })

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { TimedEvent } from '@/sdk/src/batch'
 import { CHECKOUT_RETRY_MS, ErrorBuffer } from '@/sdk/src/error-buffer'
 import { isFailedRequest, RageClickDetector, TriggerDetector } from '@/sdk/src/error-triggers'
+import { resolveOptions } from '@/sdk/src/options'
 import { allowedReferrer, pageAllowed } from '@/sdk/src/page-rules'
 import { SampledCapture } from '@/sdk/src/sampled-capture'
 import { decideSampling } from '@/sdk/src/sampling'
@@ -479,5 +480,48 @@ describe('page rules', () => {
       'https://search.example/?q=/account',
     )
     expect(allowedReferrer('', origin, r)).toBeNull()
+  })
+})
+
+describe('the default error buffer', () => {
+  it('uploads from a full snapshot at least 60 s before the trigger, and at most 60 s plus one checkout interval', () => {
+    const resolved = resolveOptions({ apiKey: 'svc_pk_test', ingestUrl: 'https://replay.example' })
+    if (!resolved.ok) throw new Error(resolved.error)
+    const windowMs = resolved.options.errorBufferMs
+    expect(windowMs).toBe(60_000)
+    let asked = false
+    let uploaded: TimedEvent[] | null = null
+    const capture = new SampledCapture('buffer', {
+      windowMs,
+      checkout: () => {
+        asked = true
+      },
+      promote: (recording) => {
+        uploaded = (recording?.events ?? []).map((json) => JSON.parse(json) as TimedEvent)
+      },
+    })
+    const hold = (event: TimedEvent) => expect(capture.hold(event)).toBe(true)
+    // 150 s of a page: a mouse move a second; an asked checkout comes a second later, as the
+    // recorder's snapshotSoon answers it a turn after rrweb's emit.
+    const answerMs = 1000
+    for (let t = 0; t < 150_000; t += 1000) {
+      if (t === 0 || asked) {
+        asked = false
+        hold({ type: 4, timestamp: t, data: { href: 'https://shop.example/', width: 1, height: 1 } })
+        hold({ type: 2, timestamp: t, data: { node: {}, initialOffset: { top: 0, left: 0 } } })
+      } else hold({ type: 3, timestamp: t, data: { source: 1, positions: [] } })
+    }
+    const trigger = 150_000
+    hold({ type: 5, timestamp: trigger, data: { tag: 'error', payload: { message: 'boom' } } })
+    expect(capture.mode).toBe('full')
+    const events = uploaded as TimedEvent[] | null
+    expect(events?.[0]?.type).toBe(4)
+    const snapshot = events?.find((e) => e.type === 2)
+    expect(snapshot).toBe(events?.[1])
+    const reach = trigger - (snapshot?.timestamp ?? trigger)
+    expect(reach).toBeGreaterThanOrEqual(windowMs)
+    // A checkout is asked when the newest segment is windowMs old and answered answerMs later.
+    expect(reach).toBeLessThanOrEqual(windowMs + windowMs + answerMs)
+    expect(events?.at(-1)?.timestamp).toBe(trigger)
   })
 })
