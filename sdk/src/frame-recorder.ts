@@ -2,9 +2,9 @@
 import type { eventWithTime, RecordPlugin } from '@rrweb/types'
 import { record } from 'rrweb'
 import { askParent, listenToChildFrames, noteFloodWith } from './cross-origin-frames'
-import { createMutationGuard, type MutationGuard } from './mutation-guard'
 import { attachNetworkDetails } from './network-details/load'
 import type { ResolvedOptions } from './options'
+import { pageGuard } from './page-guard'
 import { installConsoleCapture } from './plugins/console'
 import { installErrorCapture } from './plugins/errors'
 import { createNetworkPlugin } from './plugins/network'
@@ -65,17 +65,7 @@ export function startFrameRecorder(
   // the frame has its own. rrweb here emits nothing: the guard sees each event as the plugin's
   // eventProcessor, just before it is posted. Its custom events travel to the parent's session,
   // which is marked degraded when it sees one (recorder.ts).
-  const guard: MutationGuard | null = options.mutationGuard
-    ? createMutationGuard({
-        maxMutationsPerSecond: options.mutationGuard.maxMutationsPerSecond,
-        mirror: record.mirror,
-        addCustomEvent: record.addCustomEvent,
-        takeFullSnapshot: record.takeFullSnapshot,
-        doc: document,
-        win,
-        log,
-      })
-    : null
+  const guard = pageGuard(options, win, log)
   const guardPlugin: RecordPlugin | null = guard
     ? {
         name: 'svc/mutation-guard',

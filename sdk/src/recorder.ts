@@ -13,9 +13,10 @@ import {
 import { listenToChildFrames, noteFloodWith } from './cross-origin-frames'
 import { DebugIdTracker } from './debug-ids'
 import { WindowLease } from './lease'
-import { createMutationGuard, GUARD_EVENT_TAG, type MutationGuard } from './mutation-guard'
+import { GUARD_EVENT_TAG } from './mutation-guard'
 import { attachNetworkDetails, type LoadNetworkDetails } from './network-details/load'
 import type { ResolvedOptions } from './options'
+import { pageGuard } from './page-guard'
 import { allowedReferrer, pageAllowed, watchPageRules } from './page-rules'
 import { SessionPages } from './pages'
 import { installConsoleCapture } from './plugins/console'
@@ -136,17 +137,7 @@ export function startRecorder(
   /** Set when a relaying frame's own guard stopped part of it (its svc.guard event came through). */
   let frameDegraded = false
   // Sees each rrweb event first in `emit`; reads the mirror that `record()` fills.
-  const guard: MutationGuard | null = options.mutationGuard
-    ? createMutationGuard({
-        maxMutationsPerSecond: options.mutationGuard.maxMutationsPerSecond,
-        mirror: record.mirror,
-        addCustomEvent: record.addCustomEvent,
-        takeFullSnapshot: record.takeFullSnapshot,
-        doc: document,
-        win,
-        log,
-      })
-    : null
+  const guard = pageGuard(options, win, log)
 
   /** Cuts everything buffered into batches; only the last of a final cut says `final`. */
   const cut = (flush: Flush, maxBytes: number, endReason?: SessionEndReason) => {
