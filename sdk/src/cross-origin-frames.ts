@@ -61,6 +61,8 @@ export interface ChildFrames {
 export interface ChildFramesOptions {
   /** A frame sent more than its share in a second; called once per flood, for a note in the recording. */
   onFlood?: (origin: string) => void
+  /** Origins of the frames whose recordings are taken; null or absent: any that says hello. */
+  childOrigins?: readonly string[] | null
   /** For tests. */
   now?: () => number
   maxEventsPerSecond?: number
@@ -123,6 +125,8 @@ export function listenToChildFrames(win: Window, options: ChildFramesOptions = {
   }
   const onMessage = (event: MessageEvent) => {
     if (kindOf(event.data) !== 'hello' || !isOwnFrame(event.source)) return
+    // Unanswered, a frame of another origin never relays, and its messages stay stopped below.
+    if (options.childOrigins && !options.childOrigins.includes(event.origin)) return
     // A sandboxed frame has the opaque origin 'null', which postMessage cannot target.
     const target = event.origin === 'null' ? '*' : event.origin
     // Hello again from the same document must not reset its count: that would lift its limit.

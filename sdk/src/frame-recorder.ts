@@ -59,7 +59,10 @@ export function startFrameRecorder(
   let own: Recorder | null = null
   let stopRecording: (() => void) | undefined
   // Frames inside this one pass their recordings through it.
-  const grandchildren = listenToChildFrames(win, { onFlood: noteFloodWith(record.addCustomEvent, win) })
+  const grandchildren = listenToChildFrames(win, {
+    onFlood: noteFloodWith(record.addCustomEvent, win),
+    childOrigins: options.childOrigins,
+  })
 
   // The parent's guard cannot count this frame's changes (they name nodes of another mirror), so
   // the frame has its own. rrweb here emits nothing: the guard sees each event as the plugin's

@@ -63,6 +63,11 @@ export interface RecorderOptions {
    * a parent of one of them; without it, or under any other parent, it records its own session.
    */
   parentOrigins?: string[]
+  /**
+   * In a page with `recordCrossOriginIframes`: the origins of child frames whose recordings it
+   * takes. Without it, any frame of the page that completes the handshake is taken.
+   */
+  childOrigins?: string[]
 }
 
 /** A string matches a URL that contains it; a RegExp is tested against the whole URL. */
@@ -129,6 +134,8 @@ export interface ResolvedOptions {
   recordCrossOriginIframes: boolean
   /** Serialized origins (`URL.origin`); empty: this page relays to no parent. */
   parentOrigins: string[]
+  /** Serialized origins; null: any frame of this page that completes the handshake. */
+  childOrigins: string[] | null
 }
 
 /**
@@ -181,6 +188,7 @@ const KNOWN = new Set([
   'recordCanvas',
   'recordCrossOriginIframes',
   'parentOrigins',
+  'childOrigins',
 ])
 const NETWORK_DETAIL_KEYS = new Set([
   'urls',
@@ -324,9 +332,9 @@ function exactOrigin(value: unknown): string | null {
   }
 }
 
-function parentOriginsOption(value: unknown, recordsFrames: boolean): string[] | string {
-  if (value === undefined) return []
-  const error = `parentOrigins must be an array of 1 to ${MAX_PARENT_ORIGINS} origins like "https://app.example.com" (no path or wildcard)`
+/** `parentOrigins` or `childOrigins`: 1 to 20 exact origins, only beside recordCrossOriginIframes. */
+function originsOption(name: string, value: unknown, recordsFrames: boolean): string[] | string {
+  const error = `${name} must be an array of 1 to ${MAX_PARENT_ORIGINS} origins like "https://app.example.com" (no path or wildcard)`
   if (!Array.isArray(value) || value.length === 0 || value.length > MAX_PARENT_ORIGINS) return error
   const origins: string[] = []
   for (const item of value) {
@@ -334,7 +342,7 @@ function parentOriginsOption(value: unknown, recordsFrames: boolean): string[] |
     if (!origin) return `${error}, got ${JSON.stringify(String(item).slice(0, 100))}`
     if (!origins.includes(origin)) origins.push(origin)
   }
-  if (!recordsFrames) return 'parentOrigins needs recordCrossOriginIframes: true'
+  if (!recordsFrames) return `${name} needs recordCrossOriginIframes: true`
   return origins
 }
 
@@ -461,8 +469,13 @@ export function resolveOptions(input: unknown): OptionsResult {
   if (typeof recordCanvas === 'string') return fail(recordCanvas)
   if (raw.recordCrossOriginIframes !== undefined && typeof raw.recordCrossOriginIframes !== 'boolean')
     return fail('recordCrossOriginIframes must be true or false')
-  const parentOrigins = parentOriginsOption(raw.parentOrigins, raw.recordCrossOriginIframes === true)
+  const recordsFrames = raw.recordCrossOriginIframes === true
+  const parentOrigins =
+    raw.parentOrigins === undefined ? [] : originsOption('parentOrigins', raw.parentOrigins, recordsFrames)
   if (typeof parentOrigins === 'string') return fail(parentOrigins)
+  const childOrigins =
+    raw.childOrigins === undefined ? null : originsOption('childOrigins', raw.childOrigins, recordsFrames)
+  if (typeof childOrigins === 'string') return fail(childOrigins)
 
   const extend = (base: string, extra: unknown) => (typeof extra === 'string' ? `${base}, ${extra}` : base)
   return {
@@ -492,6 +505,7 @@ export function resolveOptions(input: unknown): OptionsResult {
       recordCanvas,
       recordCrossOriginIframes: raw.recordCrossOriginIframes === true,
       parentOrigins,
+      childOrigins,
     },
   }
 }

@@ -302,7 +302,10 @@ export function startRecorder(
   // Before record(): its guard must see frames' messages before rrweb does.
   const childFrames =
     options.recordCrossOriginIframes && win.parent === win
-      ? listenToChildFrames(win, { onFlood: noteFloodWith(record.addCustomEvent, win) })
+      ? listenToChildFrames(win, {
+          onFlood: noteFloodWith(record.addCustomEvent, win),
+          childOrigins: options.childOrigins,
+        })
       : null
 
   type RrwebOptions = recordOptions<eventWithTime>

@@ -176,6 +176,27 @@ describe("the parent's guard against recording messages", () => {
     expect(deliver(fakes.parent, rrweb(5), stranger)).toBe(true)
   })
 
+  it('with childOrigins, answers and takes only frames of those origins', async () => {
+    const { parent, child, fakes } = pair()
+    const frames = listenToChildFrames(parent, { childOrigins: ['https://other.example'] })
+    // The widget says hello but is not listed: no answer, so it records on its own...
+    const { heard, detach } = record(child, 50)
+    await wait(100)
+    expect(heard).toEqual(['timeout'])
+    // ...and whatever it posts as a recording never reaches rrweb.
+    expect(deliver(fakes.parent, rrweb(1), fakes.child)).toBe(false)
+    detach()
+    frames.detach()
+    // Listed, the same frame is answered and taken.
+    const listed = listenToChildFrames(parent, { childOrigins: ['https://widget.example'] })
+    const again = record(child, 1000)
+    await wait(20)
+    expect(again.heard).toContain('listening')
+    expect(deliver(fakes.parent, rrweb(2), fakes.child)).toBe(true)
+    again.detach()
+    listed.detach()
+  })
+
   it('drops a frame beyond its events a second, notes the flood once, and asks for a snapshot after', async () => {
     const { parent, child, fakes } = pair()
     let clock = 0

@@ -33,6 +33,7 @@ describe('resolveOptions', () => {
         recordCanvas: null,
         recordCrossOriginIframes: false,
         parentOrigins: [],
+        childOrigins: null,
       },
     })
   })
@@ -97,6 +98,11 @@ describe('resolveOptions', () => {
       'parentOrigins must be an array of 1 to 20 origins like "https://app.example.com" (no path or wildcard)',
     ],
     [{ parentOrigins: ['https://app.example.com'] }, 'parentOrigins needs recordCrossOriginIframes: true'],
+    [{ childOrigins: ['https://widget.example.com'] }, 'childOrigins needs recordCrossOriginIframes: true'],
+    [
+      { recordCrossOriginIframes: true, childOrigins: ['*'] },
+      'childOrigins must be an array of 1 to 20 origins like "https://app.example.com" (no path or wildcard), got "*"',
+    ],
   ])('refuses %j with a clear error', (extra, error) => {
     expect(resolveOptions({ ...base, ...extra })).toEqual({ ok: false, error })
   })
