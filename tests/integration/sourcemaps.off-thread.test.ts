@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { AnalysisPool, typeScriptWorker } from '@/lib/analysis-worker/pool'
 import { getConfig, setConfigForTests } from '@/lib/config'
 import { createKey } from '@/lib/credentials/create-key'
@@ -82,38 +82,34 @@ function largeMap(megabytes = 19.5): string {
 }
 
 describe('a source map upload off the request thread', () => {
-  it('keeps the event loop turning while a 20 MB map is checked', async () => {
-    // A warm worker: the measurement is of the upload, not of loading the worker.
+  it('parses a 20 MB map in the worker, never on the thread that answers requests', async () => {
+    // A warm worker: what is observed is the upload, not loading the worker.
     expect((await upload('warm-up', [{ name: 'w.js.map', text: small }])).status).toBe(201)
     const text = largeMap()
     const large = await body('large', [{ name: 'assets/app.js.map', text }])
 
-    let last = performance.now()
-    let longestGap = 0
+    // Structural, not timed (a gap measured against a parse flaked under CI load): every JSON
+    // parse of this thread during the upload is seen, and none may be of the map.
+    const parse = vi.spyOn(JSON, 'parse')
     let ticks = 0
-    const heartbeat = setInterval(() => {
-      const now = performance.now()
-      longestGap = Math.max(longestGap, now - last)
-      last = now
-      ticks++
-    }, 5)
+    const heartbeat = setInterval(() => ticks++, 5)
     let response: Response
     try {
       response = await sourcemapsApi.upload(key, large.bytes, { 'content-type': large.contentType })
     } finally {
       clearInterval(heartbeat)
+      parse.mockRestore()
     }
     expect(response.status).toBe(201)
     expect(((await response.json()) as { files: unknown[] }).files).toEqual([
       { url: '~/assets/app.js', debugId: null, sizeBytes: text.length },
     ])
-
-    // What the same parse blocks this thread for: the upload's longest stall must be far shorter.
-    const started = performance.now()
-    JSON.parse(text)
-    const parseMs = performance.now() - started
-    expect(ticks).toBeGreaterThan(10)
-    expect(longestGap, `longest gap ${longestGap} ms, parse ${parseMs} ms`).toBeLessThan(parseMs / 2)
+    const largeParses = parse.mock.calls.filter(
+      ([input]) => typeof input === 'string' && input.length > 1_000_000,
+    )
+    expect(largeParses).toHaveLength(0)
+    // The loop kept turning while the worker parsed (a synchronous parse here would allow none).
+    expect(ticks).toBeGreaterThan(0)
   }, 120_000)
 
   it('refuses a map the worker runs over the time budget on, storing nothing, and replaces the worker', async () => {
