@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 
 /**
@@ -64,12 +64,26 @@ export async function acquireDataDirLock(dataDir: string, holder: string): Promi
           'Stop it first, or set DATABASE_URL to use a Postgres server that several processes can share.',
       )
     }
-    // Stale: move it aside under a unique name. Of two processes racing here only one rename
-    // succeeds; the other retries and finds the winner's fresh lock.
-    await rename(file, `${file}.stale-${nonce}`).then(
-      () => rm(`${file}.stale-${nonce}`, { force: true }),
-      () => undefined,
-    )
+    // Stale: move it aside under a unique name, then check that what moved is the lock judged
+    // stale. A racer that read the same stale lock may have moved it and written its own fresh
+    // one between our read and our rename: then we moved the winner's lock, and put it back
+    // (link creates the name only if nobody took it meanwhile); the next attempt finds the
+    // winner alive. Without the check both racers held the lock (a CI run caught it). Three
+    // racing on one stale lock at once can still, rarely, leave two holders: a third may create
+    // its lock while the winner's is moved aside (4 in 300 such three-way races in a stress run,
+    // against 39 before this check); one service and one CLI is the case that happens.
+    const aside = `${file}.stale-${nonce}`
+    if (
+      await rename(file, aside).then(
+        () => true,
+        () => false,
+      )
+    ) {
+      const moved = await readOwner(aside)
+      if (moved.nonce !== owner.nonce || moved.pid !== owner.pid)
+        await link(aside, file).catch(() => undefined)
+      await rm(aside, { force: true })
+    }
   }
   throw new DatabaseBusyError(`Could not lock the embedded database in ${dataDir}; try again`)
 }
