@@ -137,6 +137,18 @@ function pageHtml(recorder: string): string {
 <script>${APP}</script></body></html>`
 }
 
+/** Both busy pages measure how late a 50 ms timer fires and the long tasks they had. */
+const RESPONSIVENESS_PROBE = `let last = performance.now();
+setInterval(() => {
+  const now = performance.now();
+  probe.maxDelayMs = Math.max(probe.maxDelayMs, now - last - 50);
+  last = now;
+}, 50);
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) { probe.longTasks++; probe.longTaskMs += entry.duration; }
+}).observe({ type: 'longtask' });
+`
+
 // 100 cell changes every 10 ms in #ticker (10,000 DOM changes a second), a clock beside it, and
 // the probe: how late a 50 ms interval timer fires at worst, and the long tasks the page had.
 const BUSY_APP = `
@@ -156,16 +168,7 @@ setInterval(() => {
   probe.changes += 100;
 }, 10);
 setInterval(() => { document.getElementById('clock').textContent = new Date().toISOString(); }, 250);
-let last = performance.now();
-setInterval(() => {
-  const now = performance.now();
-  probe.maxDelayMs = Math.max(probe.maxDelayMs, now - last - 50);
-  last = now;
-}, 50);
-new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) { probe.longTasks++; probe.longTaskMs += entry.duration; }
-}).observe({ type: 'longtask' });
-`
+${RESPONSIVENESS_PROBE}`
 
 // The second busy page: 10,000 elements a second inserted into #feed as prebuilt subtrees (ten
 // cards of 100 styled elements every 100 ms, each one appendChild), the oldest cards removed so
@@ -199,16 +202,7 @@ setInterval(() => {
   }
   probe.changes += 1000;
 }, 100);
-let last = performance.now();
-setInterval(() => {
-  const now = performance.now();
-  probe.maxDelayMs = Math.max(probe.maxDelayMs, now - last - 50);
-  last = now;
-}, 50);
-new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) { probe.longTasks++; probe.longTaskMs += entry.duration; }
-}).observe({ type: 'longtask' });
-`
+${RESPONSIVENESS_PROBE}`
 
 function insertsPageHtml(recorder: string): string {
   return `<!doctype html><html><head><meta charset="utf-8"><title>Inserts bench</title>${recorder}</head><body>
