@@ -64,6 +64,20 @@ const EnvSchema = z.object({
     .min(32, 'must be at least 32 characters (for example `openssl rand -base64 32`)')
     .optional(),
   BLOB_READ_WRITE_TOKEN: z.string().optional(),
+  S3_BUCKET: z
+    .string()
+    .regex(
+      /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
+      'must be an S3 bucket name (3 to 63 of a-z, 0-9, dot and hyphen)',
+    )
+    .optional(),
+  S3_REGION: z.string().optional(),
+  S3_ENDPOINT: httpUrl.optional(),
+  S3_FORCE_PATH_STYLE: flag.default(false),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\/.+/, 'must be a redis:// or rediss:// connection URL')
+    .optional(),
   UPSTASH_REDIS_REST_URL: httpUrl.optional(),
   UPSTASH_REDIS_REST_TOKEN: z.string().optional(),
   INNGEST_EVENT_KEY: z.string().optional(),
@@ -103,8 +117,22 @@ const EnvSchema = z.object({
 type Env = z.infer<typeof EnvSchema>
 
 export type DatabaseChoice = { kind: 'postgres'; url: string } | { kind: 'pglite'; dataDir: string }
-export type BlobChoice = { kind: 'vercel'; token: string } | { kind: 'local'; root: string }
-export type RateLimitChoice = { kind: 'upstash'; url: string; token: string } | { kind: 'memory' }
+export type BlobChoice =
+  | { kind: 'vercel'; token: string }
+  | {
+      kind: 's3'
+      bucket: string
+      /** Unset: the SDK's own chain (AWS_REGION, the shared config file, ...). */
+      region?: string
+      /** An S3-compatible server (MinIO, R2, GCS's S3 API, ...); unset for AWS itself. */
+      endpoint?: string
+      forcePathStyle: boolean
+    }
+  | { kind: 'local'; root: string }
+export type RateLimitChoice =
+  | { kind: 'upstash'; url: string; token: string }
+  | { kind: 'redis'; url: string }
+  | { kind: 'memory' }
 export type JobsChoice =
   | { kind: 'inngest'; eventKey?: string; signingKey?: string; dev: boolean; baseUrl?: string }
   | { kind: 'in-process' }
@@ -216,6 +244,15 @@ export function parseConfig(rawEnv: Record<string, string | undefined>): Config 
   if (env.UPSTASH_REDIS_REST_TOKEN && !env.UPSTASH_REDIS_REST_URL)
     fail('UPSTASH_REDIS_REST_URL', 'is required when UPSTASH_REDIS_REST_TOKEN is set')
 
+  // Two adapters for one port would leave half the data (or the counters) where the other
+  // instances never look; refuse rather than pick one silently.
+  if (env.BLOB_READ_WRITE_TOKEN && env.S3_BUCKET)
+    fail('S3_BUCKET', 'cannot be set together with BLOB_READ_WRITE_TOKEN; choose one blob store')
+  for (const name of ['S3_REGION', 'S3_ENDPOINT'] as const)
+    if (env[name] && !env.S3_BUCKET) fail('S3_BUCKET', `is required when ${name} is set`)
+  if (env.REDIS_URL && env.UPSTASH_REDIS_REST_URL)
+    fail('REDIS_URL', 'cannot be set together with UPSTASH_REDIS_REST_URL; choose one rate limiter')
+
   const inngestDev = env.INNGEST_DEV !== undefined && env.INNGEST_DEV !== '0' && env.INNGEST_DEV !== 'false'
   if (!inngestDev && env.INNGEST_SIGNING_KEY && !env.INNGEST_EVENT_KEY)
     fail(
@@ -265,11 +302,21 @@ export function parseConfig(rawEnv: Record<string, string | undefined>): Config 
       : { kind: 'pglite', dataDir: path.join(dataDir, 'pglite') },
     blob: env.BLOB_READ_WRITE_TOKEN
       ? { kind: 'vercel', token: env.BLOB_READ_WRITE_TOKEN }
-      : { kind: 'local', root: path.join(dataDir, 'blobs') },
+      : env.S3_BUCKET
+        ? {
+            kind: 's3',
+            bucket: env.S3_BUCKET,
+            region: env.S3_REGION,
+            endpoint: env.S3_ENDPOINT,
+            forcePathStyle: env.S3_FORCE_PATH_STYLE,
+          }
+        : { kind: 'local', root: path.join(dataDir, 'blobs') },
     rateLimit:
       env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN
         ? { kind: 'upstash', url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN }
-        : { kind: 'memory' },
+        : env.REDIS_URL
+          ? { kind: 'redis', url: env.REDIS_URL }
+          : { kind: 'memory' },
     jobs:
       inngestDev || env.INNGEST_SIGNING_KEY
         ? {

@@ -5,6 +5,7 @@ import type { RateLimiter } from './types'
 import { createUpstashRateLimiter } from './upstash'
 
 export function createRateLimiter(choice: RateLimitChoice): RateLimiter {
+  if (choice.kind === 'redis') throw new Error('Redis rate limiter: being built (issue 21)')
   return choice.kind === 'upstash'
     ? createUpstashRateLimiter({ url: choice.url, token: choice.token })
     : createMemoryRateLimiter()

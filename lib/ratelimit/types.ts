@@ -20,6 +20,6 @@ export interface RateLimitResult {
 }
 
 export interface RateLimiter {
-  readonly kind: 'upstash' | 'memory'
+  readonly kind: 'upstash' | 'redis' | 'memory'
   limit(rule: RateLimitRule, identifier: string): Promise<RateLimitResult>
 }

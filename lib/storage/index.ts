@@ -12,6 +12,8 @@ export function createBlobStore(choice: BlobChoice): BlobStore {
   switch (choice.kind) {
     case 'vercel':
       return new VercelBlobStore(choice.token)
+    case 's3':
+      throw new Error('S3 blob store: being built (issue 21)')
     case 'local':
       return new LocalBlobStore(choice.root)
   }

@@ -7,7 +7,7 @@ export interface PutOptions {
 }
 
 export interface BlobStore {
-  readonly kind: 'vercel' | 'local'
+  readonly kind: 'vercel' | 's3' | 'local'
   /** Writes the whole object; a reader never sees a half-written one. Overwrites. */
   put(key: string, body: Uint8Array | string, options?: PutOptions): Promise<void>
   /** The whole object, or null when there is none. */
