@@ -6,7 +6,7 @@ import { EVENTS } from '@/lib/outbox/events'
 import { sweepOutbox } from '@/lib/outbox/sweep'
 import { sweepSessions } from '@/lib/processing/finalizer'
 import { type ProcessingDeps, processSession } from '@/lib/processing/process-session'
-import { RETENTION_CRON, sweepRetention } from '@/lib/retention/sweep'
+import { sweepRetention } from '@/lib/retention/sweep'
 import { backfillSignal } from '@/lib/signals/backfill'
 import { sweepSourcemaps } from '@/lib/sourcemaps/sweep'
 import type { Deliverer } from '@/lib/webhooks/deliver'
@@ -151,7 +151,7 @@ export function defineJobs(config: Config, deps: () => Promise<JobDeps>): JobDef
     defineJob({
       id: 'retention-sweep',
       name: 'Delete replay data past each organization’s retention',
-      trigger: { cron: RETENTION_CRON },
+      trigger: { cron: config.retention.cron },
       retries: 2,
       payload: Tick,
       handler: async ({ step }) => {

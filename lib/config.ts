@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
+import { Cron } from 'croner'
 import { z } from 'zod'
 
 /**
@@ -45,6 +46,23 @@ const absoluteUriWithoutFragment = z.string().refine((value) => {
     return false
   }
 }, 'must be a comma-separated list of absolute URIs without fragments')
+
+/** Hourly at :17 (off the hour, when most schedules fire): a backlog over one run's budget is worked off within hours. */
+export const DEFAULT_RETENTION_CRON = '17 * * * *'
+
+/**
+ * Five fields only: Inngest schedules have minute resolution, so a seconds field would mean
+ * one thing in-process and be refused there. Croner, which runs the schedule in-process, judges the rest.
+ */
+function isMinuteCron(expression: string): boolean {
+  if (expression.trim().split(/\s+/).length !== 5) return false
+  try {
+    new Cron(expression.trim(), { paused: true })
+    return true
+  } catch {
+    return false
+  }
+}
 
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -95,6 +113,14 @@ const EnvSchema = z.object({
   ANALYSIS_TIMEOUT_SECONDS: positiveInt.default(60),
   ANALYSIS_MEMORY_MB: wholeNumber().min(32, 'must be at least 32 (megabytes)').default(256),
   INSIGHTS_INTERVAL_HOURS: positiveInt.default(24),
+  INSIGHTS_INTERVAL_MINUTES: positiveInt.optional(),
+  RETENTION_CRON: z
+    .string()
+    .refine(
+      isMinuteCron,
+      'must be a five-field cron expression (minute hour day month weekday), e.g. 17 3 * * *',
+    )
+    .default(DEFAULT_RETENTION_CRON),
   SOURCEMAP_RETENTION_DAYS: positiveInt.default(90),
   WEBHOOK_RETRY_DELAYS_SECONDS: commaList(
     z.string().regex(/^\d+(\.\d+)?$/, 'must be three non-negative numbers of seconds, e.g. 60,300,1500'),
@@ -174,6 +200,8 @@ export interface Config {
   /** One session's analysis budget in its worker thread. */
   analysis: { timeoutSeconds: number; memoryMb: number }
   insights: { intervalHours: number }
+  /** When the retention sweep runs (docs/operations.md). */
+  retention: { cron: string }
   /** Uploaded source maps are deleted this many days after their upload (docs/source-maps.md). */
   sourcemaps: { retentionDays: number }
   webhooks: { retryDelaysSeconds: number[]; allowPrivateTargets: boolean }
@@ -265,6 +293,9 @@ export function parseConfig(rawEnv: Record<string, string | undefined>): Config 
       'is required with INNGEST_EVENT_KEY (or set INNGEST_DEV=1 for the dev server)',
     )
 
+  if (env.INSIGHTS_INTERVAL_MINUTES !== undefined && rawEnv.INSIGHTS_INTERVAL_HOURS?.trim())
+    fail('INSIGHTS_INTERVAL_MINUTES', 'cannot be set together with INSIGHTS_INTERVAL_HOURS; choose one')
+
   if (env.AI_PROVIDER && !env.AI_MODEL) fail('AI_MODEL', 'is required when AI_PROVIDER is set')
   if (env.AI_PROVIDER && env.AI_PROVIDER !== 'openai-compatible' && !env.AI_API_KEY)
     fail('AI_API_KEY', `is required for AI_PROVIDER=${env.AI_PROVIDER}`)
@@ -351,7 +382,13 @@ export function parseConfig(rawEnv: Record<string, string | undefined>): Config 
       finalizerIntervalSeconds: env.FINALIZER_INTERVAL_SECONDS,
     },
     analysis: { timeoutSeconds: env.ANALYSIS_TIMEOUT_SECONDS, memoryMb: env.ANALYSIS_MEMORY_MB },
-    insights: { intervalHours: env.INSIGHTS_INTERVAL_HOURS },
+    insights: {
+      intervalHours:
+        env.INSIGHTS_INTERVAL_MINUTES !== undefined
+          ? env.INSIGHTS_INTERVAL_MINUTES / 60
+          : env.INSIGHTS_INTERVAL_HOURS,
+    },
+    retention: { cron: env.RETENTION_CRON.trim() },
     sourcemaps: { retentionDays: env.SOURCEMAP_RETENTION_DAYS },
     webhooks: {
       retryDelaysSeconds: env.WEBHOOK_RETRY_DELAYS_SECONDS,

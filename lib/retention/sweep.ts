@@ -5,9 +5,6 @@ import type { BlobStore } from '@/lib/storage'
 import { idsByOrganization } from './by-organization'
 import { deleteSessions } from './delete-sessions'
 
-/** Hourly at :17 (off the hour, when most schedules fire): a backlog over one run's budget is worked off within hours. */
-export const RETENTION_CRON = '17 * * * *'
-
 export interface RetentionResult {
   organizations: number
   sessions: number

@@ -28,6 +28,7 @@ describe('configuration', () => {
     })
     expect(config.sessions).toEqual({ idleSeconds: 60, finalizerIntervalSeconds: 15 })
     expect(config.insights).toEqual({ intervalHours: 24 })
+    expect(config.retention).toEqual({ cron: '17 * * * *' })
     expect(config.webhooks).toEqual({ retryDelaysSeconds: [60, 300, 1500], allowPrivateTargets: false })
     expect(config.logLevel).toBe('info')
   })
@@ -49,6 +50,16 @@ describe('configuration', () => {
     expect(() => parseConfig({ DATA_DIR: dir })).toThrow(
       /^Invalid environment variable AUTH_SECRET: is not set and /,
     )
+  })
+
+  it('takes the insight interval in minutes and the retention schedule for short periods (several instances are tested over one minute)', () => {
+    const config = parseConfig({
+      DATA_DIR: dataDir(),
+      INSIGHTS_INTERVAL_MINUTES: '15',
+      RETENTION_CRON: ' 5 3 * * * ',
+    })
+    expect(config.insights).toEqual({ intervalHours: 0.25 })
+    expect(config.retention).toEqual({ cron: '5 3 * * *' })
   })
 
   it('derives the adapters from the deployment variables', () => {
@@ -139,6 +150,11 @@ describe('configuration', () => {
     [{ SESSION_IDLE_SECONDS: 'soon' }, 'SESSION_IDLE_SECONDS'],
     [{ FINALIZER_INTERVAL_SECONDS: '-5' }, 'FINALIZER_INTERVAL_SECONDS'],
     [{ INSIGHTS_INTERVAL_HOURS: '0' }, 'INSIGHTS_INTERVAL_HOURS'],
+    [{ INSIGHTS_INTERVAL_MINUTES: '0.5' }, 'INSIGHTS_INTERVAL_MINUTES'],
+    [{ INSIGHTS_INTERVAL_MINUTES: '5', INSIGHTS_INTERVAL_HOURS: '1' }, 'INSIGHTS_INTERVAL_MINUTES'],
+    [{ RETENTION_CRON: '*/5 * * * * *' }, 'RETENTION_CRON'],
+    [{ RETENTION_CRON: '61 * * * *' }, 'RETENTION_CRON'],
+    [{ RETENTION_CRON: 'daily' }, 'RETENTION_CRON'],
     [{ WEBHOOK_RETRY_DELAYS_SECONDS: '60,300' }, 'WEBHOOK_RETRY_DELAYS_SECONDS'],
     [{ WEBHOOK_RETRY_DELAYS_SECONDS: '60,abc,1500' }, 'WEBHOOK_RETRY_DELAYS_SECONDS'],
     [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' }, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'],

@@ -6,7 +6,7 @@ import { getDb } from '@/lib/db'
 import { InvalidInputError } from '@/lib/errors'
 import { requireMember } from '@/lib/http/session'
 import { INSIGHTS_PAGE, listInsights } from '@/lib/insights/list-insights'
-import { formatInterval } from '../signals/format'
+import { describeInterval, formatInterval } from '../signals/format'
 import styles from './insights.module.css'
 
 export const metadata: Metadata = { title: 'Insights' }
@@ -18,8 +18,7 @@ export default async function InsightsPage({ searchParams }: { searchParams: Sea
   const now = Date.now()
   const query = await searchParams
   const cursor = typeof query.cursor === 'string' ? query.cursor : undefined
-  const hours = getConfig().insights.intervalHours
-  const every = hours === 1 ? 'every hour' : `every ${hours} hours`
+  const every = describeInterval(getConfig().insights.intervalHours)
   let page: Awaited<ReturnType<typeof listInsights>> | null = null
   try {
     page = await listInsights(
@@ -54,9 +53,9 @@ export default async function InsightsPage({ searchParams }: { searchParams: Sea
               <strong>No insights yet.</strong>
             </p>
             <p className="muted">
-              Insights are written {every} (UTC-aligned intervals of {hours} {hours === 1 ? 'hour' : 'hours'},
-              set by <code>INSIGHTS_INTERVAL_HOURS</code>), for intervals in which your site recorded
-              sessions. An interval without sessions gets none.
+              Insights are written {every} (UTC-aligned intervals of that length, set by{' '}
+              <code>INSIGHTS_INTERVAL_HOURS</code>), for intervals in which your site recorded sessions. An
+              interval without sessions gets none.
             </p>
             <p>
               <Link href="/sessions">Check that sessions are being recorded</Link>; the first insight follows

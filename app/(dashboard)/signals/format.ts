@@ -36,3 +36,12 @@ export function formatInterval(startIso: string, endIso: string): string {
   const sameDay = start.slice(0, 10) === end.slice(0, 10)
   return `${start} – ${sameDay ? end.slice(11) : end} UTC`
 }
+
+/** How often insights are written, in words: minutes when the interval is under an hour. */
+export function describeInterval(hours: number): string {
+  if (hours < 1) {
+    const minutes = Math.round(hours * 60)
+    return minutes === 1 ? 'every minute' : `every ${minutes} minutes`
+  }
+  return hours === 1 ? 'every hour' : `every ${hours} hours`
+}
