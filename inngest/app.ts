@@ -54,7 +54,7 @@ export function getJobsEngine(): JobsEngine {
   const jobDefinitions = getJobDefinitions()
   const engine = createJobsEngine(choice, jobDefinitions, {
     inngestClient: choice.kind === 'inngest' ? getInngestClient() : undefined,
-    inProcess: { production: config.nodeEnv === 'production' },
+    inProcess: { production: config.nodeEnv === 'production', leaseMs: config.jobsLeaseSeconds * 1000 },
   })
   setAppJobsEngine(engine)
   logger.info(

@@ -109,6 +109,7 @@ const EnvSchema = z.object({
   OAUTH_EXTRA_REDIRECT_URIS: commaList(absoluteUriWithoutFragment).default([]),
   OAUTH_REFRESH_REUSE_GRACE_SECONDS: wholeNumber().min(0, 'must be 0 or more').default(0),
   SESSION_IDLE_SECONDS: positiveInt.default(60),
+  JOBS_LEASE_SECONDS: wholeNumber().min(5, 'must be at least 5 (seconds)').default(60),
   FINALIZER_INTERVAL_SECONDS: positiveInt.default(15),
   ANALYSIS_TIMEOUT_SECONDS: positiveInt.default(60),
   ANALYSIS_MEMORY_MB: wholeNumber().min(32, 'must be at least 32 (megabytes)').default(256),
@@ -197,6 +198,11 @@ export interface Config {
     refreshReuseGraceSeconds: number
   }
   sessions: { idleSeconds: number; finalizerIntervalSeconds: number }
+  /**
+   * In-process engine: how long a claimed run stays with an instance that stopped renewing it
+   * (killed, frozen) before another instance takes it over.
+   */
+  jobsLeaseSeconds: number
   /** One session's analysis budget in its worker thread. */
   analysis: { timeoutSeconds: number; memoryMb: number }
   insights: { intervalHours: number }
@@ -377,6 +383,7 @@ export function parseConfig(rawEnv: Record<string, string | undefined>): Config 
       extraRedirectUris: env.OAUTH_EXTRA_REDIRECT_URIS,
       refreshReuseGraceSeconds: env.OAUTH_REFRESH_REUSE_GRACE_SECONDS,
     },
+    jobsLeaseSeconds: env.JOBS_LEASE_SECONDS,
     sessions: {
       idleSeconds: env.SESSION_IDLE_SECONDS,
       finalizerIntervalSeconds: env.FINALIZER_INTERVAL_SECONDS,

@@ -29,6 +29,7 @@ describe('configuration', () => {
     expect(config.sessions).toEqual({ idleSeconds: 60, finalizerIntervalSeconds: 15 })
     expect(config.insights).toEqual({ intervalHours: 24 })
     expect(config.retention).toEqual({ cron: '17 * * * *' })
+    expect(config.jobsLeaseSeconds).toBe(60)
     expect(config.webhooks).toEqual({ retryDelaysSeconds: [60, 300, 1500], allowPrivateTargets: false })
     expect(config.logLevel).toBe('info')
   })
@@ -155,6 +156,7 @@ describe('configuration', () => {
     [{ RETENTION_CRON: '*/5 * * * * *' }, 'RETENTION_CRON'],
     [{ RETENTION_CRON: '61 * * * *' }, 'RETENTION_CRON'],
     [{ RETENTION_CRON: 'daily' }, 'RETENTION_CRON'],
+    [{ JOBS_LEASE_SECONDS: '4' }, 'JOBS_LEASE_SECONDS'],
     [{ WEBHOOK_RETRY_DELAYS_SECONDS: '60,300' }, 'WEBHOOK_RETRY_DELAYS_SECONDS'],
     [{ WEBHOOK_RETRY_DELAYS_SECONDS: '60,abc,1500' }, 'WEBHOOK_RETRY_DELAYS_SECONDS'],
     [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' }, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'],
