@@ -26,8 +26,9 @@ const PAGE_SIZE = 1000
  * What the region is when S3_REGION is unset, the SDK's chain (AWS_REGION, the profile's config
  * file) has none, and an endpoint is set: S3-compatible servers sign with a region but most
  * ignore its value, and us-east-1 is what MinIO and s3rver expect by default and R2 accepts as
- * an alias of its `auto`. Without an endpoint (AWS itself) there is no fallback: a wrong region
- * fails every request with AWS's redirect error, so a missing one is left to fail as loudly.
+ * an alias of its `auto`. Without an endpoint (AWS itself) there is no fallback: there the
+ * region must be the bucket's, a guess would fail every request with a redirect error, and the
+ * SDK's own "Region is missing" says better what to set.
  */
 const COMPATIBLE_DEFAULT_REGION = 'us-east-1'
 
