@@ -27,6 +27,8 @@ let closing = false
 async function shutdown() {
   if (closing) return
   closing = true
+  // Exits even if closing hangs on a connection left open
+  setTimeout(() => process.exit(0), 2_000).unref()
   await server.close().catch(() => {})
   process.exit(0)
 }
