@@ -1,4 +1,5 @@
 import { del, get, list, put } from '@vercel/blob'
+import { API_DEADLINE_MS, withDeadline } from './deadline'
 import { assertValidBlobKey, assertValidBlobPrefix } from './keys'
 import type { BlobStore, PutOptions } from './types'
 
@@ -11,18 +12,6 @@ import type { BlobStore, PutOptions } from './types'
 // list() returns at most 1000 blobs per page; deleting in batches of the same size keeps every
 // request within what the API is known to accept (list a page, delete that page).
 const PAGE_SIZE = 1000
-
-/**
- * How long a put, delete or list may take, retries included. The SDK retries a 5xx or a network
- * error 10 times with doubling delays (1 s, 2 s, 4 s, ...), about 17 to 34 minutes in all, so
- * without a deadline an outage holds every ingest request that long instead of answering 500.
- * This leaves room for the first few retries of a passing blip.
- */
-const API_DEADLINE_MS = 15_000
-
-class BlobDeadlineError extends Error {
-  override name = 'BlobDeadlineError'
-}
 
 function toBody(body: Uint8Array | string): Buffer {
   // Always a Buffer: the SDK refuses a falsy body, which would make an empty string unstorable.
@@ -53,35 +42,21 @@ async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> 
 export class VercelBlobStore implements BlobStore {
   readonly kind = 'vercel' as const
   readonly #token: string
-  readonly #deadlineMs: number
+  /** How long one call may take, retries included. */
+  readonly deadlineMs: number
 
   constructor(token: string, options: { deadlineMs?: number } = {}) {
     this.#token = token
-    this.#deadlineMs = options.deadlineMs ?? API_DEADLINE_MS
+    this.deadlineMs = options.deadlineMs ?? API_DEADLINE_MS
   }
 
   /**
-   * Runs an API call under the deadline. The SDK notices the abort only when its next attempt
-   * starts (not during the wait between attempts), so the caller is answered at the deadline
-   * and the SDK's loop ends on its own at that next attempt.
+   * Runs an API call under the deadline (lib/storage/deadline.ts). The SDK retries a 5xx or a
+   * network error 10 times with doubling delays (1 s, 2 s, 4 s, ...), about 17 to 34 minutes in
+   * all, and notices the abort only when its next attempt starts.
    */
-  async #bounded<T>(what: string, call: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
-    const controller = new AbortController()
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const error = new BlobDeadlineError(
-          `Vercel Blob: ${what} did not finish within ${this.#deadlineMs} ms`,
-        )
-        controller.abort(error)
-        reject(error)
-      }, this.#deadlineMs)
-    })
-    try {
-      return await Promise.race([call(controller.signal), deadline])
-    } finally {
-      clearTimeout(timer)
-    }
+  #bounded<T>(what: string, call: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
+    return withDeadline(`Vercel Blob: ${what}`, this.deadlineMs, call)
   }
 
   async put(key: string, body: Uint8Array | string, options?: PutOptions): Promise<void> {

@@ -26,6 +26,7 @@ import type { InProcessOptions } from '@/lib/jobs/in-process'
 import { EVENTS } from '@/lib/outbox/events'
 import { sweepRetention } from '@/lib/retention/sweep'
 import { getBlobStore, setBlobStoreForTests } from '@/lib/storage'
+import { S3BlobStore } from '@/lib/storage/s3'
 import type { BlobStore } from '@/lib/storage/types'
 import { VercelBlobStore } from '@/lib/storage/vercel'
 import { recorderBatches } from '../helpers/batches'
@@ -467,6 +468,40 @@ describe('blob writes failing', () => {
     } finally {
       await outage.close()
       await fake.close()
+    }
+  })
+
+  it('answers ingest with 500 when an S3 server takes the upload and never answers', async () => {
+    const { organizationId, key } = await newOrganization('S3 outage')
+    let requests = 0
+    const silent: Server = createServer(() => {
+      requests++
+    })
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    process.env.AWS_ACCESS_KEY_ID = 'S3RVER'
+    process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER'
+    try {
+      // The real adapter and SDK; a one-second deadline stands in for the default of 15 s.
+      const endpoint = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`
+      setBlobStoreForTests(
+        new S3BlobStore(
+          { kind: 's3', bucket: 'replays', region: 'us-east-1', endpoint, forcePathStyle: true },
+          { deadlineMs: 1000 },
+        ),
+      )
+      const events = endingNow(loadRecording('network-500').events)
+      const [batch] = recorderBatches({ sessionId: 's3-outage', events, final: false })
+      const failed = await sendBatch(batch, { key })
+      expect(failed.status).toBe(500)
+      expect(await failed.json()).toEqual({
+        error: 'Internal server error',
+        requestId: failed.headers.get('x-request-id'),
+      })
+      expect(requests).toBeGreaterThanOrEqual(1)
+      expect(await sessionOf(organizationId, 's3-outage')).toBeUndefined()
+    } finally {
+      silent.closeAllConnections()
+      await new Promise<void>((resolve) => silent.close(() => resolve()))
     }
   })
 

@@ -11,6 +11,7 @@ import { createMemoryRateLimiter, type RateLimiter, useRateLimiter } from '@/lib
 import { createBlobStore, setBlobStoreForTests } from '@/lib/storage'
 import type { BlobStore } from '@/lib/storage/types'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { startS3Server } from '../helpers/s3-server'
 
 let database: TestDatabase
 let blob: BlobStore
@@ -73,6 +74,42 @@ describe('GET /api/health', () => {
       expect(body.checks.database!.ok).toBe(true)
     } finally {
       setBlobStoreForTests(blob)
+    }
+  })
+
+  it('probes an S3-compatible store by listing, and reports it unreachable once the server is gone', async () => {
+    const server = await startS3Server()
+    // The SDK's credential chain; the adapter has no credential settings of its own
+    process.env.AWS_ACCESS_KEY_ID = server.accessKeyId
+    process.env.AWS_SECRET_ACCESS_KEY = server.secretAccessKey
+    try {
+      setBlobStoreForTests(
+        createBlobStore({
+          kind: 's3',
+          bucket: server.bucket,
+          region: server.region,
+          endpoint: server.endpoint,
+          forcePathStyle: true,
+        }),
+      )
+      const up = await GET()
+      expect(up.status).toBe(200)
+      expect(((await up.json()) as Body).checks.blob).toMatchObject({ ok: true, kind: 's3' })
+
+      await server.stop()
+      resetHealthCacheForTests()
+      const down = await GET()
+      expect(down.status).toBe(503)
+      const text = await down.text()
+      expect(text).not.toContain(server.endpoint)
+      expect((JSON.parse(text) as Body).checks.blob).toMatchObject({
+        ok: false,
+        kind: 's3',
+        error: 'unreachable',
+      })
+    } finally {
+      setBlobStoreForTests(blob)
+      await server.stop()
     }
   })
 

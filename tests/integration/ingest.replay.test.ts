@@ -7,12 +7,14 @@ import { createKey } from '@/lib/credentials/create-key'
 import { revokeKey } from '@/lib/credentials/revoke-key'
 import { useDatabase } from '@/lib/db'
 import { createOrganization } from '@/lib/orgs/create-organization'
-import { getBlobStore, setBlobStoreForTests } from '@/lib/storage'
+import { readSessionEvents, sessionBatches } from '@/lib/sessions/read-events'
+import { createBlobStore, getBlobStore, setBlobStoreForTests } from '@/lib/storage'
 import type { BlobStore } from '@/lib/storage/types'
 import { makeBatch } from '../fixtures/replay-batch'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { freezeRateLimitClock } from '../helpers/frozen-rate-limit'
 import { preflight, sendBatch } from '../helpers/ingest'
+import { startS3Server } from '../helpers/s3-server'
 
 let database: TestDatabase
 let organizationId: string
@@ -508,6 +510,44 @@ describe('POST /api/sdk/replay: idempotency and failures', () => {
     const retried = await sendBatch(body, { key: ingestKey })
     expect(retried.status).toBe(200)
     expect((await rowsFor(sessionId)).batches).toHaveLength(1)
+  })
+})
+
+describe('POST /api/sdk/replay: through the S3-compatible store', () => {
+  it('stores batches in the bucket and the session reads its events back from there', async () => {
+    const server = await startS3Server()
+    // The SDK's credential chain; the adapter has no credential settings of its own
+    process.env.AWS_ACCESS_KEY_ID = server.accessKeyId
+    process.env.AWS_SECRET_ACCESS_KEY = server.secretAccessKey
+    try {
+      const s3 = createBlobStore({
+        kind: 's3',
+        bucket: server.bucket,
+        region: server.region,
+        endpoint: server.endpoint,
+        forcePathStyle: true,
+      })
+      setBlobStoreForTests(s3)
+      const sessionId = freshSession()
+      const first = makeBatch({ sessionId, sequence: 0, events: 10 })
+      const second = makeBatch({ sessionId, sequence: 1, events: 5 })
+      expect((await sendBatch(first, { key: ingestKey })).status).toBe(200)
+      expect((await sendBatch(second, { key: ingestKey })).status).toBe(200)
+      // A retried batch lands on the same object
+      expect((await sendBatch(first, { key: ingestKey })).status).toBe(200)
+
+      const { session, batches } = await rowsFor(sessionId)
+      expect(session).toMatchObject({ batchCount: 2, eventCount: 15 })
+      const keys = batches.map((b) => b.blobKey).sort()
+      const folder = keys[0]!.split('/').slice(0, 4).join('/')
+      expect(await s3.list(folder)).toEqual(keys)
+      const events = []
+      for await (const event of readSessionEvents(s3, await sessionBatches(database.db, session!.id)))
+        events.push(event)
+      expect(events).toEqual([...first.replay.events, ...second.replay.events])
+    } finally {
+      await server.stop()
+    }
   })
 })
 

@@ -1,15 +1,23 @@
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
 import { BlobAccessError } from '@vercel/blob'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseConfig, setConfigForTests } from '@/lib/config'
 import { createBlobStore, getBlobStore, setBlobStoreForTests } from '@/lib/storage'
+import { API_DEADLINE_MS, BlobDeadlineError } from '@/lib/storage/deadline'
 import { InvalidBlobKeyError } from '@/lib/storage/keys'
 import { LocalBlobStore } from '@/lib/storage/local'
+import { S3BlobStore, type S3Choice } from '@/lib/storage/s3'
 import type { BlobStore } from '@/lib/storage/types'
 import { VercelBlobStore } from '@/lib/storage/vercel'
+import { freePort } from '../helpers/free-port'
+import { captureLogs } from '../helpers/logs'
+import { type S3Server, startS3Server } from '../helpers/s3-server'
 import { startVercelBlobFake, type VercelBlobFake } from '../helpers/vercel-blob-fake'
 
 // The adapter must never depend on the environment's token; with this unset, a request that
@@ -42,7 +50,93 @@ function listTree(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort()
 }
 
-const harnesses: Record<'local' | 'vercel', () => Promise<Harness>> = {
+interface FrontRequest {
+  method: string
+  url: URL
+  headers: IncomingHttpHeaders
+}
+
+/**
+ * What the S3 front does with a request: pass it to the server, answer 503 as an overloaded
+ * S3 does, take it and never answer, or answer DeleteObjects with a per-key failure.
+ */
+type FrontMode = 'forward' | 'unavailable' | 'hang' | 'delete-errors'
+
+interface S3Front {
+  readonly endpoint: string
+  /** Every request the adapter sent, in order. */
+  readonly requests: FrontRequest[]
+  mode: FrontMode
+  close(): Promise<void>
+}
+
+/** A loopback HTTP front for an S3 server that records requests and injects failures. */
+async function startS3Front(target: string): Promise<S3Front> {
+  const requests: FrontRequest[] = []
+  const front: { mode: FrontMode } = { mode: 'forward' }
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', target)
+    requests.push({ method: req.method ?? '', url, headers: req.headers })
+    if (front.mode === 'hang') return
+    if (front.mode === 'unavailable') {
+      req.resume()
+      res.writeHead(503, { 'content-type': 'application/xml' })
+      res.end(
+        '<?xml version="1.0"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>',
+      )
+      return
+    }
+    if (front.mode === 'delete-errors' && req.method === 'POST' && url.searchParams.has('delete')) {
+      req.resume()
+      res.writeHead(200, { 'content-type': 'application/xml' })
+      res.end(
+        '<?xml version="1.0"?><DeleteResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">' +
+          '<Error><Key>org/x/1.json</Key><Code>AccessDenied</Code><Message>Access Denied</Message></Error>' +
+          '</DeleteResult>',
+      )
+      return
+    }
+    const upstream = httpRequest(url, { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers)
+      answer.pipe(res)
+    })
+    upstream.on('error', () => res.destroy())
+    req.pipe(upstream)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    requests,
+    get mode() {
+      return front.mode
+    },
+    set mode(mode: FrontMode) {
+      front.mode = mode
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
+
+/** The SDK's credential chain reads these; the adapter has no credential settings of its own. */
+function giveSdkCredentials(server: S3Server): void {
+  process.env.AWS_ACCESS_KEY_ID = server.accessKeyId
+  process.env.AWS_SECRET_ACCESS_KEY = server.secretAccessKey
+}
+
+const s3Choice = (server: S3Server, endpoint = server.endpoint): S3Choice => ({
+  kind: 's3',
+  bucket: server.bucket,
+  region: server.region,
+  endpoint,
+  forcePathStyle: true,
+})
+
+const harnesses: Record<'local' | 'vercel' | 's3', () => Promise<Harness>> = {
   async local() {
     const base = mkdtempSync(path.join(tmpdir(), 'blob-local-'))
     // The root does not exist yet: the adapter creates directories as needed
@@ -65,9 +159,24 @@ const harnesses: Record<'local' | 'vercel', () => Promise<Harness>> = {
       teardown: () => fake.close(),
     }
   },
+  async s3() {
+    const server = await startS3Server()
+    giveSdkCredentials(server)
+    const front = await startS3Front(server.endpoint)
+    // Pages of two keys, so listing and deleting cross page and batch boundaries
+    const store = new S3BlobStore(s3Choice(server, front.endpoint), { pageSize: 2 })
+    return {
+      store,
+      sideEffects: () => front.requests.length,
+      async teardown() {
+        await front.close()
+        await server.stop()
+      },
+    }
+  },
 }
 
-describe.each(['local', 'vercel'] as const)('BlobStore contract: %s adapter', (kind) => {
+describe.each(['local', 'vercel', 's3'] as const)('BlobStore contract: %s adapter', (kind) => {
   let harness: Harness
   let store: BlobStore
 
@@ -355,6 +464,156 @@ describe('vercel adapter protocol (against the local fake)', () => {
   })
 })
 
+describe('s3 adapter protocol and failures (against s3rver)', () => {
+  let server: S3Server
+  let front: S3Front
+  let store: S3BlobStore
+
+  beforeAll(async () => {
+    server = await startS3Server()
+    giveSdkCredentials(server)
+    front = await startS3Front(server.endpoint)
+    store = new S3BlobStore(s3Choice(server, front.endpoint), { pageSize: 2 })
+  })
+  afterAll(async () => {
+    await front?.close()
+    await server?.stop()
+  })
+  const withMode = async (mode: FrontMode, run: () => Promise<void>) => {
+    front.mode = mode
+    try {
+      await run()
+    } finally {
+      front.mode = 'forward'
+    }
+  }
+  const since = (index: number) => front.requests.slice(index)
+
+  it('puts path-style into the bucket with the content type, signed, without the SDK’s default checksums', async () => {
+    const before = front.requests.length
+    await store.put('org/o/sessions/s/00000001.json', '[1]', { contentType: 'application/json' })
+    const [put, ...more] = since(before)
+    expect(more).toEqual([])
+    expect(put!.method).toBe('PUT')
+    expect(put!.url.pathname).toBe(`/${server.bucket}/org/o/sessions/s/00000001.json`)
+    expect(put!.headers['content-type']).toBe('application/json')
+    expect(put!.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=S3RVER\/\d{8}\/us-east-1\/s3\//)
+    // WHEN_REQUIRED: a plain body, no trailing checksum that S3-compatible servers refuse
+    expect(put!.headers['content-encoding']).toBeUndefined()
+    expect(Object.keys(put!.headers).filter((h) => h.startsWith('x-amz-checksum'))).toEqual([])
+  })
+
+  it('follows the continuation token and deletes in batches of the page size', async () => {
+    const keys = ['p/1.json', 'p/2.json', 'p/3.json', 'p/4.json', 'p/5.json']
+    for (const key of keys) await store.put(key, 'x')
+    let before = front.requests.length
+    expect(await store.list('p/')).toEqual(keys)
+    const lists = since(before)
+    expect(
+      lists.map((r) => [r.method, r.url.searchParams.get('prefix'), r.url.searchParams.get('max-keys')]),
+    ).toEqual([
+      ['GET', 'p/', '2'],
+      ['GET', 'p/', '2'],
+      ['GET', 'p/', '2'],
+    ])
+    expect(lists[0]!.url.searchParams.get('continuation-token')).toBeNull()
+    expect(lists[1]!.url.searchParams.get('continuation-token')).toBeTruthy()
+
+    before = front.requests.length
+    await store.delete(keys)
+    const deletes = since(before)
+    expect(deletes.map((r) => [r.method, r.url.searchParams.has('delete')])).toEqual([
+      ['POST', true],
+      ['POST', true],
+      ['POST', true],
+    ])
+    expect(await store.list('p/')).toEqual([])
+  })
+
+  it('skips objects it cannot have written when listing (a shared bucket)', async () => {
+    await store.put('shared/ok.json', 'x')
+    // Another writer of the bucket, with a key the adapter would refuse
+    const other = new S3Client({ region: server.region, endpoint: server.endpoint, forcePathStyle: true })
+    await other.send(new PutObjectCommand({ Bucket: server.bucket, Key: 'shared/has space.json', Body: 'x' }))
+    other.destroy()
+    expect(await store.list('shared/')).toEqual(['shared/ok.json'])
+  })
+
+  it('surfaces a per-key failure in the DeleteObjects answer as an error', async () => {
+    await store.put('org/x/1.json', 'x')
+    await withMode('delete-errors', async () => {
+      await expect(store.delete(['org/x/1.json'])).rejects.toThrow(
+        'S3: could not delete 1 of 1 objects (org/x/1.json: AccessDenied: Access Denied)',
+      )
+    })
+  })
+
+  it('fails at once when the server is down (connection refused), without waiting for the deadline', async () => {
+    const down = new S3BlobStore(s3Choice(server, `http://127.0.0.1:${await freePort()}`), {
+      deadlineMs: 20_000,
+    })
+    const refused = expect.objectContaining({ code: 'ECONNREFUSED' })
+    await expect(down.put('org/x/2.json', 'x')).rejects.toEqual(refused)
+    await expect(down.get('org/x/2.json')).rejects.toEqual(refused)
+    await expect(down.list('org/')).rejects.toEqual(refused)
+  })
+
+  it('fails when the server answers 503, after the SDK’s few attempts', async () => {
+    await withMode('unavailable', async () => {
+      const before = front.requests.length
+      const unavailable = expect.objectContaining({
+        name: 'SlowDown',
+        $metadata: expect.objectContaining({ httpStatusCode: 503 }),
+      })
+      await expect(store.put('org/x/3.json', 'x')).rejects.toEqual(unavailable)
+      await expect(store.get('org/x/1.json')).rejects.toEqual(unavailable)
+      await expect(store.stream('org/x/1.json')).rejects.toEqual(unavailable)
+      await expect(store.list('org/')).rejects.toEqual(unavailable)
+      await expect(store.delete(['org/x/1.json'])).rejects.toEqual(unavailable)
+      // Retried, but only a few times each (maxAttempts 3)
+      const sent = since(before).length
+      expect(sent).toBeGreaterThanOrEqual(5)
+      expect(sent).toBeLessThanOrEqual(15)
+    })
+  })
+
+  it('gives up at its deadline when the server takes requests and never answers', async () => {
+    const slow = new S3BlobStore(s3Choice(server, front.endpoint), { deadlineMs: 300 })
+    await withMode('hang', async () => {
+      await expect(slow.put('org/x/4.json', 'x')).rejects.toThrow(
+        new BlobDeadlineError('S3: put did not finish within 300 ms'),
+      )
+      await expect(slow.get('org/x/1.json')).rejects.toBeInstanceOf(BlobDeadlineError)
+      await expect(slow.stream('org/x/1.json')).rejects.toBeInstanceOf(BlobDeadlineError)
+      await expect(slow.list('org/')).rejects.toBeInstanceOf(BlobDeadlineError)
+      await expect(slow.delete(['org/x/1.json'])).rejects.toBeInstanceOf(BlobDeadlineError)
+    })
+  })
+
+  it('gives both remote adapters the same 15 s deadline by default', () => {
+    expect(API_DEADLINE_MS).toBe(15_000)
+    expect(new S3BlobStore(s3Choice(server)).deadlineMs).toBe(API_DEADLINE_MS)
+    expect(new VercelBlobStore('vercel_blob_rw_store_secret').deadlineMs).toBe(API_DEADLINE_MS)
+  })
+
+  it('signs for us-east-1 against an endpoint when neither S3_REGION nor the SDK’s chain names a region', async () => {
+    const saved = { AWS_REGION: process.env.AWS_REGION, AWS_CONFIG_FILE: process.env.AWS_CONFIG_FILE }
+    delete process.env.AWS_REGION
+    process.env.AWS_CONFIG_FILE = path.join(tmpdir(), 'no-such-aws-config')
+    try {
+      const regionless = new S3BlobStore({ ...s3Choice(server, front.endpoint), region: undefined })
+      const before = front.requests.length
+      await regionless.put('org/region/1.json', 'r')
+      expect(text(await regionless.get('org/region/1.json'))).toBe('r')
+      expect(since(before)[0]!.headers.authorization).toMatch(/\/us-east-1\/s3\/aws4_request/)
+    } finally {
+      for (const [name, value] of Object.entries(saved))
+        if (value === undefined) delete process.env[name]
+        else process.env[name] = value
+    }
+  })
+})
+
 describe('createBlobStore and getBlobStore', () => {
   afterAll(() => {
     setBlobStoreForTests(undefined)
@@ -364,6 +623,36 @@ describe('createBlobStore and getBlobStore', () => {
   it('builds the adapter the configuration chose', () => {
     expect(createBlobStore({ kind: 'local', root: '/tmp/nowhere' }).kind).toBe('local')
     expect(createBlobStore({ kind: 'vercel', token: 'vercel_blob_rw_store_secret' }).kind).toBe('vercel')
+    const s3 = createBlobStore({ kind: 's3', bucket: 'replays', region: 'eu-west-1', forcePathStyle: false })
+    expect(s3).toBeInstanceOf(S3BlobStore)
+    expect((s3 as S3BlobStore).bucket).toBe('replays')
+  })
+
+  it('builds the S3 store from S3_* and logs where it writes, never credentials', () => {
+    setConfigForTests(
+      parseConfig({
+        NODE_ENV: 'test',
+        DATA_DIR: process.env.DATA_DIR,
+        AUTH_SECRET: process.env.AUTH_SECRET,
+        S3_BUCKET: 'replays',
+        S3_ENDPOINT: 'https://minio-user:minio-password@minio.example.com:9000',
+        S3_FORCE_PATH_STYLE: '1',
+      }),
+    )
+    setBlobStoreForTests(undefined)
+    const logs = captureLogs('info')
+    try {
+      expect(getBlobStore()).toBeInstanceOf(S3BlobStore)
+    } finally {
+      logs.restore()
+    }
+    const record = logs.records().find((r) => r.msg === 'blob store')
+    expect(record).toMatchObject({
+      blobStore: 's3',
+      bucket: 'replays',
+      endpoint: 'https://minio.example.com:9000',
+    })
+    expect(logs.lines.join('')).not.toContain('minio-password')
   })
 
   it('memoizes the configured store (local under DATA_DIR/blobs here)', () => {

@@ -100,6 +100,31 @@ describe('configuration', () => {
     expect(config.authSecretGenerated).toBe(false)
   })
 
+  it('chooses the S3-compatible blob store with S3_BUCKET, region and endpoint optional', () => {
+    const aws = parseConfig({ DATA_DIR: dataDir(), S3_BUCKET: 'replays' })
+    expect(aws.blob).toEqual({
+      kind: 's3',
+      bucket: 'replays',
+      region: undefined,
+      endpoint: undefined,
+      forcePathStyle: false,
+    })
+    const minio = parseConfig({
+      DATA_DIR: dataDir(),
+      S3_BUCKET: 'replays',
+      S3_REGION: 'us-east-1',
+      S3_ENDPOINT: 'http://minio:9000/',
+      S3_FORCE_PATH_STYLE: 'true',
+    })
+    expect(minio.blob).toEqual({
+      kind: 's3',
+      bucket: 'replays',
+      region: 'us-east-1',
+      endpoint: 'http://minio:9000',
+      forcePathStyle: true,
+    })
+  })
+
   it('treats empty strings as unset', () => {
     const config = parseConfig({
       DATA_DIR: dataDir(),
@@ -140,6 +165,12 @@ describe('configuration', () => {
     ],
     [{ UPSTASH_REDIS_REST_URL: 'https://x.upstash.io' }, 'UPSTASH_REDIS_REST_TOKEN'],
     [{ UPSTASH_REDIS_REST_TOKEN: 't' }, 'UPSTASH_REDIS_REST_URL'],
+    [{ S3_BUCKET: 'replays', BLOB_READ_WRITE_TOKEN: 'vercel_blob_rw_abc' }, 'S3_BUCKET'],
+    [{ S3_ENDPOINT: 'http://minio:9000' }, 'S3_BUCKET'],
+    [{ S3_REGION: 'eu-west-1' }, 'S3_BUCKET'],
+    [{ S3_BUCKET: 'Replays_Bucket' }, 'S3_BUCKET'],
+    [{ S3_BUCKET: 'replays', S3_ENDPOINT: 'minio:9000' }, 'S3_ENDPOINT'],
+    [{ S3_BUCKET: 'replays', S3_FORCE_PATH_STYLE: 'yes' }, 'S3_FORCE_PATH_STYLE'],
     [{ INNGEST_SIGNING_KEY: 'k' }, 'INNGEST_EVENT_KEY'],
     [{ INNGEST_EVENT_KEY: 'k' }, 'INNGEST_SIGNING_KEY'],
     [{ OAUTH_ACCESS_TOKEN_TTL_SECONDS: '0' }, 'OAUTH_ACCESS_TOKEN_TTL_SECONDS'],
