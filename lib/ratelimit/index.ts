@@ -1,14 +1,20 @@
 import { getConfig, type RateLimitChoice } from '@/lib/config'
 import { logger } from '@/lib/log'
 import { createMemoryRateLimiter } from './memory'
+import { createRedisRateLimiter } from './redis'
 import type { RateLimiter } from './types'
 import { createUpstashRateLimiter } from './upstash'
 
+/** Builds the chosen adapter without any I/O: Redis-backed ones connect on first use. */
 export function createRateLimiter(choice: RateLimitChoice): RateLimiter {
-  if (choice.kind === 'redis') throw new Error('Redis rate limiter: being built (issue 21)')
-  return choice.kind === 'upstash'
-    ? createUpstashRateLimiter({ url: choice.url, token: choice.token })
-    : createMemoryRateLimiter()
+  switch (choice.kind) {
+    case 'upstash':
+      return createUpstashRateLimiter({ url: choice.url, token: choice.token })
+    case 'redis':
+      return createRedisRateLimiter({ url: choice.url })
+    case 'memory':
+      return createMemoryRateLimiter()
+  }
 }
 
 /**
@@ -25,7 +31,7 @@ export function getRateLimiter(): RateLimiter {
     if (limiter.kind === 'memory' && config.nodeEnv === 'production')
       logger.warn(
         { rateLimit: limiter.kind },
-        'in-process rate limiter in production: every process counts on its own, so the effective limit grows with the number of instances; set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN',
+        'in-process rate limiter in production: every process counts on its own, so the effective limit grows with the number of instances; set REDIS_URL (a Redis server), or UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN (Upstash)',
       )
     holder.__serviceRateLimiter = limiter
   }
@@ -39,6 +45,8 @@ export function useRateLimiter(limiter: RateLimiter | undefined): void {
 
 export type { MemoryRateLimiter, MemoryRateLimiterOptions } from './memory'
 export { createMemoryRateLimiter } from './memory'
+export type { RedisRateLimiter, RedisRateLimiterOptions } from './redis'
+export { createRedisRateLimiter } from './redis'
 export type { RateLimiter, RateLimitResult, RateLimitRule } from './types'
 export type { UpstashRateLimiterOptions } from './upstash'
 export { createUpstashRateLimiter } from './upstash'

@@ -19,8 +19,8 @@ export const RATE_LIMITS = {
   ingestKeyLookupsPerAddress: { name: 'ingest-lookup-ip', limit: 60, windowSeconds: MINUTE },
   /**
    * Presented ingest keys that turned out not to work, from all addresses together (counted by
-   * the configured limiter: per process in memory, across instances with Upstash). Once spent,
-   * lookups of keys not recently seen to work wait, whoever asks.
+   * the configured limiter: per process in memory, across instances with Upstash or Redis).
+   * Once spent, lookups of keys not recently seen to work wait, whoever asks.
    */
   ingestKeyMisses: { name: 'ingest-key-misses', limit: 600, windowSeconds: MINUTE },
   /** The spec's Data API limits per token (per OAuth client for OAuth tokens); MCP tool calls spend the same. */

@@ -1,6 +1,7 @@
 /**
- * Rate-limit port. Both implementations use the same sliding-window algorithm as
- * @upstash/ratelimit's `slidingWindow`, so limits, remaining counts and reset times agree.
+ * Rate-limit port. Every implementation uses @upstash/ratelimit's `slidingWindow`: its own
+ * script over Upstash REST (upstash.ts) or a plain Redis (redis.ts), or an in-process twin
+ * (memory.ts), so limits, remaining counts and reset times agree.
  */
 export interface RateLimitRule {
   /** Namespaces the counters: `ingest`, `data-read`, `data-write`, `signin`, ... */

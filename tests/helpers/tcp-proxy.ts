@@ -12,7 +12,8 @@ export type CutMode = 'refuse' | 'reset'
 /**
  * A loopback TCP proxy in front of a real server, for fault tests: `cut()` breaks every
  * connection and refuses new ones, `restore()` forwards again on the same port, so clients
- * configured with the proxy's address reconnect unchanged.
+ * configured with the proxy's address reconnect unchanged. `hold()` keeps connections open
+ * but withholds the server's answers (a server that has stopped responding) until `release()`.
  */
 export interface TcpProxy {
   readonly port: number
@@ -22,11 +23,18 @@ export interface TcpProxy {
   readonly reset: number
   cut(mode?: CutMode): Promise<void>
   restore(): Promise<void>
+  /** Answers from the server wait in the proxy, on open and new connections alike. */
+  hold(): void
+  /** Passes on the withheld answers and forwards normally again. */
+  release(): void
   close(): Promise<void>
 }
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>()
+  /** Each forwarded connection's pair, to stop and restart the answers' flow. */
+  const pairs = new Set<{ client: net.Socket; upstream: net.Socket }>()
+  let holding = false
   let forwarded = 0
   let reset = 0
   let resetting = false
@@ -41,20 +49,24 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     }
     forwarded++
     const upstream = net.connect(target.port, target.host)
+    const pair = { client, upstream }
     sockets.add(client)
     sockets.add(upstream)
+    pairs.add(pair)
     const drop = () => {
       client.destroy()
       upstream.destroy()
       sockets.delete(client)
       sockets.delete(upstream)
+      pairs.delete(pair)
     }
     client.on('error', drop)
     upstream.on('error', drop)
     client.on('close', drop)
     upstream.on('close', drop)
     client.pipe(upstream)
-    upstream.pipe(client)
+    if (holding) upstream.pause()
+    else upstream.pipe(client)
   }
 
   const listen = () =>
@@ -82,6 +94,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const destroyAll = () => {
     for (const socket of sockets) socket.destroy()
     sockets.clear()
+    pairs.clear()
   }
 
   await listen()
@@ -108,6 +121,17 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     async restore() {
       resetting = false
       if (!server) await listen()
+    },
+    hold() {
+      holding = true
+      for (const { client, upstream } of pairs) {
+        upstream.unpipe(client)
+        upstream.pause()
+      }
+    },
+    release() {
+      holding = false
+      for (const { client, upstream } of pairs) upstream.pipe(client)
     },
     async close() {
       const closed = stopListening()

@@ -7,11 +7,17 @@ import { jobRuns } from '@/db/schema'
 import { parseConfig, setConfigForTests } from '@/lib/config'
 import { useDatabase } from '@/lib/db'
 import { checkHealth, resetHealthCacheForTests } from '@/lib/health/check'
-import { createMemoryRateLimiter, type RateLimiter, useRateLimiter } from '@/lib/ratelimit'
+import {
+  createMemoryRateLimiter,
+  createRedisRateLimiter,
+  type RateLimiter,
+  useRateLimiter,
+} from '@/lib/ratelimit'
 import { createBlobStore, setBlobStoreForTests } from '@/lib/storage'
 import type { BlobStore } from '@/lib/storage/types'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { startS3Server } from '../helpers/s3-server'
+import { freePort } from '../helpers/free-port'
 
 let database: TestDatabase
 let blob: BlobStore
@@ -146,6 +152,30 @@ describe('GET /api/health', () => {
     })
     expect(report.status).toBe('degraded')
     expect(report.checks.blob).toMatchObject({ ok: false, kind: 'unknown', error: 'unreachable' })
+  })
+
+  it('probes a plain Redis limiter: ok when Redis answers, a short secret-free reason when it is down', async () => {
+    // The probe's counter key expires by itself (two windows and a second after its first use).
+    const keyPrefix = `health-test:${Date.now()}`
+    const up = createRedisRateLimiter({ url: 'redis://127.0.0.1:6379', keyPrefix })
+    const down = createRedisRateLimiter({ url: `redis://:hunter2@127.0.0.1:${await freePort()}`, keyPrefix })
+    try {
+      const probe = (rateLimiter: RateLimiter) =>
+        checkHealth({
+          db: async () => database.db,
+          databaseKind: 'test',
+          blob: () => blob,
+          rateLimiter: () => rateLimiter,
+          jobsKind: 'in-process',
+        })
+      expect((await probe(up)).checks.rateLimiter).toMatchObject({ ok: true, kind: 'redis' })
+      const report = await probe(down)
+      expect(report.status).toBe('degraded')
+      expect(report.checks.rateLimiter).toMatchObject({ ok: false, kind: 'redis', error: 'unreachable' })
+      expect(JSON.stringify(report)).not.toContain('hunter2')
+    } finally {
+      await Promise.all([up.close(), down.close()])
+    }
   })
 
   it('answers within its deadline when a dependency hangs', async () => {

@@ -1,12 +1,18 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { gzipSync } from 'node:zlib'
 import { count, eq } from 'drizzle-orm'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { credentials, outbox, replayBatches, replaySessions } from '@/db/schema'
 import { createKey } from '@/lib/credentials/create-key'
 import { revokeKey } from '@/lib/credentials/revoke-key'
 import { useDatabase } from '@/lib/db'
 import { createOrganization } from '@/lib/orgs/create-organization'
+import {
+  createMemoryRateLimiter,
+  createRedisRateLimiter,
+  useRateLimiter as installRateLimiter,
+} from '@/lib/ratelimit'
+import { RATE_LIMITS } from '@/lib/ratelimit/policies'
 import { readSessionEvents, sessionBatches } from '@/lib/sessions/read-events'
 import { createBlobStore, getBlobStore, setBlobStoreForTests } from '@/lib/storage'
 import type { BlobStore } from '@/lib/storage/types'
@@ -624,5 +630,48 @@ describe('POST /api/sdk/replay: rate limit', () => {
     expect(refused.headers.get('access-control-allow-origin')).toBe('*')
     // another key is not affected
     expect((await sendBatch(makeBatch({ sessionId: freshSession() }), { key: ingestKey })).status).toBe(200)
+  })
+  it('answers the same last 200 and 429, headers and all, with the plain-Redis limiter as in-process', async () => {
+    const body = JSON.stringify(makeBatch({ sessionId: freshSession(), events: 2 }))
+    const redis = createRedisRateLimiter({
+      url: 'redis://127.0.0.1:6379',
+      // Its keys expire by themselves, two minutes after this test.
+      keyPrefix: `ingest-test:${randomBytes(6).toString('hex')}`,
+    })
+    // Both limiters read Date.now: one instant, mid-minute, for both runs.
+    const clock = vi
+      .spyOn(Date, 'now')
+      .mockReturnValue((Math.floor(Date.now() / 60_000) + 1) * 60_000 + 30_000)
+    const seen = []
+    try {
+      for (const limiter of [createMemoryRateLimiter(), redis]) {
+        installRateLimiter(limiter)
+        const key = (await createKey(database.db, { organizationId, type: 'ingest' })).key
+        // The first 99 of the minute's 100 are spent directly, not over HTTP.
+        const keyId = createHash('sha256').update(key).digest('base64url')
+        for (let i = 0; i < 99; i++) await limiter.limit(RATE_LIMITS.ingest, keyId)
+        const answers = [await sendBatch(body, { key }), await sendBatch(body, { key })]
+        seen.push(
+          await Promise.all(
+            answers.map(async (answer) => ({
+              status: answer.status,
+              body: await answer.json(),
+              headers: ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after'].map(
+                (name) => answer.headers.get(name),
+              ),
+            })),
+          ),
+        )
+      }
+    } finally {
+      clock.mockRestore()
+      await redis.close()
+    }
+    const [memory, plainRedis] = seen
+    expect(plainRedis).toEqual(memory)
+    expect(memory?.map((answer) => answer.status)).toEqual([200, 429])
+    expect(memory?.[1]?.body).toEqual({ error: 'Rate limit exceeded' })
+    expect(memory?.[1]?.headers.slice(0, 2)).toEqual(['100', '0'])
+    expect(memory?.[1]?.headers[3]).toBe('30')
   })
 })

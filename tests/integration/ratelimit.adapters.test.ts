@@ -1,17 +1,24 @@
 import { randomUUID } from 'node:crypto'
+import net from 'node:net'
+import { Redis as IORedis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { parseConfig, setConfigForTests } from '@/lib/config'
 import { logger } from '@/lib/log'
 import { createRateLimiter, getRateLimiter, useRateLimiter } from '@/lib/ratelimit'
 import { createMemoryRateLimiter } from '@/lib/ratelimit/memory'
+import { createRedisRateLimiter, type RedisRateLimiter } from '@/lib/ratelimit/redis'
 import type { RateLimiter, RateLimitResult, RateLimitRule } from '@/lib/ratelimit/types'
 import { createUpstashRateLimiter } from '@/lib/ratelimit/upstash'
+import { freePort } from '../helpers/free-port'
+import { startTcpProxy } from '../helpers/tcp-proxy'
 import { startUpstashShim, type UpstashShim } from '../helpers/upstash-shim'
+import { waitFor } from '../helpers/wait'
 
 /**
- * One suite for both adapters of the rate-limit port: the in-process one, and the Upstash one
- * talking REST to a shim in front of the machine's Redis. Without Redis the Upstash half
- * fails rather than skips: CI has Redis, and a silent skip would hide a broken adapter.
+ * One suite for the three adapters of the rate-limit port: the in-process one, the Upstash
+ * one talking REST to a shim in front of the machine's Redis, and the plain-Redis one talking
+ * to that Redis directly. Without Redis the Redis-backed halves fail rather than skip: CI has
+ * Redis, and a silent skip would hide a broken adapter.
  */
 
 let shimStarting: Promise<UpstashShim> | undefined
@@ -29,9 +36,38 @@ async function upstashLimiter(): Promise<RateLimiter> {
   return createUpstashRateLimiter({ url, token, keyPrefix })
 }
 
+const REDIS_URL = 'redis://127.0.0.1:6379'
+/** Every key the plain-Redis adapter writes in this run starts with it; deleted afterwards. */
+const redisKeyPrefix = `ratelimit-redis-test:${randomUUID().slice(0, 12)}`
+const redisLimiters: RedisRateLimiter[] = []
+
+/** A plain-Redis limiter closed after the run; by default on the machine's Redis. */
+function redisLimiter(options: Partial<Parameters<typeof createRedisRateLimiter>[0]> = {}): RedisRateLimiter {
+  const limiter = createRedisRateLimiter({ url: REDIS_URL, keyPrefix: redisKeyPrefix, ...options })
+  redisLimiters.push(limiter)
+  return limiter
+}
+
+afterAll(async () => {
+  await Promise.all(redisLimiters.map((limiter) => limiter.close()))
+  const redis = new IORedis(REDIS_URL, { lazyConnect: true })
+  try {
+    await redis.connect()
+    let cursor = '0'
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${redisKeyPrefix}:*`, 'COUNT', 500)
+      if (keys.length > 0) await redis.del(...keys)
+      cursor = next
+    } while (cursor !== '0')
+  } finally {
+    redis.disconnect()
+  }
+})
+
 const adapters = [
   { kind: 'memory', create: async (): Promise<RateLimiter> => createMemoryRateLimiter() },
   { kind: 'upstash', create: upstashLimiter },
+  { kind: 'redis', create: async (): Promise<RateLimiter> => redisLimiter() },
 ] as const
 
 /** Fresh names per test, so that tests (and adapters sharing one Redis) never share counters. */
@@ -129,10 +165,11 @@ describe.each(adapters)('rate-limit port: $kind adapter', (adapter) => {
   })
 })
 
-describe('memory and Upstash adapters agree', () => {
+describe('memory, Upstash and Redis adapters agree', () => {
   it('give the same figures for the same calls at the same instants', async () => {
     const upstash = await upstashLimiter()
-    // The memory adapter reads Date.now at each call, so the mocked clock below drives both.
+    const redis = redisLimiter()
+    // Every adapter reads Date.now at each call, so the mocked clock below drives all three.
     const memory = createMemoryRateLimiter()
     const rule = ruleNamed(10, 10)
     const hourly = ruleNamed(3, 60)
@@ -154,12 +191,17 @@ describe('memory and Upstash adapters agree', () => {
     ]
 
     const clock = vi.spyOn(Date, 'now')
-    const figures: Record<'memory' | 'upstash', RateLimitResult[]> = { memory: [], upstash: [] }
+    const figures: Record<'memory' | 'upstash' | 'redis', RateLimitResult[]> = {
+      memory: [],
+      upstash: [],
+      redis: [],
+    }
     try {
       for (const [offset, stepRule, id, times] of script) {
         clock.mockReturnValue(base + offset)
         for (let i = 0; i < times; i++) {
           figures.upstash.push(await upstash.limit(stepRule, id))
+          figures.redis.push(await redis.limit(stepRule, id))
           figures.memory.push(await memory.limit(stepRule, id))
         }
       }
@@ -168,6 +210,7 @@ describe('memory and Upstash adapters agree', () => {
     }
 
     expect(figures.memory).toEqual(figures.upstash)
+    expect(figures.redis).toEqual(figures.upstash)
     // The script does reach the interesting cases: refusals, a weighted previous window, and
     // 1 - 0.9 rounding 10 previous requests down to 0 rather than 1.
     const remaining = figures.upstash.map((r) => (r.success ? r.remaining : 'refused'))
@@ -176,10 +219,179 @@ describe('memory and Upstash adapters agree', () => {
   })
 })
 
+describe('Redis-backed adapters when Redis fails', () => {
+  const HOUR_SECONDS = 3600
+  const PASSWORD = 'hunter2-do-not-log'
+
+  it('plain Redis down: every limit throws at once with a secret-free reason, and no command waits', async () => {
+    const port = await freePort()
+    const warn = vi.spyOn(logger, 'warn')
+    try {
+      const limiter = redisLimiter({ url: `redis://user:${PASSWORD}@127.0.0.1:${port}` })
+      const rule = ruleNamed(5, 60)
+      const first = await limiter.limit(rule, 'client').catch((error: unknown) => error)
+      expect(first).toBeInstanceOf(Error)
+      expect((first as Error).name).toBe('RedisUnavailableError')
+      expect((first as Error).message).toContain(`redis://127.0.0.1:${port} is unreachable`)
+      // While it stays down, later limits fail as well rather than queue behind a reconnect.
+      await expect(limiter.limit(rule, 'client')).rejects.toThrow(/is unreachable/)
+      const logged = JSON.stringify(warn.mock.calls)
+      expect(logged).toContain('cannot reach Redis')
+      expect(`${(first as Error).message} ${logged}`).not.toContain(PASSWORD)
+      await limiter.close()
+    } finally {
+      warn.mockRestore()
+    }
+  })
+
+  it('plain Redis: requests that arrive while it first connects wait for that connection together', async () => {
+    const warnings = vi.spyOn(process, 'emitWarning')
+    try {
+      const limiter = redisLimiter()
+      const rule = ruleNamed(5, HOUR_SECONDS)
+      await awayFromWindowEdge(HOUR_SECONDS * 1000, 5_000)
+      const results = await Promise.all(Array.from({ length: 20 }, () => limiter.limit(rule, 'client')))
+      expect(results.filter((result) => result.success)).toHaveLength(5)
+      expect(results.map((result) => result.remaining).sort()).toEqual([...Array(16).fill(0), 1, 2, 3, 4])
+      // One wait shared, not one listener per request (Node warns past ten).
+      expect(warnings).not.toHaveBeenCalled()
+      await limiter.close()
+    } finally {
+      warnings.mockRestore()
+    }
+  })
+
+  it('rediss:// speaks TLS: a server that does not sees a TLS handshake, and the failure names no password', async () => {
+    const server = net.createServer()
+    const firstBytes = new Promise<Buffer>((resolve) =>
+      server.on('connection', (socket) =>
+        socket.once('data', (data: Buffer) => {
+          resolve(data)
+          socket.destroy()
+        }),
+      ),
+    )
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const { port } = server.address() as net.AddressInfo
+      const limiter = redisLimiter({ url: `rediss://:${PASSWORD}@127.0.0.1:${port}` })
+      const failure = await limiter.limit(ruleNamed(5, 60), 'client').catch((error: unknown) => error)
+      // 0x16: the first byte of a TLS record carrying a handshake (the ClientHello).
+      expect((await firstBytes)[0]).toBe(0x16)
+      expect(failure).toBeInstanceOf(Error)
+      expect((failure as Error).name).toBe('RedisUnavailableError')
+      expect((failure as Error).message).toContain(`rediss://127.0.0.1:${port}`)
+      expect((failure as Error).message).not.toContain(PASSWORD)
+      await limiter.close()
+    } finally {
+      server.close()
+    }
+  })
+
+  it('Upstash unreachable: its limit throws too, once its client has spent its retries', async () => {
+    const port = await freePort()
+    const limiter = createUpstashRateLimiter({
+      url: `http://127.0.0.1:${port}`,
+      token: 't',
+      keyPrefix: 'unused',
+    })
+    await expect(limiter.limit(ruleNamed(5, 60), 'client')).rejects.toThrow()
+  }, 15_000)
+
+  it('plain Redis slower than the timeout: the request is allowed with a warning, as with Upstash', async () => {
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: 6379 })
+    const warn = vi.spyOn(logger, 'warn')
+    try {
+      const limiter = redisLimiter({ url: `redis://127.0.0.1:${proxy.port}`, timeoutMs: 300 })
+      // An hour's window: the test stays within one however long reconnecting takes.
+      const rule = ruleNamed(5, HOUR_SECONDS)
+      await awayFromWindowEdge(HOUR_SECONDS * 1000, 15_000)
+      expect(await limiter.limit(rule, 'client')).toMatchObject({ success: true, remaining: 4 })
+
+      proxy.hold()
+      const before = Date.now()
+      expect(await limiter.limit(rule, 'client')).toEqual({
+        success: true,
+        limit: 5,
+        remaining: 0,
+        reset: windowEnd(before, HOUR_SECONDS * 1000),
+        retryAfterSeconds: 0,
+      })
+      expect(warn).toHaveBeenCalledWith(
+        { rule: rule.name, rateLimit: 'redis' },
+        'rate limiter timed out; request allowed',
+      )
+
+      // Past the command deadline (timeout + 1 s) node-redis drops the held command; its late
+      // answer must not be taken for the next command's. Redis did run it: it counted.
+      await sleep(1_500)
+      proxy.release()
+      expect(await limiter.limit(rule, 'client')).toMatchObject({ success: true, remaining: 2 })
+      expect(await limiter.limit(rule, 'other')).toMatchObject({ success: true, remaining: 4 })
+      await limiter.close()
+    } finally {
+      warn.mockRestore()
+      await proxy.close()
+    }
+  })
+
+  it('plain Redis that accepts connections but never answers: limits fail within the connect deadline', async () => {
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: 6379 })
+    proxy.hold()
+    try {
+      const limiter = redisLimiter({ url: `redis://127.0.0.1:${proxy.port}`, connectTimeoutMs: 200 })
+      const rule = ruleNamed(5, 60)
+      await expect(limiter.limit(rule, 'client')).rejects.toThrow(/no connection within 200 ms/)
+      // Later ones fail at once rather than wait again, until the connection is ready.
+      await expect(limiter.limit(rule, 'client')).rejects.toThrow(/is unreachable/)
+      await limiter.close()
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it('plain Redis that goes away and comes back: fails while away, counts on where it was', async () => {
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: 6379 })
+    try {
+      const limiter = redisLimiter({ url: `redis://127.0.0.1:${proxy.port}` })
+      const rule = ruleNamed(5, HOUR_SECONDS)
+      await awayFromWindowEdge(HOUR_SECONDS * 1000, 15_000)
+      expect(await limiter.limit(rule, 'client')).toMatchObject({ success: true, remaining: 4 })
+      await proxy.cut()
+      await waitFor('a refusal while Redis is away', async () =>
+        limiter.limit(rule, 'client').then(
+          () => false,
+          (error: unknown) => error instanceof Error && error.name === 'RedisUnavailableError',
+        ),
+      )
+      await proxy.restore()
+      const back = await waitFor('Redis back', async () =>
+        limiter.limit(rule, 'client').catch(() => undefined),
+      )
+      expect(back).toMatchObject({ success: true, remaining: 3 })
+      await limiter.close()
+    } finally {
+      await proxy.close()
+    }
+  })
+})
+
 describe('rate limiter factory', () => {
-  it('builds the adapter the configuration chose', () => {
+  it('builds the adapter the configuration chose, without any I/O', async () => {
     expect(createRateLimiter({ kind: 'memory' }).kind).toBe('memory')
     expect(createRateLimiter({ kind: 'upstash', url: 'http://127.0.0.1:1', token: 't' }).kind).toBe('upstash')
+    const warn = vi.spyOn(logger, 'warn')
+    try {
+      // Nothing listens on port 1: building the adapter must not try to connect.
+      const config = parseConfig({ REDIS_URL: 'redis://:secret@127.0.0.1:1' })
+      expect(config.rateLimit).toEqual({ kind: 'redis', url: 'redis://:secret@127.0.0.1:1' })
+      const limiter = createRateLimiter(config.rateLimit)
+      expect(limiter.kind).toBe('redis')
+      await sleep(50)
+      expect(JSON.stringify(warn.mock.calls)).not.toContain('127.0.0.1:1"')
+    } finally {
+      warn.mockRestore()
+    }
   })
 
   it('memoizes the app-wide limiter, warning when in-process counters run in production', async () => {
@@ -202,6 +414,7 @@ describe('rate limiter factory', () => {
         { rateLimit: 'memory' },
         expect.stringContaining('in-process rate limiter'),
       ])
+      expect(warn.mock.calls[0]?.[1]).toContain('REDIS_URL')
     } finally {
       warn.mockRestore()
       setConfigForTests(undefined)

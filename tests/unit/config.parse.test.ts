@@ -212,3 +212,37 @@ describe('configuration', () => {
     expect(message).not.toContain('\n')
   })
 })
+
+describe('parseConfig: REDIS_URL, the plain-Redis rate limiter', () => {
+  it('chooses it for redis:// and rediss:// URLs, credentials and all', () => {
+    for (const url of ['redis://127.0.0.1:6379', 'rediss://default:pw@redis.example.com:6380/2']) {
+      expect(parseConfig({ DATA_DIR: dataDir(), REDIS_URL: url }).rateLimit).toEqual({ kind: 'redis', url })
+    }
+    expect(parseConfig({ DATA_DIR: dataDir(), REDIS_URL: '' }).rateLimit).toEqual({ kind: 'memory' })
+  })
+
+  const refused: [Record<string, string>, string][] = [
+    [{ REDIS_URL: 'http://:secret-pw@redis.example.com' }, 'must be a redis:// or rediss:// connection URL'],
+    [{ REDIS_URL: 'redis.example.com:6379' }, 'must be a redis:// or rediss:// connection URL'],
+    [
+      {
+        REDIS_URL: 'redis://:secret-pw@redis.example.com',
+        UPSTASH_REDIS_REST_URL: 'https://x.upstash.io',
+        UPSTASH_REDIS_REST_TOKEN: 't',
+      },
+      'cannot be set together with UPSTASH_REDIS_REST_URL',
+    ],
+  ]
+
+  it.each(refused)('refuses %o, naming REDIS_URL without echoing it', (env, reason) => {
+    let error: unknown
+    try {
+      parseConfig({ DATA_DIR: dataDir(), ...env })
+    } catch (caught) {
+      error = caught
+    }
+    expect(error).toBeInstanceOf(ConfigError)
+    expect((error as Error).message).toContain(`Invalid environment variable REDIS_URL: ${reason}`)
+    expect((error as Error).message).not.toContain('secret-pw')
+  })
+})
