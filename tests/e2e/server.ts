@@ -31,7 +31,11 @@ export interface RunningServer {
   baseUrl: string
   dataDir: string
   logs: () => string
+  /** The process id of server.mjs (what a test measures or kills). */
+  pid: number
   stop(): Promise<void>
+  /** SIGKILL: the process dies at once, mid-request, holding whatever it held. */
+  kill(): Promise<void>
 }
 
 export interface StartOptions {
@@ -109,9 +113,16 @@ export async function startBuiltServer(
     baseUrl,
     dataDir,
     logs: () => output,
+    pid: child.pid ?? 0,
+    kill: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve()
+        child.once('exit', () => resolve())
+        child.kill('SIGKILL')
+      }),
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve()
+        if (child.exitCode !== null || child.signalCode !== null) return resolve()
         child.once('exit', () => resolve())
         child.kill('SIGTERM')
         setTimeout(() => child.kill('SIGKILL'), 10_000).unref()

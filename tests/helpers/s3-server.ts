@@ -12,6 +12,8 @@ export interface S3Server {
   /** http://127.0.0.1:<port> */
   readonly endpoint: string
   readonly port: number
+  /** The server's process id (a benchmark counts its CPU). */
+  readonly pid: number
   readonly bucket: string
   readonly region: string
   readonly accessKeyId: string
@@ -109,6 +111,7 @@ export async function startS3Server(options: S3ServerOptions = {}): Promise<S3Se
   const endpoint = `http://127.0.0.1:${port}`
   return {
     endpoint,
+    pid: child.pid ?? 0,
     port,
     bucket,
     region,

@@ -16,8 +16,8 @@ import {
 import { createBlobStore, setBlobStoreForTests } from '@/lib/storage'
 import type { BlobStore } from '@/lib/storage/types'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
-import { startS3Server } from '../helpers/s3-server'
 import { freePort } from '../helpers/free-port'
+import { startS3Server } from '../helpers/s3-server'
 
 let database: TestDatabase
 let blob: BlobStore
