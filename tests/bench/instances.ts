@@ -40,7 +40,7 @@ interface PhaseFigures {
   failed: number
   p50: number
   p99: number
-  cpuMsPerRequest: { instances: number; postgres: number | null; s3: number | null }
+  cpuMsPerRequest: { instances: number; postgres: number | null; s3: number | null; loadGenerator: number }
   machinePercent: number | null
 }
 
@@ -108,6 +108,7 @@ async function phase(
     instances: instances.reduce((n, s) => n + (treeCpuMs(s.pid) ?? 0), 0),
     postgres: postgresCpuMs(),
     s3: treeCpuMs(s3Pid),
+    loadGenerator: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
     machine: machineTicks(),
   })
   const before = cpu()
@@ -128,6 +129,7 @@ async function phase(
       instances: perRequest(before.instances, after.instances) ?? 0,
       postgres: perRequest(before.postgres, after.postgres),
       s3: perRequest(before.s3, after.s3),
+      loadGenerator: perRequest(before.loadGenerator, after.loadGenerator) ?? 0,
     },
     machinePercent: machinePercentBetween(before.machine, after.machine),
   }
@@ -151,7 +153,9 @@ async function main(): Promise<number> {
   cleanup.add(() => database.drop())
   if (database.choice.kind !== 'postgres') throw new Error('bench:instances needs Postgres')
   const databaseUrl = database.choice.url
-  progress(`${database.description}: creating an organization and ${KEYS} ingest keys`)
+  progress(
+    `Postgres ${new URL(databaseUrl).pathname.slice(1)}: creating an organization and ${KEYS} ingest keys`,
+  )
   const { organizationId, keys } = await withDatabase(database.choice, (db) => createOrgAndKeys(db, KEYS))
 
   const env = {
@@ -206,6 +210,7 @@ async function main(): Promise<number> {
       'CPU ms/req: instances',
       'Postgres',
       'S3 server',
+      'load generator',
       'machine busy %',
     ],
     figures.map((f) => [
@@ -216,6 +221,7 @@ async function main(): Promise<number> {
       String(f.cpuMsPerRequest.instances),
       String(f.cpuMsPerRequest.postgres ?? '?'),
       String(f.cpuMsPerRequest.s3 ?? '?'),
+      String(f.cpuMsPerRequest.loadGenerator),
       String(f.machinePercent ?? '?'),
     ]),
   )
