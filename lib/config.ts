@@ -64,6 +64,16 @@ function isMinuteCron(expression: string): boolean {
   }
 }
 
+/** Parsed here, so that a URL the Redis client could not use stops start-up, not every request. */
+function isRedisUrl(value: string): boolean {
+  try {
+    const url = new URL(value)
+    return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== ''
+  } catch {
+    return false
+  }
+}
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: wholeNumber()
@@ -92,10 +102,7 @@ const EnvSchema = z.object({
   S3_REGION: z.string().optional(),
   S3_ENDPOINT: httpUrl.optional(),
   S3_FORCE_PATH_STYLE: flag.default(false),
-  REDIS_URL: z
-    .string()
-    .regex(/^rediss?:\/\/.+/, 'must be a redis:// or rediss:// connection URL')
-    .optional(),
+  REDIS_URL: z.string().refine(isRedisUrl, 'must be a redis:// or rediss:// URL with a host').optional(),
   UPSTASH_REDIS_REST_URL: httpUrl.optional(),
   UPSTASH_REDIS_REST_TOKEN: z.string().optional(),
   INNGEST_EVENT_KEY: z.string().optional(),
@@ -114,7 +121,12 @@ const EnvSchema = z.object({
   ANALYSIS_TIMEOUT_SECONDS: positiveInt.default(60),
   ANALYSIS_MEMORY_MB: wholeNumber().min(32, 'must be at least 32 (megabytes)').default(256),
   INSIGHTS_INTERVAL_HOURS: positiveInt.default(24),
-  INSIGHTS_INTERVAL_MINUTES: positiveInt.optional(),
+  INSIGHTS_INTERVAL_MINUTES: positiveInt
+    .refine(
+      (minutes) => minutes < 60 && 60 % minutes === 0,
+      'must divide an hour (1, 2, 3, 4, 5, 6, 10, 12, 15, 20 or 30); use INSIGHTS_INTERVAL_HOURS for longer',
+    )
+    .optional(),
   RETENTION_CRON: z
     .string()
     .refine(
@@ -282,8 +294,8 @@ export function parseConfig(rawEnv: Record<string, string | undefined>): Config 
   // instances never look; refuse rather than pick one silently.
   if (env.BLOB_READ_WRITE_TOKEN && env.S3_BUCKET)
     fail('S3_BUCKET', 'cannot be set together with BLOB_READ_WRITE_TOKEN; choose one blob store')
-  for (const name of ['S3_REGION', 'S3_ENDPOINT'] as const)
-    if (env[name] && !env.S3_BUCKET) fail('S3_BUCKET', `is required when ${name} is set`)
+  for (const name of ['S3_REGION', 'S3_ENDPOINT', 'S3_FORCE_PATH_STYLE'] as const)
+    if (rawEnv[name]?.trim() && !env.S3_BUCKET) fail('S3_BUCKET', `is required when ${name} is set`)
   if (env.REDIS_URL && env.UPSTASH_REDIS_REST_URL)
     fail('REDIS_URL', 'cannot be set together with UPSTASH_REDIS_REST_URL; choose one rate limiter')
 

@@ -8,7 +8,7 @@ import type { BlobStore } from '@/lib/storage'
 
 export interface ComponentHealth {
   ok: boolean
-  /** Which adapter answered (postgres/pglite, vercel/s3/local, upstash/memory, inngest/in-process). */
+  /** Which adapter answered (postgres/pglite, vercel/s3/local, upstash/redis/memory, inngest/in-process). */
   kind: string
   latencyMs: number
   /** A short, secret-free reason when not ok; details go to the log. */

@@ -12,7 +12,8 @@ import { logger } from '@/lib/log'
  *   `connectTimeoutMs`, which also bounds each TCP/TLS connect;
  * - the client reconnects in the background with exponential backoff (50 ms doubling, at most
  *   2 s, plus jitter), so a Redis that comes back is used again without a restart;
- * - each command is dropped after `commandTimeoutMs` if Redis never answers it.
+ * - a command Redis never answers fails after `commandTimeoutMs`, and its connection is
+ *   replaced by a fresh one.
  *
  * Nothing logged or thrown names the URL: it may carry a password. Redis is named by
  * `scheme://host:port`.
@@ -108,6 +109,20 @@ export function openRedisConnection(options: RedisConnectionOptions): RedisConne
     return created
   }
 
+  /**
+   * Drops a connection whose command went unanswered: the next command opens a fresh one
+   * (waiting for it at most connectTimeoutMs), so a Redis that recovers is used again at once.
+   */
+  function recycle(stale: Client): void {
+    if (client !== stale) return
+    logger.warn(
+      { redis: target, timeoutMs: options.commandTimeoutMs },
+      'Redis rate limiter got no answer from Redis; reconnecting',
+    )
+    client = undefined
+    stale.destroy()
+  }
+
   /** Shared by the requests that arrive while the first connection is under way. */
   let connecting: Promise<void> | undefined
 
@@ -138,7 +153,24 @@ export function openRedisConnection(options: RedisConnectionOptions): RedisConne
   return {
     async send(args) {
       const connected = await ready()
-      return connected.sendCommand(args, { timeout: options.commandTimeoutMs })
+      const reply = connected.sendCommand(args, { timeout: options.commandTimeoutMs })
+      let timer: NodeJS.Timeout | undefined
+      // node-redis's own timeout only covers a command not yet written: one Redis has received
+      // but never answers (a frozen server, a black-holed network) would wait for ever, and every
+      // later command queue up behind it on the same connection.
+      const unanswered = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          reject(unavailable(`no answer within ${options.commandTimeoutMs} ms`))
+          recycle(connected)
+        }, options.commandTimeoutMs)
+      })
+      // Destroying the connection rejects the command too, after the race has been decided.
+      reply.catch(() => undefined)
+      try {
+        return await Promise.race([reply, unanswered])
+      } finally {
+        clearTimeout(timer)
+      }
     },
     async close() {
       const opened = client

@@ -1,5 +1,5 @@
 /**
- * Blob keys are relative, slash-separated paths. Both adapters validate with this module before
+ * Blob keys are relative, slash-separated paths. Every adapter validates with this module before
  * touching storage: the local adapter maps keys onto the file system, where a stray `..` or
  * absolute path would escape the root, and Vercel Blob builds the object URL by pasting the
  * key unencoded after the host, where `?`, `#` or `%` would change which object is read.

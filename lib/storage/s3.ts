@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import {
   DeleteObjectsCommand,
   GetObjectCommand,
@@ -7,6 +8,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3'
 import type { BlobChoice } from '@/lib/config'
+import { toBody } from './body'
 import { API_DEADLINE_MS, withDeadline } from './deadline'
 import { assertValidBlobKey, assertValidBlobPrefix, isValidBlobKey } from './keys'
 import type { BlobStore, PutOptions } from './types'
@@ -51,11 +53,37 @@ function regionFor(choice: S3Choice): string | RegionProvider | undefined {
   }
 }
 
-function toBody(body: Uint8Array | string): Buffer {
-  // Only the viewed bytes of a subarray, never its whole underlying buffer
-  return typeof body === 'string'
-    ? Buffer.from(body, 'utf8')
-    : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+/** The part of the SDK's HTTP request a build-step middleware may read and add headers to. */
+interface OutgoingRequest {
+  headers: Record<string, string>
+  body?: unknown
+}
+
+function isOutgoingRequest(value: unknown): value is OutgoingRequest {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { headers?: unknown }).headers === 'object'
+  )
+}
+
+/**
+ * DeleteObjects must carry a checksum of its body. With WHEN_REQUIRED the SDK sends a CRC32
+ * one, which MinIO releases before 2025 (and other servers that predate S3's newer checksums)
+ * do not know: they answer MissingContentMD5, and retention would fail on every run. Content-MD5
+ * is the checksum every S3-compatible server takes, and S3 itself accepts it beside the CRC.
+ */
+function withContentMd5(command: DeleteObjectsCommand): DeleteObjectsCommand {
+  command.middlewareStack.add(
+    (next) => async (args) => {
+      const request: unknown = args.request
+      if (isOutgoingRequest(request) && typeof request.body === 'string' && !request.headers['content-md5'])
+        request.headers['content-md5'] = createHash('md5').update(request.body, 'utf8').digest('base64')
+      return next(args)
+    },
+    { step: 'build', name: 'contentMd5ForCompatibleServers' },
+  )
+  return command
 }
 
 /** S3 answers a missing key with NoSuchKey; some compatible servers only with a bare 404. */
@@ -166,10 +194,12 @@ export class S3BlobStore implements BlobStore {
       // Quiet: the answer lists only failures. Unknown keys are not failures in S3.
       const answer = await this.#bounded('delete', (abortSignal) =>
         this.#client.send(
-          new DeleteObjectsCommand({
-            Bucket: this.bucket,
-            Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
-          }),
+          withContentMd5(
+            new DeleteObjectsCommand({
+              Bucket: this.bucket,
+              Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+            }),
+          ),
           { abortSignal },
         ),
       )
@@ -188,6 +218,7 @@ export class S3BlobStore implements BlobStore {
   async list(prefix: string): Promise<string[]> {
     assertValidBlobPrefix(prefix)
     const keys: string[] = []
+    const seen = new Set<string>()
     let token: string | undefined
     do {
       const page = await this.#bounded('list', (abortSignal) =>
@@ -207,6 +238,11 @@ export class S3BlobStore implements BlobStore {
         if (object.Key && isValidBlobKey(object.Key)) keys.push(object.Key)
       // A page claiming more without a token would otherwise loop forever on the first page
       token = page.IsTruncated ? page.NextContinuationToken : undefined
+      // ... and one handing back a token it gave before would loop forever over the same pages.
+      if (token !== undefined) {
+        if (seen.has(token)) throw new Error('S3: the listing repeated a continuation token')
+        seen.add(token)
+      }
     } while (token)
     return keys.sort()
   }

@@ -1,4 +1,5 @@
 import { del, get, list, put } from '@vercel/blob'
+import { toBody } from './body'
 import { API_DEADLINE_MS, withDeadline } from './deadline'
 import { assertValidBlobKey, assertValidBlobPrefix } from './keys'
 import type { BlobStore, PutOptions } from './types'
@@ -12,13 +13,6 @@ import type { BlobStore, PutOptions } from './types'
 // list() returns at most 1000 blobs per page; deleting in batches of the same size keeps every
 // request within what the API is known to accept (list a page, delete that page).
 const PAGE_SIZE = 1000
-
-function toBody(body: Uint8Array | string): Buffer {
-  // Always a Buffer: the SDK refuses a falsy body, which would make an empty string unstorable.
-  return typeof body === 'string'
-    ? Buffer.from(body, 'utf8')
-    : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
-}
 
 async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
   const chunks: Uint8Array[] = []

@@ -478,6 +478,7 @@ describe('blob writes failing', () => {
       requests++
     })
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    const credentials = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY }
     process.env.AWS_ACCESS_KEY_ID = 'S3RVER'
     process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER'
     try {
@@ -502,6 +503,13 @@ describe('blob writes failing', () => {
     } finally {
       silent.closeAllConnections()
       await new Promise<void>((resolve) => silent.close(() => resolve()))
+      // The later tests of this file must not find credentials they never set.
+      for (const [name, value] of [
+        ['AWS_ACCESS_KEY_ID', credentials.id],
+        ['AWS_SECRET_ACCESS_KEY', credentials.secret],
+      ] as const)
+        if (value === undefined) delete process.env[name]
+        else process.env[name] = value
     }
   })
 

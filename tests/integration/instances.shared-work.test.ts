@@ -63,9 +63,13 @@ async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T 
   }
 }
 
+/**
+ * `npm start` runs the production build; a checkout without one gets it here (CI builds first).
+ * An existing build is used as it is, like the browser tests do: after changing the app, run
+ * `npm run build` again, or this tests the code of the last build.
+ */
 function ensureProductionBuild(): void {
   if (existsSync(path.join(process.cwd(), '.next', 'BUILD_ID'))) return
-  // `npm start` runs the production build; a checkout without one gets it here (CI builds first).
   execFileSync('npm', ['run', 'build'], { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } })
 }
 
@@ -183,6 +187,12 @@ describe.skipIf(!DATABASE_URL)(
       }
 
       // ---- Limits are shared: 100 batches a minute per key, counted across both instances.
+      // The sliding window weighs the previous minute's count down as the minute passes: 100
+      // calls straddling a boundary would no longer add up to the limit, so none straddle one.
+      const toBoundary = 60_000 - (Date.now() % 60_000)
+      if (toBoundary < 20_000) await sleep(toBoundary + 1_000)
+      // The minute the probe's session is created in, and the tick that writes its insight.
+      const nextMinute = (Math.floor(Date.now() / 60_000) + 1) * 60_000
       const probe = recorderBatches({
         sessionId: `limits-${Date.now().toString(36)}`,
         events: Array.from({ length: 100 }, (_, i) => ({
@@ -283,7 +293,6 @@ describe.skipIf(!DATABASE_URL)(
       for (const issueId of lists[0]!) expect(mcpAnswers[0]).toContain(issueId)
 
       // Both must be alive across at least one tick of the minute schedules (insights, retention).
-      const nextMinute = (Math.floor(bothUpAt / 60_000) + 1) * 60_000
       await sleep(nextMinute + 3_000 - Date.now())
 
       const secondHalf = sessions.slice(half)
@@ -298,7 +307,9 @@ describe.skipIf(!DATABASE_URL)(
       expect(answeredBy.b).toBeGreaterThan(0)
       expect(killedAt).toBeLessThan(Number.POSITIVE_INFINITY)
 
-      // ---- Settle: the survivor finishes everything, the dead instance's claims included.
+      // ---- Settle: the survivor finishes everything, the dead instance's claims included. Not
+      // before the minute tick is well past, so that its runs are among what must be done.
+      await sleep(nextMinute + 12_000 - Date.now())
       const settledAt = await until('every session processed and every delivery made', 120_000, async () => {
         const [row] = await sql<{ open: number; pending: number; undispatched: number; running: number }[]>`
           select
@@ -384,9 +395,14 @@ describe.skipIf(!DATABASE_URL)(
       for (const delivery of deliveries) {
         const at = receipts.get(`${delivery.endpoint} ${delivery.id}`) ?? []
         expect(at.length, `delivery ${delivery.endpoint} ${delivery.id}`).toBeGreaterThanOrEqual(1)
-        if (at.length > 1)
-          expect(at[0]!, 'a second receipt only for a delivery B was making').toBeLessThanOrEqual(killedAt)
         expect(at.length).toBeLessThanOrEqual(2)
+        if (at.length === 2) {
+          // Only a delivery B was making as it died: received just before the kill, and again
+          // after it, from the instance that took the run over.
+          expect(at[0]!, `delivery ${delivery.id}: first receipt`).toBeGreaterThanOrEqual(killedAt - 5_000)
+          expect(at[0]!, `delivery ${delivery.id}: first receipt`).toBeLessThanOrEqual(killedAt)
+          expect(at[1]!, `delivery ${delivery.id}: second receipt`).toBeGreaterThan(killedAt)
+        }
       }
       expect(receipts.size).toBe(deliveries.length)
 
@@ -405,8 +421,8 @@ describe.skipIf(!DATABASE_URL)(
         const byTick = new Map(runs.map((r) => [Date.parse(r.key), r]))
         const first = (Math.floor(bothUpAt / everyMs) + 1) * everyMs
         const ticks: number[] = []
-        // Every tick up to 3 s before the settled moment, by which each was due and done.
-        for (let tick = first; tick <= settledAt - 3_000; tick += everyMs) ticks.push(tick)
+        // Every tick up to 10 s before the settled moment, by which each was due and done.
+        for (let tick = first; tick <= settledAt - 10_000; tick += everyMs) ticks.push(tick)
         expect(ticks.length, functionId).toBeGreaterThan(0)
         for (const tick of ticks) {
           const run = byTick.get(tick)
@@ -423,10 +439,11 @@ describe.skipIf(!DATABASE_URL)(
       console.info(
         `instances: ${accepted.size} batches accepted (${answeredBy.a} by A, ${answeredBy.b} by B before its SIGKILL), ${sessionRows.length} sessions, ${counts.length} issues, ${deliveries.length} deliveries received ${receiver.received.length} times, ${taken?.n ?? 0} runs taken over from B`,
       )
-      const [insightRows] = await sql<{ n: number; distinct: number }[]>`
-        select count(*)::int as n, count(distinct interval_start)::int as distinct from insights
-        where organization_id = ${organizationId}`
-      expect(insightRows?.n).toBe(insightRows?.distinct)
+      // The minute both instances ticked at covers the one the first sessions were created in:
+      // one insight for it (the table would refuse a second), and its event delivered above.
+      const insightRows = await sql<{ start: Date }[]>`
+        select interval_start as start from insights where organization_id = ${organizationId}`
+      expect(insightRows.map((r) => r.start.getTime())).toContain(nextMinute - 60_000)
     }, 420_000)
   },
 )

@@ -322,11 +322,18 @@ describe('Redis-backed adapters when Redis fails', () => {
         'rate limiter timed out; request allowed',
       )
 
-      // Past the command deadline (timeout + 1 s) node-redis drops the held command; its late
-      // answer must not be taken for the next command's. Redis did run it: it counted.
+      // Past the command deadline (timeout + 1 s) the connection with the unanswered command is
+      // dropped and the next command opens a fresh one: a late answer on the old one cannot be
+      // taken for a new command's. Redis did run the held command: it counted.
+      const connectionsBefore = proxy.forwarded
       await sleep(1_500)
       proxy.release()
       expect(await limiter.limit(rule, 'client')).toMatchObject({ success: true, remaining: 2 })
+      expect(proxy.forwarded).toBe(connectionsBefore + 1)
+      expect(warn).toHaveBeenCalledWith(
+        { redis: `redis://127.0.0.1:${proxy.port}`, timeoutMs: 1_300 },
+        'Redis rate limiter got no answer from Redis; reconnecting',
+      )
       expect(await limiter.limit(rule, 'other')).toMatchObject({ success: true, remaining: 4 })
       await limiter.close()
     } finally {

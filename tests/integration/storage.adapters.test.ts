@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -54,6 +54,8 @@ interface FrontRequest {
   method: string
   url: URL
   headers: IncomingHttpHeaders
+  /** The body of a POST (DeleteObjects), once it has arrived. */
+  body?: Buffer
 }
 
 /**
@@ -101,7 +103,14 @@ async function startS3Front(target: string): Promise<S3Front> {
       answer.pipe(res)
     })
     upstream.on('error', () => res.destroy())
-    req.pipe(upstream)
+    if (req.method !== 'POST') return void req.pipe(upstream)
+    const recorded = requests.at(-1)!
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      recorded.body = Buffer.concat(chunks)
+      upstream.end(recorded.body)
+    })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
@@ -528,6 +537,9 @@ describe('s3 adapter protocol and failures (against s3rver)', () => {
       ['POST', true],
     ])
     expect(await store.list('p/')).toEqual([])
+    // Content-MD5 of the body, which servers that predate S3's CRC checksums require
+    for (const request of deletes)
+      expect(request.headers['content-md5']).toBe(createHash('md5').update(request.body!).digest('base64'))
   })
 
   it('skips objects it cannot have written when listing (a shared bucket)', async () => {

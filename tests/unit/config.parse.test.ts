@@ -183,6 +183,9 @@ describe('configuration', () => {
     [{ FINALIZER_INTERVAL_SECONDS: '-5' }, 'FINALIZER_INTERVAL_SECONDS'],
     [{ INSIGHTS_INTERVAL_HOURS: '0' }, 'INSIGHTS_INTERVAL_HOURS'],
     [{ INSIGHTS_INTERVAL_MINUTES: '0.5' }, 'INSIGHTS_INTERVAL_MINUTES'],
+    [{ INSIGHTS_INTERVAL_MINUTES: '7' }, 'INSIGHTS_INTERVAL_MINUTES'],
+    [{ INSIGHTS_INTERVAL_MINUTES: '90' }, 'INSIGHTS_INTERVAL_MINUTES'],
+    [{ S3_FORCE_PATH_STYLE: '1' }, 'S3_BUCKET'],
     [{ INSIGHTS_INTERVAL_MINUTES: '5', INSIGHTS_INTERVAL_HOURS: '1' }, 'INSIGHTS_INTERVAL_MINUTES'],
     [{ RETENTION_CRON: '*/5 * * * * *' }, 'RETENTION_CRON'],
     [{ RETENTION_CRON: '61 * * * *' }, 'RETENTION_CRON'],
@@ -222,8 +225,9 @@ describe('parseConfig: REDIS_URL, the plain-Redis rate limiter', () => {
   })
 
   const refused: [Record<string, string>, string][] = [
-    [{ REDIS_URL: 'http://:secret-pw@redis.example.com' }, 'must be a redis:// or rediss:// connection URL'],
-    [{ REDIS_URL: 'redis.example.com:6379' }, 'must be a redis:// or rediss:// connection URL'],
+    [{ REDIS_URL: 'http://:secret-pw@redis.example.com' }, 'must be a redis:// or rediss:// URL with a host'],
+    [{ REDIS_URL: 'redis.example.com:6379' }, 'must be a redis:// or rediss:// URL with a host'],
+    [{ REDIS_URL: 'redis://:secret-pw@' }, 'must be a redis:// or rediss:// URL with a host'],
     [
       {
         REDIS_URL: 'redis://:secret-pw@redis.example.com',
