@@ -142,6 +142,11 @@ const EnvSchema = z.object({
     .transform((list) => list.map(Number))
     .default([60, 300, 1500]),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: flag.default(false),
+  SLACK_WEBHOOK_HOSTS: commaList(
+    z.string().regex(/^[a-z0-9.-]+(:\d{1,5})?$/, 'must be a comma-separated list of host names (host or host:port)'),
+  ).default(['hooks.slack.com']),
+  LINEAR_API_URL: httpUrl.default('https://api.linear.app/graphql'),
+  GITHUB_API_URL: httpUrl.default('https://api.github.com'),
   AI_PROVIDER: z.enum(['openai', 'anthropic', 'google', 'openai-compatible']).optional(),
   AI_MODEL: z.string().optional(),
   AI_API_KEY: z.string().optional(),
@@ -223,6 +228,12 @@ export interface Config {
   /** Uploaded source maps are deleted this many days after their upload (docs/source-maps.md). */
   sourcemaps: { retentionDays: number }
   webhooks: { retryDelaysSeconds: number[]; allowPrivateTargets: boolean }
+  /**
+   * Where the Slack, Linear and GitHub integrations may send: Slack incoming-webhook URLs only on
+   * these hosts; the Linear GraphQL and GitHub REST APIs at these addresses (GitHub Enterprise
+   * Server has its own; tests point all three at local servers).
+   */
+  integrations: { slackWebhookHosts: string[]; linearApiUrl: string; githubApiUrl: string }
   logLevel: Env['LOG_LEVEL']
   /** Where client addresses come from (lib/ratelimit/client-address.ts). */
   clientAddress: { trustedProxyHops: number; vercel: boolean }
@@ -412,6 +423,11 @@ export function parseConfig(rawEnv: Record<string, string | undefined>): Config 
     webhooks: {
       retryDelaysSeconds: env.WEBHOOK_RETRY_DELAYS_SECONDS,
       allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    },
+    integrations: {
+      slackWebhookHosts: env.SLACK_WEBHOOK_HOSTS.map((host) => host.toLowerCase()),
+      linearApiUrl: env.LINEAR_API_URL,
+      githubApiUrl: env.GITHUB_API_URL.replace(/\/$/, ''),
     },
     logLevel: env.LOG_LEVEL,
     clientAddress: { trustedProxyHops: env.TRUSTED_PROXY_HOPS, vercel: env.VERCEL },

@@ -1,5 +1,6 @@
 export * from './credentials'
 export * from './insights'
+export * from './integrations'
 export * from './issues'
 export * from './jobs'
 export * from './oauth'

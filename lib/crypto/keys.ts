@@ -6,7 +6,7 @@ import { getConfig } from '@/lib/config'
  * environment never signs two kinds of thing with the same key (cursors, CSRF tokens,
  * webhook-secret encryption).
  */
-export type KeyPurpose = 'cursor-v1' | 'csrf-v1' | 'webhook-secret-v1'
+export type KeyPurpose = 'cursor-v1' | 'csrf-v1' | 'webhook-secret-v1' | 'integration-secret-v1'
 
 const cache = new Map<string, Buffer>()
 

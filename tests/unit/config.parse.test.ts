@@ -30,6 +30,11 @@ describe('configuration', () => {
     expect(config.insights).toEqual({ intervalHours: 24 })
     expect(config.retention).toEqual({ cron: '17 * * * *' })
     expect(config.jobsLeaseSeconds).toBe(60)
+    expect(config.integrations).toEqual({
+      slackWebhookHosts: ['hooks.slack.com'],
+      linearApiUrl: 'https://api.linear.app/graphql',
+      githubApiUrl: 'https://api.github.com',
+    })
     expect(config.webhooks).toEqual({ retryDelaysSeconds: [60, 300, 1500], allowPrivateTargets: false })
     expect(config.logLevel).toBe('info')
   })
@@ -191,6 +196,9 @@ describe('configuration', () => {
     [{ RETENTION_CRON: '61 * * * *' }, 'RETENTION_CRON'],
     [{ RETENTION_CRON: 'daily' }, 'RETENTION_CRON'],
     [{ JOBS_LEASE_SECONDS: '4' }, 'JOBS_LEASE_SECONDS'],
+    [{ SLACK_WEBHOOK_HOSTS: 'https://hooks.slack.com' }, 'SLACK_WEBHOOK_HOSTS'],
+    [{ LINEAR_API_URL: 'ftp://linear' }, 'LINEAR_API_URL'],
+    [{ GITHUB_API_URL: 'github.example.com' }, 'GITHUB_API_URL'],
     [{ WEBHOOK_RETRY_DELAYS_SECONDS: '60,300' }, 'WEBHOOK_RETRY_DELAYS_SECONDS'],
     [{ WEBHOOK_RETRY_DELAYS_SECONDS: '60,abc,1500' }, 'WEBHOOK_RETRY_DELAYS_SECONDS'],
     [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' }, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'],
