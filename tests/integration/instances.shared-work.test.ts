@@ -264,33 +264,41 @@ describe.skipIf(!DATABASE_URL)(
           from replay_sessions where organization_id = ${organizationId}`
         return row && row.open === 0 && row.processed === half + 1 ? true : undefined
       })
-      const lists = await Promise.all(
-        [a, b].map(async (server) => {
-          const response = await fetch(`${server.baseUrl}/api/v1/issues?limit=200`, {
-            headers: { authorization: `Bearer ${apiKey}` },
-          })
+      const issueIds = (server: RunningServer) =>
+        fetch(`${server.baseUrl}/api/v1/issues?limit=200`, {
+          headers: { authorization: `Bearer ${apiKey}` },
+        }).then(async (response) => {
           expect(response.status).toBe(200)
           return ((await response.json()) as { issues: { issueId: string }[] }).issues.map((i) => i.issueId)
-        }),
-      )
-      expect(lists[0]!.length).toBeGreaterThan(0)
-      expect(lists[1]).toEqual(lists[0])
-      const mcpAnswers = await Promise.all(
-        [a, b].map(async (server) => {
-          const client = await connectClient(new URL('/api/mcp', server.baseUrl), mcpKey)
-          try {
-            return textOf(
-              (await client.callTool({ name: 'list_issues', arguments: { limit: 200 } })) as CallToolResult,
-            )
-          } finally {
-            await client.close()
-          }
-        }),
-      )
+        })
+      const listIssuesText = async (server: RunningServer) => {
+        const client = await connectClient(new URL('/api/mcp', server.baseUrl), mcpKey)
+        try {
+          return textOf(
+            (await client.callTool({ name: 'list_issues', arguments: { limit: 200 } })) as CallToolResult,
+          )
+        } finally {
+          await client.close()
+        }
+      }
       // Each answer fences untrusted text with a fresh random marker; the rest must be equal.
       const unfenced = (text: string) => text.replaceAll(/\b[0-9a-f]{16}\b/g, 'marker')
-      expect(unfenced(mcpAnswers[1]!)).toBe(unfenced(mcpAnswers[0]!))
-      for (const issueId of lists[0]!) expect(mcpAnswers[0]).toContain(issueId)
+      // Asked of both at once; a schedule (an insight's issue) may write between two answers, so
+      // they must agree within a few tries, not on the first.
+      const agreed = await until('the same answers from both instances', 15_000, async () => {
+        const [listA, listB, textA, textB] = await Promise.all([
+          issueIds(a),
+          issueIds(b),
+          listIssuesText(a),
+          listIssuesText(b),
+        ])
+        const same =
+          JSON.stringify(listA) === JSON.stringify(listB) &&
+          unfenced(textA) === unfenced(textB) &&
+          listA.every((issueId) => textA.includes(issueId))
+        return same ? { issueIds: listA } : undefined
+      })
+      expect(agreed.issueIds.length).toBeGreaterThan(0)
 
       // Both must be alive across at least one tick of the minute schedules (insights, retention).
       await sleep(nextMinute + 3_000 - Date.now())
@@ -358,14 +366,23 @@ describe.skipIf(!DATABASE_URL)(
       }
       const byA = processedLines(a)
       const byB = processedLines(b)
+      // Runs the killed instance held: the survivor took them over. Such a run may log twice (B
+      // logged, then died before recording the run as done) or not at all (B committed the
+      // session's record step and died before saving that step, so the rerun found the session
+      // processed and skipped it); nothing was recorded twice either way (the counts below).
+      const interrupted = new Set(
+        (
+          await sql<{ sessionId: string }[]>`
+            select payload->>'sessionId' as "sessionId" from job_runs
+            where function_id = 'process-session' and last_error = ${INTERRUPTED}`
+        ).map((r) => r.sessionId),
+      )
       for (const { id } of sessionRows) {
         const inA = byA.get(id) ?? 0
         const inB = byB.get(id) ?? 0
-        expect(inA + inB, `session ${id}`).toBeGreaterThanOrEqual(1)
         expect(inA, `session ${id} in the survivor's log`).toBeLessThanOrEqual(1)
         expect(inB, `session ${id} in the killed instance's log`).toBeLessThanOrEqual(1)
-        // Twice only when B logged it and died before recording its run as done; A resumed the run
-        // from its saved steps, so nothing was analysed or recorded twice (the counts below).
+        if (!interrupted.has(id)) expect(inA + inB, `session ${id}: processed once`).toBe(1)
       }
       expect(byA.size).toBeGreaterThan(0)
       expect(byB.size).toBeGreaterThan(0)
@@ -399,7 +416,9 @@ describe.skipIf(!DATABASE_URL)(
         if (at.length === 2) {
           // Only a delivery B was making as it died: received just before the kill, and again
           // after it, from the instance that took the run over.
-          expect(at[0]!, `delivery ${delivery.id}: first receipt`).toBeGreaterThanOrEqual(killedAt - 5_000)
+          expect(at[0]!, `delivery ${delivery.id}: first receipt`).toBeGreaterThanOrEqual(
+            killedAt - LEASE_SECONDS * 1000,
+          )
           expect(at[0]!, `delivery ${delivery.id}: first receipt`).toBeLessThanOrEqual(killedAt)
           expect(at[1]!, `delivery ${delivery.id}: second receipt`).toBeGreaterThan(killedAt)
         }
