@@ -98,3 +98,22 @@ function splitOnce(text: string, mark: string): [string, string] {
     throw new Error(`benchmark template: ${mark} must occur once`)
   return [text.slice(0, at), text.slice(at + mark.length)]
 }
+
+/**
+ * Ingest requests over `keys` in turn. Each key stands for one site's browsers behind the one
+ * trusted proxy the server is told of (`TRUSTED_PROXY_HOPS=1`), so each gets an address of its
+ * own: ingest asks the database about keys it has not seen recently only within a budget per
+ * client address, which one address rotating 400 keys would exhaust.
+ */
+export function ingestSource(
+  bodies: BodySet,
+  keys: string[],
+): () => { body: string; key: string; address: string } {
+  let n = 0
+  return () => {
+    const k = n % keys.length
+    const request = { body: bodies.body(n), key: keys[k]!, address: `10.${k >> 8}.${k & 255}.1` }
+    n++
+    return request
+  }
+}

@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { count, eq } from 'drizzle-orm'
 import { replayBatches, replaySessions } from '@/db/schema'
-import { type BodySet, makeBodySet } from './bodies'
+import { type BodySet, ingestSource, makeBodySet } from './bodies'
 import { createCleanup } from './harness/cleanup'
 import { createOrgAndKeys, prepareDatabase, withDatabase } from './harness/database'
 import {
@@ -98,21 +98,6 @@ const cleanup = createCleanup(progress)
 function fail(message: string): never {
   process.stderr.write(`${message}\n`)
   process.exit(1)
-}
-
-/**
- * Each key stands for one site's browsers behind the one trusted proxy the server is told of
- * (`TRUSTED_PROXY_HOPS=1`): ingest asks the database about keys it has not seen recently only
- * within a budget per client address, which one address rotating 400 keys would exhaust.
- */
-function sourceFor(bodies: BodySet, keys: string[]): RequestSource {
-  let n = 0
-  return () => {
-    const k = n % keys.length
-    const request = { body: bodies.body(n), key: keys[k]!, address: `10.${k >> 8}.${k & 255}.1` }
-    n++
-    return request
-  }
 }
 
 /** Warm-up, maximum throughput, autocannon at a fixed rate, paced open loop: in that order. */
@@ -213,7 +198,7 @@ async function benchService(config: ServiceConfig, bodies: BodySet): Promise<Tar
     })
     const phases = await measure(
       `${server.baseUrl}/api/sdk/replay`,
-      sourceFor(bodies, keys),
+      ingestSource(bodies, keys),
       server.pid,
       config === 'postgres',
       config,
@@ -277,7 +262,7 @@ async function benchBaseline(bodies: BodySet): Promise<TargetResult> {
     const keys = Array.from({ length: KEYS }, (_, i) => `svc_pk_baseline${i}`)
     const phases = await measure(
       `${server.baseUrl}/api/sdk/replay`,
-      sourceFor(bodies, keys),
+      ingestSource(bodies, keys),
       server.pid,
       false,
       'baseline',

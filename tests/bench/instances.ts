@@ -5,7 +5,7 @@ import { count, eq } from 'drizzle-orm'
 import { replayBatches } from '@/db/schema'
 import { createBlobStore } from '@/lib/storage'
 import { startS3Server } from '../helpers/s3-server'
-import { makeBodySet } from './bodies'
+import { ingestSource, makeBodySet } from './bodies'
 import { createCleanup } from './harness/cleanup'
 import { createOrgAndKeys, prepareDatabase, withDatabase } from './harness/database'
 import { machineLoad, machinePercentBetween, machineTicks, postgresCpuMs, treeCpuMs } from './harness/machine'
@@ -13,7 +13,7 @@ import { phaseSeconds } from './harness/options'
 import { hasProductionBuild, type RunningProcess, startServer } from './harness/server'
 import { round } from './harness/stats'
 import { textTable } from './harness/table'
-import { type PhaseResult, type RequestSource, runClosedLoop } from './load'
+import { type PhaseResult, runClosedLoop } from './load'
 
 /**
  * `npm run bench:instances` (BENCH_SECONDS=2 for a short run that only proves it works)
@@ -42,18 +42,6 @@ interface PhaseFigures {
   p99: number
   cpuMsPerRequest: { instances: number; postgres: number | null; s3: number | null; loadGenerator: number }
   machinePercent: number | null
-}
-
-function sourceFor(runId: string, keys: string[]): RequestSource {
-  const bodies = makeBodySet({ runId })
-  let n = 0
-  return () => {
-    const k = n % keys.length
-    // One address per key, as for bench:ingest: a site's browsers behind the trusted proxy.
-    const request = { body: bodies.body(n), key: keys[k]!, address: `10.${k >> 8}.${k & 255}.1` }
-    n++
-    return request
-  }
 }
 
 /** Latencies of several closed loops run side by side, merged by weighting each loop's answers. */
@@ -93,7 +81,7 @@ async function phase(
         runClosedLoop({
           phase: label,
           url: `${instance.baseUrl}/api/sdk/replay`,
-          source: sourceFor(`${runId}-${label}-${i}`, keys),
+          source: ingestSource(makeBodySet({ runId: `${runId}-${label}-${i}` }), keys),
           connections: per,
           ...options,
         }),
