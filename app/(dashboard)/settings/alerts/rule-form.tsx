@@ -1,0 +1,128 @@
+'use client'
+
+import { useActionState } from 'react'
+import { ALERT_TRIGGERS, ISSUE_PRIORITIES } from '@/db/schema'
+import { ISSUE_KINDS } from '@/lib/alerts/rules'
+import styles from '../_components/settings.module.css'
+import { type ActionResult, createRuleAction } from './actions'
+
+const TRIGGER_LABELS: Record<(typeof ALERT_TRIGGERS)[number], string> = {
+  issue_created: 'A new issue',
+  issue_regressed: 'A resolved issue regresses',
+  issue_spiking: 'An issue spikes (insights)',
+  signal_matched: 'A signal matches a session',
+}
+
+/** The new-rule form; the domain validates everything again and answers with clear messages. */
+export function RuleForm({ destinations }: { destinations: { value: string; label: string }[] }) {
+  const [state, action, pending] = useActionState<ActionResult | null, FormData>(createRuleAction, null)
+  const disabled = destinations.length === 0
+  return (
+    <form action={action}>
+      {state ? (
+        <div
+          className={`alert ${state.ok ? 'alert-info' : 'alert-error'}`}
+          role={state.ok ? 'status' : 'alert'}
+        >
+          {state.ok ? state.message : state.error}
+        </div>
+      ) : null}
+      <label className="field">
+        Name
+        <input className="input" name="name" required maxLength={64} disabled={disabled} />
+      </label>
+      <label className="field">
+        When
+        <select className="input" name="trigger" disabled={disabled}>
+          {ALERT_TRIGGERS.map((t) => (
+            <option key={t} value={t}>
+              {TRIGGER_LABELS[t]}
+            </option>
+          ))}
+        </select>
+      </label>
+      <fieldset className={styles.choices}>
+        <legend>Priorities (none: any)</legend>
+        {ISSUE_PRIORITIES.map((p) => (
+          <label key={p}>
+            <input type="checkbox" name="priorities" value={p} disabled={disabled} /> {p}
+          </label>
+        ))}
+      </fieldset>
+      <fieldset className={styles.choices}>
+        <legend>Kinds (none: any)</legend>
+        {ISSUE_KINDS.map((k) => (
+          <label key={k}>
+            <input type="checkbox" name="kinds" value={k} disabled={disabled} /> <code>{k}</code>
+          </label>
+        ))}
+      </fieldset>
+      <label className="field">
+        Page URL contains (plain text, optional)
+        <input
+          className="input"
+          name="urlContains"
+          maxLength={200}
+          placeholder="/checkout"
+          disabled={disabled}
+        />
+      </label>
+      <label className="field">
+        Send to
+        <select className="input" name="destination" required disabled={disabled}>
+          {destinations.map((d) => (
+            <option key={d.value} value={d.value}>
+              {d.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="field">
+        Mode
+        <select className="input" name="mode" disabled={disabled}>
+          <option value="immediate">Immediate, up to the limit, then a digest</option>
+          <option value="digest">Digest only, one message per window</option>
+        </select>
+      </label>
+      <label className="field">
+        Window (minutes)
+        <input
+          className="input"
+          name="windowMinutes"
+          type="number"
+          min={1}
+          max={1440}
+          defaultValue={10}
+          disabled={disabled}
+        />
+      </label>
+      <label className="field">
+        Messages per window
+        <input
+          className="input"
+          name="maxPerWindow"
+          type="number"
+          min={0}
+          max={100}
+          defaultValue={5}
+          disabled={disabled}
+        />
+      </label>
+      <label className="field">
+        Cooldown per issue (minutes)
+        <input
+          className="input"
+          name="issueCooldownMinutes"
+          type="number"
+          min={0}
+          max={10080}
+          defaultValue={60}
+          disabled={disabled}
+        />
+      </label>
+      <button className="btn btn-primary" type="submit" disabled={disabled || pending}>
+        {pending ? 'Creating…' : 'Create rule'}
+      </button>
+    </form>
+  )
+}
