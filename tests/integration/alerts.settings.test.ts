@@ -10,6 +10,7 @@ import {
   createRuleAction,
   deleteRuleAction,
   pauseRuleAction,
+  updateRuleAction,
 } from '@/app/(dashboard)/settings/alerts/actions'
 import { alertRules, memberships, type Role, users } from '@/db/schema'
 import { useDatabase } from '@/lib/db'
@@ -92,6 +93,12 @@ describe('Settings → Alerts actions', () => {
       maxPerWindow: 3,
       issueCooldownMinutes: 30,
     })
+    expect(
+      await updateRuleAction(null, form({ ...fields, ruleId: rule!.id, mode: 'digest', priorities: [] })),
+    ).toEqual({ ok: true, message: 'Rule Critical issues saved.' })
+    const [edited] = await database.db.select().from(alertRules).where(eq(alertRules.id, rule!.id))
+    expect(edited).toMatchObject({ mode: 'digest', filters: { urlContains: '/checkout' } })
+    expect(edited!.filters.priorities).toBeUndefined()
     expect(await pauseRuleAction(rule!.id, true)).toEqual({ ok: true, message: 'Paused.' })
     const [paused] = await database.db.select().from(alertRules).where(eq(alertRules.id, rule!.id))
     expect(paused!.pausedAt).not.toBeNull()
@@ -120,6 +127,17 @@ describe('Settings → Alerts actions', () => {
     expect(await createRuleAction(null, form({ name: 'x' }))).toMatchObject({ ok: false })
     signedIn.cookie = await person(org.id, 'owner')
     expect(await pauseRuleAction(foreign!.id, true)).toMatchObject({ ok: false })
+    expect(
+      await updateRuleAction(
+        null,
+        form({
+          ruleId: foreign!.id,
+          name: 'Mine now',
+          trigger: 'issue_created',
+          destination: `integration:${integration.id}`,
+        }),
+      ),
+    ).toMatchObject({ ok: false })
     expect(await deleteRuleAction(foreign!.id)).toMatchObject({ ok: false })
     const [still] = await database.db.select().from(alertRules).where(eq(alertRules.id, foreign!.id))
     expect(still!.pausedAt).toBeNull()

@@ -1,10 +1,10 @@
 'use client'
 
 import { useActionState } from 'react'
-import { ALERT_TRIGGERS, ISSUE_PRIORITIES } from '@/db/schema'
+import { ALERT_TRIGGERS, type alertRules, ISSUE_PRIORITIES } from '@/db/schema'
 import { ISSUE_KINDS } from '@/lib/alerts/rules'
 import styles from '../_components/settings.module.css'
-import { type ActionResult, createRuleAction } from './actions'
+import { type ActionResult, createRuleAction, updateRuleAction } from './actions'
 
 const TRIGGER_LABELS: Record<(typeof ALERT_TRIGGERS)[number], string> = {
   issue_created: 'A new issue',
@@ -13,12 +13,30 @@ const TRIGGER_LABELS: Record<(typeof ALERT_TRIGGERS)[number], string> = {
   signal_matched: 'A signal matches a session',
 }
 
-/** The new-rule form; the domain validates everything again and answers with clear messages. */
-export function RuleForm({ destinations }: { destinations: { value: string; label: string }[] }) {
-  const [state, action, pending] = useActionState<ActionResult | null, FormData>(createRuleAction, null)
+/**
+ * The new-rule form, or the edit form of `rule`; the domain validates everything again and
+ * answers with clear messages.
+ */
+export function RuleForm({
+  destinations,
+  rule,
+}: {
+  destinations: { value: string; label: string }[]
+  rule?: typeof alertRules.$inferSelect
+}) {
+  const [state, action, pending] = useActionState<ActionResult | null, FormData>(
+    rule ? updateRuleAction : createRuleAction,
+    null,
+  )
   const disabled = destinations.length === 0
+  const current = rule
+    ? rule.integrationId
+      ? `integration:${rule.integrationId}`
+      : `endpoint:${rule.endpointId}`
+    : undefined
   return (
     <form action={action}>
+      {rule ? <input type="hidden" name="ruleId" value={rule.id} /> : null}
       {state ? (
         <div
           className={`alert ${state.ok ? 'alert-info' : 'alert-error'}`}
@@ -29,11 +47,18 @@ export function RuleForm({ destinations }: { destinations: { value: string; labe
       ) : null}
       <label className="field">
         Name
-        <input className="input" name="name" required maxLength={64} disabled={disabled} />
+        <input
+          className="input"
+          name="name"
+          required
+          maxLength={64}
+          defaultValue={rule?.name}
+          disabled={disabled}
+        />
       </label>
       <label className="field">
         When
-        <select className="input" name="trigger" disabled={disabled}>
+        <select className="input" name="trigger" defaultValue={rule?.trigger} disabled={disabled}>
           {ALERT_TRIGGERS.map((t) => (
             <option key={t} value={t}>
               {TRIGGER_LABELS[t]}
@@ -45,7 +70,14 @@ export function RuleForm({ destinations }: { destinations: { value: string; labe
         <legend>Priorities (none: any)</legend>
         {ISSUE_PRIORITIES.map((p) => (
           <label key={p}>
-            <input type="checkbox" name="priorities" value={p} disabled={disabled} /> {p}
+            <input
+              type="checkbox"
+              name="priorities"
+              value={p}
+              defaultChecked={rule?.filters.priorities?.includes(p)}
+              disabled={disabled}
+            />{' '}
+            {p}
           </label>
         ))}
       </fieldset>
@@ -53,7 +85,14 @@ export function RuleForm({ destinations }: { destinations: { value: string; labe
         <legend>Kinds (none: any)</legend>
         {ISSUE_KINDS.map((k) => (
           <label key={k}>
-            <input type="checkbox" name="kinds" value={k} disabled={disabled} /> <code>{k}</code>
+            <input
+              type="checkbox"
+              name="kinds"
+              value={k}
+              defaultChecked={rule?.filters.kinds?.includes(k)}
+              disabled={disabled}
+            />{' '}
+            <code>{k}</code>
           </label>
         ))}
       </fieldset>
@@ -64,12 +103,13 @@ export function RuleForm({ destinations }: { destinations: { value: string; labe
           name="urlContains"
           maxLength={200}
           placeholder="/checkout"
+          defaultValue={rule?.filters.urlContains}
           disabled={disabled}
         />
       </label>
       <label className="field">
         Send to
-        <select className="input" name="destination" required disabled={disabled}>
+        <select className="input" name="destination" required defaultValue={current} disabled={disabled}>
           {destinations.map((d) => (
             <option key={d.value} value={d.value}>
               {d.label}
@@ -79,7 +119,7 @@ export function RuleForm({ destinations }: { destinations: { value: string; labe
       </label>
       <label className="field">
         Mode
-        <select className="input" name="mode" disabled={disabled}>
+        <select className="input" name="mode" defaultValue={rule?.mode} disabled={disabled}>
           <option value="immediate">Immediate, up to the limit, then a digest</option>
           <option value="digest">Digest only, one message per window</option>
         </select>
@@ -92,7 +132,7 @@ export function RuleForm({ destinations }: { destinations: { value: string; labe
           type="number"
           min={1}
           max={1440}
-          defaultValue={10}
+          defaultValue={rule?.windowMinutes ?? 10}
           disabled={disabled}
         />
       </label>
@@ -104,7 +144,7 @@ export function RuleForm({ destinations }: { destinations: { value: string; labe
           type="number"
           min={0}
           max={100}
-          defaultValue={5}
+          defaultValue={rule?.maxPerWindow ?? 5}
           disabled={disabled}
         />
       </label>
@@ -116,12 +156,12 @@ export function RuleForm({ destinations }: { destinations: { value: string; labe
           type="number"
           min={0}
           max={10080}
-          defaultValue={60}
+          defaultValue={rule?.issueCooldownMinutes ?? 60}
           disabled={disabled}
         />
       </label>
       <button className="btn btn-primary" type="submit" disabled={disabled || pending}>
-        {pending ? 'Creating…' : 'Create rule'}
+        {pending ? 'Saving…' : rule ? 'Save rule' : 'Create rule'}
       </button>
     </form>
   )

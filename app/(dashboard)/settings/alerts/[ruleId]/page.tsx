@@ -2,9 +2,10 @@ import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
 import { When } from '@/app/(dashboard)/_components/when'
-import { ruleHistory } from '@/lib/alerts/history'
+import { destinations, ruleHistory } from '@/lib/alerts/history'
 import { getDb } from '@/lib/db'
 import { requireMember } from '@/lib/http/session'
+import { RuleForm } from '../rule-form'
 
 export const metadata: Metadata = { title: 'Alert rule history' }
 
@@ -14,9 +15,11 @@ const DECISION_LABELS = { sent: 'sent', digest: 'in digest', held_cooldown: 'hel
 export default async function AlertRuleHistoryPage({ params }: { params: Promise<{ ruleId: string }> }) {
   const { ruleId } = await params
   const { organization } = await requireMember(`/settings/alerts/${ruleId}`)
-  const history = await ruleHistory(await getDb(), organization.id, ruleId)
+  const db = await getDb()
+  const history = await ruleHistory(db, organization.id, ruleId)
   if (!history) notFound()
   const { rule, events, messages } = history
+  const targets = organization.role === 'owner' ? await destinations(db, organization.id) : []
   return (
     <>
       <section>
@@ -29,6 +32,14 @@ export default async function AlertRuleHistoryPage({ params }: { params: Promise
           messages
         </p>
       </section>
+      {organization.role === 'owner' ? (
+        <section className="card">
+          <details>
+            <summary>Edit rule</summary>
+            <RuleForm destinations={targets} rule={rule} />
+          </details>
+        </section>
+      ) : null}
       <section className="card">
         <h2>Messages</h2>
         {messages.length === 0 ? (
