@@ -7,17 +7,21 @@ import { sweepDigests } from '@/lib/alerts/digests'
 import { evaluateEvent } from '@/lib/alerts/evaluate'
 import { windowStartOf } from '@/lib/alerts/filters'
 import { ruleHistory } from '@/lib/alerts/history'
+import { firstAttempts } from '@/lib/alerts/jobs'
 import { createRule, setRulePaused } from '@/lib/alerts/rules'
 import { parseConfig, setConfigForTests } from '@/lib/config'
 import { useDatabase } from '@/lib/db'
 import { InvalidInputError } from '@/lib/errors'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { EVENTS } from '@/lib/outbox/events'
+import { createDeliverer } from '@/lib/webhooks/deliver'
 import { createEndpoint } from '@/lib/webhooks/endpoints'
+import { verifyWebhookSignature } from '@/lib/webhooks/verify'
 import { type SlackReceiver, seedRule, seedSlackIntegration, startSlackReceiver } from '../helpers/alerts'
 import { createTestDatabase } from '../helpers/db'
 import { seedInsight, seedIssue, seedIssues } from '../helpers/seed'
 import { linkIssue, seedSession } from '../helpers/sessions'
+import { createTestPki, loopbackResolver, startReceiver } from '../helpers/webhooks'
 
 let handle: DatabaseHandle
 let receiver: SlackReceiver
@@ -234,6 +238,53 @@ describe('rule decisions', () => {
     const messages = await handle.db.select().from(alertMessages).where(eq(alertMessages.ruleId, rule.id))
     expect(messages.every((m) => m.webhookDeliveryId !== null && m.integrationDeliveryId === null)).toBe(true)
     expect(new Set(rows.map((r) => r.eventId))).toEqual(new Set(messages.map((m) => m.id)))
+  })
+
+  it('delivers alert.triggered signed to the endpoint, through the webhooks machinery', async () => {
+    const pki = createTestPki()
+    const hooks = await startReceiver(pki.issue(['hooks.test']))
+    const deliverer = createDeliverer({
+      resolver: loopbackResolver({ 'hooks.test': ['127.0.0.1'] }),
+      ca: pki.caCert,
+      allowPrivate: true,
+    })
+    try {
+      const org = await createOrganization(handle.db, { name: 'Paid', plan: 'paid' })
+      const endpoint = await createEndpoint(handle.db, {
+        organizationId: org.id,
+        name: 'alerts',
+        url: `https://hooks.test:${hooks.port}/alerts`,
+        events: ['insight.generated'],
+      })
+      await seedRule(handle.db, {
+        organizationId: org.id,
+        name: 'Signed',
+        trigger: 'issue_created',
+        endpointId: endpoint.id,
+      })
+      const issue = await seedIssue(handle.db, org.id, { title: 'Pay button dead' })
+      const queued = await evaluateEvent(
+        handle.db,
+        { eventId: await issueEvent(org.id, issue.id), name: EVENTS.issueCreated },
+        now,
+      )
+      expect(await firstAttempts(handle.db, deliverer, queued, delays)).toBe(1)
+      const [got] = hooks.received
+      expect(got!.headers['service-event']).toBe('alert.triggered')
+      verifyWebhookSignature(got!.body, got!.headers['service-signature'] as string, endpoint.secret)
+      expect(JSON.parse(got!.body)).toMatchObject({
+        event: 'alert.triggered',
+        data: {
+          title: 'Pay button dead',
+          issueId: issue.id,
+          url: `https://replays.example/issues/${issue.id}`,
+        },
+      })
+    } finally {
+      await deliverer.close()
+      await hooks.close()
+      pki.dispose()
+    }
   })
 
   it('alerts on each issue rising in an insight, once however often the insight is evaluated', async () => {

@@ -144,6 +144,18 @@ describe('Slack alert messages', () => {
     expect(await attempts(deliveryId)).toHaveLength(4)
   })
 
+  it('bounds each attempt with a deadline and retries a timeout', async () => {
+    receiver.behave(() => {})
+    const { deliveryId } = await alertOnce()
+    await deliverDueSlack(handle.db, { delays, ids: [deliveryId], timeoutMs: 200 })
+    expect(await delivery(deliveryId)).toMatchObject({ status: 'pending', attempts: 1, lastError: 'timeout' })
+    // Out of the way of the sweeps below.
+    await handle.db
+      .update(integrationDeliveries)
+      .set({ status: 'cancelled' })
+      .where(eq(integrationDeliveries.id, deliveryId))
+  })
+
   it('refuses at send time a stored URL off the allowed hosts', async () => {
     const { integration, deliveryId } = await alertOnce()
     setConfigForTests(parseConfig({ ...process.env, SLACK_WEBHOOK_HOSTS: 'hooks.slack.com' }))
