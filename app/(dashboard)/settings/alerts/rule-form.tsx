@@ -1,6 +1,6 @@
 'use client'
 
-import { useActionState } from 'react'
+import { startTransition, useActionState, useEffect, useRef } from 'react'
 import { ALERT_TRIGGERS, type alertRules, ISSUE_PRIORITIES } from '@/db/schema'
 import { ISSUE_KINDS } from '@/lib/alerts/rules'
 import styles from '../_components/settings.module.css'
@@ -29,13 +29,27 @@ export function RuleForm({
     null,
   )
   const disabled = destinations.length === 0
+  const form = useRef<HTMLFormElement>(null)
+  // A new rule's form empties once it is created; a refused one keeps what was typed.
+  useEffect(() => {
+    if (state?.ok && !rule) form.current?.reset()
+  }, [state, rule])
   const current = rule
     ? rule.integrationId
       ? `integration:${rule.integrationId}`
       : `endpoint:${rule.endpointId}`
     : undefined
   return (
-    <form action={action}>
+    <form
+      ref={form}
+      // Submitted by hand, not through `action={…}`: React resets a form after an action, which
+      // would wipe the user's input when the rule is refused.
+      onSubmit={(event) => {
+        event.preventDefault()
+        const data = new FormData(event.currentTarget)
+        startTransition(() => action(data))
+      }}
+    >
       {rule ? <input type="hidden" name="ruleId" value={rule.id} /> : null}
       {state ? (
         <div
