@@ -1,4 +1,9 @@
 import { z } from 'zod'
+import { ALERT_SOURCE_EVENTS } from '@/lib/alerts/candidates'
+import { deliverDueSlack } from '@/lib/alerts/deliver-slack'
+import { sweepDigests } from '@/lib/alerts/digests'
+import { evaluateEvent } from '@/lib/alerts/evaluate'
+import { firstAttempts } from '@/lib/alerts/jobs'
 import type { Config } from '@/lib/config'
 import { generateInsightsForInterval, lastInterval } from '@/lib/insights/generate'
 import { defineJob, every, type JobDefinition } from '@/lib/jobs'
@@ -26,6 +31,8 @@ export interface JobDeps extends ProcessingDeps {
 const FAN_OUT_CONCURRENCY = 16
 // Retries of a session's processing; the last attempt files it without source maps if they cannot be read.
 const PROCESS_SESSION_RETRIES = 3
+// Digests go out within a minute of their window's end (windows are whole minutes).
+const ALERT_DIGEST_SECONDS = 60
 
 const SessionEvent = z.object({ organizationId: z.string(), sessionId: z.string() })
 const SignalEvent = z.object({ organizationId: z.string(), signalId: z.string() })
@@ -147,6 +154,60 @@ export function defineJobs(config: Config, deps: () => Promise<JobDeps>): JobDef
           const { db, deliverer } = await deps()
           return { attempted: await deliverDue(db, deliverer, { delays }) }
         }),
+    }),
+    // Alerts (docs/alerts.md): one evaluation job per triggering event, the digests of ended
+    // windows every minute, and the retries of Slack deliveries beside the webhooks' sweep.
+    ...ALERT_SOURCE_EVENTS.map((outboxName) =>
+      defineJob({
+        id: `alerts-evaluate-${outboxName.replace(/[/.]/g, '-')}`,
+        name: `Evaluate alert rules on ${outboxName}`,
+        trigger: { event: outboxName },
+        retries: 3,
+        concurrency: FAN_OUT_CONCURRENCY,
+        payload: AnyPayload,
+        handler: async ({ event, step }) => {
+          const queued = await step.run('evaluate', async () => {
+            const { slack, webhook, decisions } = await evaluateEvent((await deps()).db, {
+              eventId: event.id,
+              name: outboxName,
+              fallback: {
+                organizationId: typeof event.data.orgId === 'string' ? event.data.orgId : undefined,
+                payload: event.data,
+              },
+            })
+            return { slack, webhook, decided: decisions.length }
+          })
+          const attempted = await step.run('first-attempt', async () => {
+            const { db, deliverer } = await deps()
+            return firstAttempts(db, deliverer, queued, delays)
+          })
+          return { decided: queued.decided, attempted }
+        },
+      }),
+    ),
+    defineJob({
+      id: 'alerts-digests',
+      name: 'Send the digests of ended alert windows',
+      trigger: every(ALERT_DIGEST_SECONDS),
+      retries: 1,
+      payload: Tick,
+      handler: async ({ step }) => {
+        const queued = await step.run('digests', async () => sweepDigests((await deps()).db))
+        const attempted = await step.run('first-attempt', async () => {
+          const { db, deliverer } = await deps()
+          return firstAttempts(db, deliverer, queued, delays)
+        })
+        return { digests: queued.digests, attempted }
+      },
+    }),
+    defineJob({
+      id: 'alerts-slack-deliveries-sweep',
+      name: 'Retry due Slack alert deliveries',
+      trigger: every(sweepIntervalSeconds(delays)),
+      retries: 1,
+      payload: Tick,
+      handler: async ({ step }) =>
+        step.run('sweep', async () => ({ attempted: await deliverDueSlack((await deps()).db, { delays }) })),
     }),
     defineJob({
       id: 'retention-sweep',

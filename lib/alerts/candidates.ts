@@ -1,0 +1,205 @@
+import { createHash } from 'node:crypto'
+import { and, asc, eq, sql } from 'drizzle-orm'
+import type { DbOrTx } from '@/db/client'
+import { type AlertTrigger, insights, issueSessions, issues, replaySessions, signals } from '@/db/schema'
+import { getConfig } from '@/lib/config'
+import { intervalFigures } from '@/lib/insights/figures'
+import { findRises } from '@/lib/insights/generate'
+import { EVENTS } from '@/lib/outbox/events'
+
+/** What one outbox event can alert about; an insight gives one per rising issue. */
+export interface AlertCandidate {
+  /** The (rule, event) pair is decided once: the outbox event id, or one derived per (insight, issue). */
+  eventId: string
+  issueId: string | null
+  signalId: string | null
+  title: string
+  priority: string | null
+  kind: string | null
+  /** The page the issue was seen on (or the session's entry page, for a signal): what `urlContains` reads. */
+  pageUrl: string | null
+  sessions: number | null
+  occurrences: number | null
+  evidence: string | null
+  issueUrl: string | null
+  replayUrl: string | null
+}
+
+export const TRIGGER_OF_EVENT: Record<string, AlertTrigger> = {
+  [EVENTS.issueCreated]: 'issue_created',
+  [EVENTS.issueRecurred]: 'issue_regressed',
+  [EVENTS.insightGenerated]: 'issue_spiking',
+  [EVENTS.signalMatched]: 'signal_matched',
+}
+
+/** The outbox events alert rules listen to. */
+export const ALERT_SOURCE_EVENTS = Object.keys(TRIGGER_OF_EVENT)
+
+export function dashboardUrl(path: string): string {
+  return `${getConfig().baseUrl.replace(/\/+$/, '')}${path}`
+}
+
+/**
+ * A name-based UUID (RFC 9562 version 5: SHA-1 of a namespace and a name, version and variant
+ * bits set), so re-running the same insight yields the same event id per rising issue.
+ */
+export function nameBasedUuid(name: string): string {
+  // The URL namespace of RFC 9562, with a URN-like name of ours.
+  const namespace = Buffer.from('6ba7b8119dad11d180b400c04fd430c8', 'hex')
+  const hash = createHash('sha1').update(namespace).update(`urn:alerts:${name}`).digest()
+  hash[6] = (hash[6]! & 0x0f) | 0x50
+  hash[8] = (hash[8]! & 0x3f) | 0x80
+  const hex = hash.subarray(0, 16).toString('hex')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
+
+const firstLine = (text: unknown): string | null => {
+  if (typeof text !== 'string') return null
+  const line = text.split('\n').find((l) => l.trim() !== '')
+  return line ? line.trim().slice(0, 500) : null
+}
+
+/** An issue as an alert shows it: counts, the first line of evidence, its page, its dashboard and replay links. */
+async function issueCandidate(
+  db: DbOrTx,
+  organizationId: string,
+  issueId: string,
+  eventId: string,
+): Promise<AlertCandidate | null> {
+  const [issue] = await db
+    .select()
+    .from(issues)
+    .where(and(eq(issues.id, issueId), eq(issues.organizationId, organizationId)))
+  if (!issue) return null
+  const [first] = await db
+    .select({
+      sessionId: issueSessions.sessionId,
+      at: issueSessions.firstOccurrenceAt,
+      startedAt: replaySessions.startedAt,
+      occurrences: sql<number>`(sum(${issueSessions.occurrences}) over ())::int`,
+    })
+    .from(issueSessions)
+    .innerJoin(replaySessions, eq(replaySessions.id, issueSessions.sessionId))
+    .where(eq(issueSessions.issueId, issueId))
+    .orderBy(asc(issueSessions.firstOccurrenceAt))
+    .limit(1)
+  const evidence = (issue.evidence ?? {}) as Record<string, unknown>
+  const pageUrl =
+    typeof evidence.pageUrl === 'string'
+      ? evidence.pageUrl
+      : typeof evidence.pathPattern === 'string'
+        ? evidence.pathPattern
+        : null
+  return {
+    eventId,
+    issueId,
+    signalId: null,
+    title: issue.title,
+    priority: issue.priority,
+    kind: issue.kind,
+    pageUrl,
+    sessions: issue.sessionCount,
+    occurrences: first ? Number(first.occurrences) : null,
+    evidence: firstLine(evidence.message) ?? firstLine(issue.description),
+    issueUrl: dashboardUrl(`/issues/${issueId}`),
+    replayUrl: first
+      ? dashboardUrl(
+          `/sessions/${first.sessionId}?t=${Math.max(0, first.at.getTime() - first.startedAt.getTime())}`,
+        )
+      : null,
+  }
+}
+
+async function signalCandidate(
+  db: DbOrTx,
+  organizationId: string,
+  payload: Record<string, unknown>,
+  eventId: string,
+): Promise<AlertCandidate | null> {
+  if (typeof payload.signalId !== 'string') return null
+  const [signal] = await db
+    .select({ id: signals.id, name: signals.name })
+    .from(signals)
+    .where(and(eq(signals.id, payload.signalId), eq(signals.organizationId, organizationId)))
+  if (!signal) return null
+  const sessionId = typeof payload.sessionId === 'string' ? payload.sessionId : null
+  const [session] = sessionId
+    ? await db
+        .select({ entryUrl: replaySessions.entryUrl })
+        .from(replaySessions)
+        .where(and(eq(replaySessions.id, sessionId), eq(replaySessions.organizationId, organizationId)))
+    : []
+  return {
+    eventId,
+    issueId: null,
+    signalId: signal.id,
+    title: signal.name,
+    priority: null,
+    kind: null,
+    pageUrl: session?.entryUrl ?? null,
+    sessions: null,
+    occurrences: null,
+    evidence: null,
+    issueUrl: dashboardUrl(`/signals/${signal.id}`),
+    replayUrl: session && sessionId ? dashboardUrl(`/sessions/${sessionId}`) : null,
+  }
+}
+
+/**
+ * The issues rising in an insight: the insight stores only its text, so its interval's rises
+ * are computed again with the function that found them (lib/insights/generate.ts).
+ */
+async function spikeCandidates(
+  db: DbOrTx,
+  organizationId: string,
+  insightId: string,
+): Promise<AlertCandidate[]> {
+  const [insight] = await db
+    .select()
+    .from(insights)
+    .where(and(eq(insights.id, insightId), eq(insights.organizationId, organizationId)))
+  if (!insight) return []
+  const length = insight.intervalEnd.getTime() - insight.intervalStart.getTime()
+  const current = await intervalFigures(db, organizationId, insight.intervalStart, insight.intervalEnd)
+  const previous = await intervalFigures(
+    db,
+    organizationId,
+    new Date(insight.intervalStart.getTime() - length),
+    insight.intervalStart,
+  )
+  const issueIds = [
+    ...new Set(findRises(current, previous.sessions > 0 ? previous : null).flatMap((r) => r.issueIds)),
+  ]
+  const found = await Promise.all(
+    issueIds.map((id) =>
+      issueCandidate(db, organizationId, id, nameBasedUuid(`insight:${insightId}:issue:${id}`)),
+    ),
+  )
+  return found.filter((c): c is AlertCandidate => c !== null)
+}
+
+/** The candidates of one outbox event, loaded once for every rule that looks at it. */
+export async function candidatesOf(
+  db: DbOrTx,
+  event: { eventId: string; name: string; organizationId: string; payload: Record<string, unknown> },
+): Promise<AlertCandidate[]> {
+  const { eventId, organizationId, payload } = event
+  switch (TRIGGER_OF_EVENT[event.name]) {
+    case 'issue_created':
+    case 'issue_regressed': {
+      if (typeof payload.issueId !== 'string') return []
+      const one = await issueCandidate(db, organizationId, payload.issueId, eventId)
+      return one ? [one] : []
+    }
+    case 'signal_matched': {
+      const one = await signalCandidate(db, organizationId, payload, eventId)
+      return one ? [one] : []
+    }
+    case 'issue_spiking':
+      return typeof payload.insightId === 'string'
+        ? spikeCandidates(db, organizationId, payload.insightId)
+        : []
+    default:
+      return []
+  }
+}

@@ -1,0 +1,175 @@
+import { and, count, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm'
+import type { Db } from '@/db/client'
+import {
+  type AlertDecision,
+  alertMessages,
+  alertRuleEvents,
+  alertRules,
+  integrations,
+  outbox,
+  webhookEndpoints,
+} from '@/db/schema'
+import { type AlertCandidate, candidatesOf, TRIGGER_OF_EVENT } from './candidates'
+import { matchesFilters, windowStartOf } from './filters'
+import { slackSingleBody, triggeredData } from './payloads'
+import { type QueuedDeliveries, queueDelivery } from './queue-delivery'
+
+type Rule = typeof alertRules.$inferSelect
+
+export interface AlertEventRef {
+  eventId: string
+  name: string
+  /** Used only when the outbox row is gone (pruned); the row is the source of truth. */
+  fallback?: { organizationId?: string; payload: Record<string, unknown> }
+}
+
+export interface Evaluation extends QueuedDeliveries {
+  decisions: { ruleId: string; eventId: string; decision: AlertDecision }[]
+}
+
+/** Active rules of the trigger whose destination is still active (a revoked one alerts nowhere). */
+async function activeRules(db: Db, organizationId: string, trigger: Rule['trigger']): Promise<Rule[]> {
+  const rows = await db
+    .select({ rule: alertRules })
+    .from(alertRules)
+    .leftJoin(
+      integrations,
+      and(eq(integrations.id, alertRules.integrationId), isNull(integrations.revokedAt)),
+    )
+    .leftJoin(
+      webhookEndpoints,
+      and(eq(webhookEndpoints.id, alertRules.endpointId), isNull(webhookEndpoints.revokedAt)),
+    )
+    .where(
+      and(
+        eq(alertRules.organizationId, organizationId),
+        eq(alertRules.trigger, trigger),
+        isNull(alertRules.pausedAt),
+        or(sql`${integrations.id} is not null`, sql`${webhookEndpoints.id} is not null`),
+      ),
+    )
+  return rows.map((r) => r.rule)
+}
+
+/**
+ * Decides one (rule, candidate) in one transaction, holding the rule's row lock: every
+ * evaluation of a rule counts its window under the same lock, so a burst of events decided at
+ * once never sends more than `maxPerWindow`, and the unique (rule, event) index plus the check
+ * under the lock decide each pair exactly once.
+ */
+async function decide(
+  db: Db,
+  ruleId: string,
+  candidate: AlertCandidate,
+  now: Date,
+  into: Evaluation,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [rule] = await tx
+      .select()
+      .from(alertRules)
+      .where(and(eq(alertRules.id, ruleId), isNull(alertRules.pausedAt)))
+      .for('update')
+    if (!rule) return
+    const [seen] = await tx
+      .select({ id: alertRuleEvents.id })
+      .from(alertRuleEvents)
+      .where(and(eq(alertRuleEvents.ruleId, rule.id), eq(alertRuleEvents.eventId, candidate.eventId)))
+    if (seen) return
+    const windowStart = windowStartOf(now, rule.windowMinutes)
+    let decision: AlertDecision = rule.mode === 'digest' ? 'digest' : 'sent'
+    if (candidate.issueId && rule.issueCooldownMinutes > 0) {
+      const since = new Date(now.getTime() - rule.issueCooldownMinutes * 60_000)
+      const [recent] = await tx
+        .select({ id: alertRuleEvents.id })
+        .from(alertRuleEvents)
+        .where(
+          and(
+            eq(alertRuleEvents.ruleId, rule.id),
+            eq(alertRuleEvents.issueId, candidate.issueId),
+            inArray(alertRuleEvents.decision, ['sent', 'digest']),
+            gt(alertRuleEvents.createdAt, since),
+          ),
+        )
+        .limit(1)
+      if (recent) decision = 'held_cooldown'
+    }
+    if (decision === 'sent') {
+      const [sent] = await tx
+        .select({ n: count() })
+        .from(alertRuleEvents)
+        .where(
+          and(
+            eq(alertRuleEvents.ruleId, rule.id),
+            eq(alertRuleEvents.windowStart, windowStart),
+            eq(alertRuleEvents.decision, 'sent'),
+          ),
+        )
+      if ((sent?.n ?? 0) >= rule.maxPerWindow) decision = 'digest'
+    }
+    let messageId: string | null = null
+    if (decision === 'sent') {
+      const [message] = await tx
+        .insert(alertMessages)
+        .values({
+          ruleId: rule.id,
+          organizationId: rule.organizationId,
+          kind: 'single',
+          items: 1,
+          createdAt: now,
+        })
+        .returning()
+      messageId = message!.id
+      await queueDelivery(
+        tx,
+        rule,
+        { id: message!.id, issueId: candidate.issueId, createdAt: now },
+        {
+          slackBody: slackSingleBody(rule, candidate),
+          event: 'alert.triggered',
+          data: triggeredData(rule, candidate, candidate.eventId),
+        },
+        into,
+      )
+    }
+    await tx.insert(alertRuleEvents).values({
+      ruleId: rule.id,
+      organizationId: rule.organizationId,
+      eventId: candidate.eventId,
+      trigger: rule.trigger,
+      issueId: candidate.issueId,
+      signalId: candidate.signalId,
+      title: candidate.title.slice(0, 500),
+      decision,
+      messageId,
+      windowStart,
+      createdAt: now,
+    })
+    into.decisions.push({ ruleId: rule.id, eventId: candidate.eventId, decision })
+  })
+}
+
+/**
+ * Runs one outbox event through the alert rules of its organization: candidates are loaded
+ * once, each rule's filters applied, each (rule, candidate) decided in its own transaction.
+ * Returns the deliveries it queued (for their first attempt) and the decisions made.
+ */
+export async function evaluateEvent(db: Db, ref: AlertEventRef, now: Date = new Date()): Promise<Evaluation> {
+  const result: Evaluation = { slack: [], webhook: [], decisions: [] }
+  const trigger = TRIGGER_OF_EVENT[ref.name]
+  if (!trigger) return result
+  const [row] = await db
+    .select({ organizationId: outbox.organizationId, payload: outbox.payload })
+    .from(outbox)
+    .where(eq(outbox.eventId, ref.eventId))
+  const organizationId = row?.organizationId ?? ref.fallback?.organizationId
+  const payload = (row?.payload as Record<string, unknown> | undefined) ?? ref.fallback?.payload
+  if (!organizationId || !payload) return result
+  const rules = await activeRules(db, organizationId, trigger)
+  if (rules.length === 0) return result
+  const candidates = await candidatesOf(db, { eventId: ref.eventId, name: ref.name, organizationId, payload })
+  for (const rule of rules)
+    for (const candidate of candidates)
+      if (matchesFilters(rule.filters, candidate)) await decide(db, rule.id, candidate, now, result)
+  return result
+}

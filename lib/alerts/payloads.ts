@@ -1,0 +1,102 @@
+import type { AlertTrigger } from '@/db/schema'
+import { type DigestItem, digestMessage, singleAlertMessage } from '@/lib/integrations/slack'
+import type { AlertCandidate } from './candidates'
+import { dashboardUrl } from './candidates'
+
+/** Webhook event types of alerts: sent only to the endpoint a rule names (the rule is the opt-in). */
+export const ALERT_WEBHOOK_EVENTS = ['alert.triggered', 'alert.digest'] as const
+export type AlertWebhookEvent = (typeof ALERT_WEBHOOK_EVENTS)[number]
+
+export const TRIGGER_HEADINGS: Record<AlertTrigger, { one: string; many: string }> = {
+  issue_created: { one: 'New issue', many: 'New issues' },
+  issue_regressed: { one: 'Issue regressed', many: 'Regressed issues' },
+  issue_spiking: { one: 'Issue spiking', many: 'Spiking issues' },
+  signal_matched: { one: 'Signal matched', many: 'Signal matches' },
+}
+
+export interface RuleRef {
+  id: string
+  name: string
+  trigger: AlertTrigger
+  windowMinutes: number
+}
+
+export function slackSingleBody(rule: RuleRef, c: AlertCandidate): string {
+  return JSON.stringify(
+    singleAlertMessage({
+      heading: TRIGGER_HEADINGS[rule.trigger].one,
+      ruleName: rule.name,
+      title: c.title,
+      priority: c.priority,
+      kind: c.kind,
+      sessions: c.sessions,
+      occurrences: c.occurrences,
+      evidence: c.evidence,
+      issueUrl: c.issueUrl,
+      replayUrl: c.replayUrl,
+    }),
+  )
+}
+
+/** `alert.triggered` data (docs/alerts.md). */
+export function triggeredData(rule: RuleRef, c: AlertCandidate, eventId: string) {
+  return {
+    ruleId: rule.id,
+    ruleName: rule.name,
+    trigger: rule.trigger,
+    sourceEventId: eventId,
+    issueId: c.issueId,
+    signalId: c.signalId,
+    title: c.title,
+    priority: c.priority,
+    kind: c.kind,
+    sessions: c.sessions,
+    occurrences: c.occurrences,
+    evidence: c.evidence,
+    url: c.issueUrl,
+    replayUrl: c.replayUrl,
+  }
+}
+
+export interface DigestContent {
+  windowStart: Date
+  events: number
+  subjects: number
+  top: (DigestItem & { issueId: string | null; signalId: string | null })[]
+}
+
+export function slackDigestBody(rule: RuleRef, d: DigestContent): string {
+  return JSON.stringify(
+    digestMessage({
+      ruleName: rule.name,
+      heading: TRIGGER_HEADINGS[rule.trigger].many,
+      windowStart: d.windowStart,
+      windowMinutes: rule.windowMinutes,
+      events: d.events,
+      subjects: d.subjects,
+      top: d.top,
+      historyUrl: dashboardUrl(`/settings/alerts/${rule.id}`),
+    }),
+  )
+}
+
+/** `alert.digest` data (docs/alerts.md). */
+export function digestData(rule: RuleRef, d: DigestContent) {
+  return {
+    ruleId: rule.id,
+    ruleName: rule.name,
+    trigger: rule.trigger,
+    windowStart: d.windowStart.toISOString(),
+    windowEnd: new Date(d.windowStart.getTime() + rule.windowMinutes * 60_000).toISOString(),
+    events: d.events,
+    subjects: d.subjects,
+    top: d.top.map((t) => ({
+      issueId: t.issueId,
+      signalId: t.signalId,
+      title: t.title,
+      count: t.count,
+      url: t.url,
+    })),
+    more: d.subjects - d.top.length,
+  }
+}

@@ -1,0 +1,380 @@
+import { and, asc, eq } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { DatabaseHandle } from '@/db/client'
+import { alertMessages, alertRuleEvents, integrationDeliveries, outbox, webhookDeliveries } from '@/db/schema'
+import { deliverDueSlack } from '@/lib/alerts/deliver-slack'
+import { sweepDigests } from '@/lib/alerts/digests'
+import { evaluateEvent } from '@/lib/alerts/evaluate'
+import { windowStartOf } from '@/lib/alerts/filters'
+import { ruleHistory } from '@/lib/alerts/history'
+import { firstAttempts } from '@/lib/alerts/jobs'
+import { createRule, setRulePaused } from '@/lib/alerts/rules'
+import { parseConfig, setConfigForTests } from '@/lib/config'
+import { useDatabase } from '@/lib/db'
+import { InvalidInputError } from '@/lib/errors'
+import { createOrganization } from '@/lib/orgs/create-organization'
+import { EVENTS } from '@/lib/outbox/events'
+import { createDeliverer } from '@/lib/webhooks/deliver'
+import { createEndpoint } from '@/lib/webhooks/endpoints'
+import { verifyWebhookSignature } from '@/lib/webhooks/verify'
+import { type SlackReceiver, seedRule, seedSlackIntegration, startSlackReceiver } from '../helpers/alerts'
+import { createTestDatabase } from '../helpers/db'
+import { seedInsight, seedIssue, seedIssues } from '../helpers/seed'
+import { linkIssue, seedSession } from '../helpers/sessions'
+import { createTestPki, loopbackResolver, startReceiver } from '../helpers/webhooks'
+
+let handle: DatabaseHandle
+let receiver: SlackReceiver
+const delays = [0, 0, 0]
+const WINDOW = 10
+// A fixed moment one second into a window: the test drives time, it never sleeps.
+const now = new Date(windowStartOf(new Date(), WINDOW).getTime() + 1000)
+const windowEnd = new Date(windowStartOf(now, WINDOW).getTime() + WINDOW * 60_000)
+
+beforeAll(async () => {
+  handle = await createTestDatabase()
+  useDatabase(handle)
+  receiver = await startSlackReceiver()
+  setConfigForTests(
+    parseConfig({ ...process.env, SLACK_WEBHOOK_HOSTS: receiver.host, BASE_URL: 'https://replays.example' }),
+  )
+})
+afterAll(async () => {
+  setConfigForTests(undefined)
+  useDatabase(undefined)
+  await receiver?.close()
+  await handle?.close()
+})
+
+async function slackOrg(plan: 'free' | 'paid' = 'free') {
+  const org = await createOrganization(handle.db, { name: 'Acme', plan })
+  const integration = await seedSlackIntegration(handle.db, org.id, `http://${receiver.host}/services/T/B/x`)
+  return { org, integration }
+}
+
+/** Outbox rows for events, written directly (the evaluation reads only the row). */
+async function outboxEvents(organizationId: string, name: string, payloads: Record<string, unknown>[]) {
+  const rows = []
+  for (let i = 0; i < payloads.length; i += 500)
+    rows.push(
+      ...(await handle.db
+        .insert(outbox)
+        .values(payloads.slice(i, i + 500).map((payload) => ({ organizationId, name, payload })))
+        .returning({ eventId: outbox.eventId })),
+    )
+  return rows.map((r) => r.eventId)
+}
+
+const issueEvent = async (organizationId: string, issueId: string, name: string = EVENTS.issueCreated) =>
+  (await outboxEvents(organizationId, name, [{ issueId, orgId: organizationId }]))[0]!
+
+const decisionsOf = async (ruleId: string) =>
+  (
+    await handle.db
+      .select()
+      .from(alertRuleEvents)
+      .where(eq(alertRuleEvents.ruleId, ruleId))
+      .orderBy(asc(alertRuleEvents.createdAt))
+  ).map((e) => e.decision)
+
+describe('a flood of new issues', () => {
+  it('sends at most max_per_window messages and one digest of the rest when the window ends', async () => {
+    const { org, integration } = await slackOrg()
+    const N = 5
+    const rule = await seedRule(handle.db, {
+      organizationId: org.id,
+      name: 'New issues',
+      trigger: 'issue_created',
+      integrationId: integration.id,
+      windowMinutes: WINDOW,
+      maxPerWindow: N,
+    })
+    const issues = await seedIssues(handle.db, org.id, 1000)
+    const eventIds = await outboxEvents(
+      org.id,
+      EVENTS.issueCreated,
+      issues.map((i) => ({ issueId: i.id, orgId: org.id })),
+    )
+    // All at once, and every event twice (a retried job): the rule's lock and the unique
+    // (rule, event) index keep both the limit and the once-only.
+    const results = await Promise.all(
+      [...eventIds, ...eventIds.slice(0, 100)].map((eventId) =>
+        evaluateEvent(handle.db, { eventId, name: EVENTS.issueCreated }, now),
+      ),
+    )
+    const slack = results.flatMap((r) => r.slack)
+    expect(slack).toHaveLength(N)
+    const decisions = await decisionsOf(rule.id)
+    expect(decisions).toHaveLength(1000)
+    expect(decisions.filter((d) => d === 'sent')).toHaveLength(N)
+    expect(decisions.filter((d) => d === 'digest')).toHaveLength(1000 - N)
+
+    // Not before the window ends; then exactly one digest, even with two sweeps at once.
+    expect((await sweepDigests(handle.db, now)).digests).toBe(0)
+    const [a, b] = await Promise.all([sweepDigests(handle.db, windowEnd), sweepDigests(handle.db, windowEnd)])
+    expect(a.digests + b.digests).toBe(1)
+    expect((await sweepDigests(handle.db, windowEnd)).digests).toBe(0)
+    const messages = await handle.db.select().from(alertMessages).where(eq(alertMessages.ruleId, rule.id))
+    expect(messages.filter((m) => m.kind === 'single')).toHaveLength(N)
+    const [digest] = messages.filter((m) => m.kind === 'digest')
+    expect(digest).toMatchObject({ items: 1000 - N, windowStart: windowStartOf(now, WINDOW) })
+
+    const before = receiver.received.length
+    await deliverDueSlack(handle.db, { delays })
+    expect(receiver.received.length - before).toBe(N + 1)
+    const bodies = receiver.received.slice(before).map((r) => JSON.stringify(r.body))
+    const digestBody = bodies.find((b) => b.includes('New issues: digest'))!
+    expect(digestBody).toContain(`${1000 - N} events (${1000 - N} distinct)`)
+    expect(digestBody).toContain(`and ${1000 - N - 10} more`)
+    expect(digestBody).toContain(`https://replays.example/settings/alerts/${rule.id}`)
+  }, 120_000)
+})
+
+describe('rule decisions', () => {
+  it('holds an issue back within its cooldown, and alerts it again after', async () => {
+    const { org, integration } = await slackOrg()
+    const rule = await seedRule(handle.db, {
+      organizationId: org.id,
+      name: 'Regressions',
+      trigger: 'issue_regressed',
+      integrationId: integration.id,
+      issueCooldownMinutes: 60,
+    })
+    const issue = await seedIssue(handle.db, org.id)
+    const at = (minutes: number) => new Date(now.getTime() + minutes * 60_000)
+    for (const minutes of [0, 30, 61]) {
+      const eventId = await issueEvent(org.id, issue.id, EVENTS.issueRecurred)
+      await evaluateEvent(handle.db, { eventId, name: EVENTS.issueRecurred }, at(minutes))
+    }
+    expect(await decisionsOf(rule.id)).toEqual(['sent', 'held_cooldown', 'sent'])
+  })
+
+  it('applies priority, kind and URL filters, and skips paused rules', async () => {
+    const { org, integration } = await slackOrg()
+    const rule = await seedRule(handle.db, {
+      organizationId: org.id,
+      name: 'Critical checkout errors',
+      trigger: 'issue_created',
+      integrationId: integration.id,
+      filters: { priorities: ['critical'], kinds: ['js_error'], urlContains: '/Checkout' },
+    })
+    const evidence = (url: string) => ({ pageUrl: url, pathPattern: '/x' })
+    const matching = await seedIssue(handle.db, org.id, {
+      priority: 'critical',
+      evidence: evidence('https://shop.example/checkout/pay'),
+    })
+    const wrongPriority = await seedIssue(handle.db, org.id, {
+      priority: 'low',
+      evidence: evidence('https://shop.example/checkout'),
+    })
+    const wrongKind = await seedIssue(handle.db, org.id, {
+      priority: 'critical',
+      kind: 'rage_click',
+      evidence: evidence('https://shop.example/checkout'),
+    })
+    const wrongUrl = await seedIssue(handle.db, org.id, {
+      priority: 'critical',
+      evidence: evidence('https://shop.example/cart'),
+    })
+    for (const issue of [matching, wrongPriority, wrongKind, wrongUrl])
+      await evaluateEvent(
+        handle.db,
+        { eventId: await issueEvent(org.id, issue.id), name: EVENTS.issueCreated },
+        now,
+      )
+    const events = await handle.db.select().from(alertRuleEvents).where(eq(alertRuleEvents.ruleId, rule.id))
+    expect(events.map((e) => e.issueId)).toEqual([matching.id])
+
+    await setRulePaused(handle.db, { organizationId: org.id }, rule.id, true)
+    const another = await seedIssue(handle.db, org.id, {
+      priority: 'critical',
+      evidence: evidence('https://shop.example/checkout'),
+    })
+    const result = await evaluateEvent(
+      handle.db,
+      { eventId: await issueEvent(org.id, another.id), name: EVENTS.issueCreated },
+      now,
+    )
+    expect(result.decisions).toEqual([])
+  })
+
+  it('sends to a webhook endpoint as alert.triggered and alert.digest', async () => {
+    const org = await createOrganization(handle.db, { name: 'Paid', plan: 'paid' })
+    const endpoint = await createEndpoint(handle.db, {
+      organizationId: org.id,
+      name: 'alerts',
+      url: 'https://hooks.example/alerts',
+      events: ['issue.created'],
+    })
+    const rule = await seedRule(handle.db, {
+      organizationId: org.id,
+      name: 'To the endpoint',
+      trigger: 'issue_created',
+      endpointId: endpoint.id,
+      maxPerWindow: 1,
+      windowMinutes: WINDOW,
+    })
+    for (let i = 0; i < 3; i++) {
+      const issue = await seedIssue(handle.db, org.id)
+      await evaluateEvent(
+        handle.db,
+        { eventId: await issueEvent(org.id, issue.id), name: EVENTS.issueCreated },
+        now,
+      )
+    }
+    await sweepDigests(handle.db, windowEnd)
+    const rows = await handle.db
+      .select()
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.endpointId, endpoint.id)))
+    expect(rows.map((r) => r.eventType).sort()).toEqual(['alert.digest', 'alert.triggered'])
+    const triggered = JSON.parse(rows.find((r) => r.eventType === 'alert.triggered')!.body)
+    expect(triggered).toMatchObject({
+      event: 'alert.triggered',
+      data: { ruleId: rule.id, trigger: 'issue_created' },
+    })
+    const digest = JSON.parse(rows.find((r) => r.eventType === 'alert.digest')!.body)
+    expect(digest.data).toMatchObject({ ruleId: rule.id, events: 2, subjects: 2, more: 0 })
+    const messages = await handle.db.select().from(alertMessages).where(eq(alertMessages.ruleId, rule.id))
+    expect(messages.every((m) => m.webhookDeliveryId !== null && m.integrationDeliveryId === null)).toBe(true)
+    expect(new Set(rows.map((r) => r.eventId))).toEqual(new Set(messages.map((m) => m.id)))
+  })
+
+  it('delivers alert.triggered signed to the endpoint, through the webhooks machinery', async () => {
+    const pki = createTestPki()
+    const hooks = await startReceiver(pki.issue(['hooks.test']))
+    const deliverer = createDeliverer({
+      resolver: loopbackResolver({ 'hooks.test': ['127.0.0.1'] }),
+      ca: pki.caCert,
+      allowPrivate: true,
+    })
+    try {
+      const org = await createOrganization(handle.db, { name: 'Paid', plan: 'paid' })
+      const endpoint = await createEndpoint(handle.db, {
+        organizationId: org.id,
+        name: 'alerts',
+        url: `https://hooks.test:${hooks.port}/alerts`,
+        events: ['insight.generated'],
+      })
+      await seedRule(handle.db, {
+        organizationId: org.id,
+        name: 'Signed',
+        trigger: 'issue_created',
+        endpointId: endpoint.id,
+      })
+      const issue = await seedIssue(handle.db, org.id, { title: 'Pay button dead' })
+      const queued = await evaluateEvent(
+        handle.db,
+        { eventId: await issueEvent(org.id, issue.id), name: EVENTS.issueCreated },
+        now,
+      )
+      expect(await firstAttempts(handle.db, deliverer, queued, delays)).toBe(1)
+      const [got] = hooks.received
+      expect(got!.headers['service-event']).toBe('alert.triggered')
+      verifyWebhookSignature(got!.body, got!.headers['service-signature'] as string, endpoint.secret)
+      expect(JSON.parse(got!.body)).toMatchObject({
+        event: 'alert.triggered',
+        data: {
+          title: 'Pay button dead',
+          issueId: issue.id,
+          url: `https://replays.example/issues/${issue.id}`,
+        },
+      })
+    } finally {
+      await deliverer.close()
+      await hooks.close()
+      pki.dispose()
+    }
+  })
+
+  it('alerts on each issue rising in an insight, once however often the insight is evaluated', async () => {
+    const { org, integration } = await slackOrg()
+    const rule = await seedRule(handle.db, {
+      organizationId: org.id,
+      name: 'Spikes',
+      trigger: 'issue_spiking',
+      integrationId: integration.id,
+    })
+    const issue = await seedIssue(handle.db, org.id, { evidence: { pathPattern: '/checkout' } })
+    for (let i = 0; i < 5; i++) {
+      const session = await seedSession(handle.db, org.id)
+      await linkIssue(handle.db, session, issue.id, session.startedAt)
+    }
+    const insight = await seedInsight(handle.db, org.id, {
+      intervalStart: new Date(Date.now() - 3_600_000),
+      intervalEnd: new Date(Date.now() + 3_600_000),
+    })
+    const [eventId] = await outboxEvents(org.id, EVENTS.insightGenerated, [
+      { insightId: insight.id, orgId: org.id },
+    ])
+    const first = await evaluateEvent(handle.db, { eventId: eventId!, name: EVENTS.insightGenerated }, now)
+    const again = await evaluateEvent(handle.db, { eventId: eventId!, name: EVENTS.insightGenerated }, now)
+    expect(first.decisions.map((d) => d.decision)).toEqual(['sent'])
+    expect(again.decisions).toEqual([])
+    const [event] = await handle.db.select().from(alertRuleEvents).where(eq(alertRuleEvents.ruleId, rule.id))
+    expect(event).toMatchObject({ issueId: issue.id, trigger: 'issue_spiking' })
+    expect(event!.eventId).not.toBe(eventId)
+  })
+})
+
+describe('rules', () => {
+  it('refuse bad input with clear messages and a destination of another organization', async () => {
+    const { org, integration } = await slackOrg()
+    const other = await slackOrg()
+    const ctx = { organizationId: org.id, userId: null }
+    const valid = { name: 'Rule', trigger: 'issue_created', destination: `integration:${integration.id}` }
+    await expect(createRule(handle.db, ctx, { ...valid, name: '' })).rejects.toThrow('Name is required.')
+    await expect(createRule(handle.db, ctx, { ...valid, windowMinutes: '0' })).rejects.toThrow(
+      'The window must be at least 1.',
+    )
+    await expect(createRule(handle.db, ctx, { ...valid, maxPerWindow: '101' })).rejects.toThrow(
+      'Messages per window must be at most 100.',
+    )
+    await expect(
+      createRule(handle.db, ctx, { ...valid, trigger: 'signal_matched', priorities: ['high'] }),
+    ).rejects.toThrow('Priority and kind filters apply to issues')
+    await expect(
+      createRule(handle.db, ctx, { ...valid, destination: `integration:${other.integration.id}` }),
+    ).rejects.toThrow(InvalidInputError)
+    const rule = await createRule(handle.db, ctx, {
+      ...valid,
+      priorities: ['critical'],
+      urlContains: ' /pay ',
+    })
+    expect(rule).toMatchObject({
+      integrationId: integration.id,
+      filters: { priorities: ['critical'], urlContains: '/pay' },
+    })
+  })
+
+  it('history lists the decisions and the messages with their delivery status', async () => {
+    const { org, integration } = await slackOrg()
+    const rule = await seedRule(handle.db, {
+      organizationId: org.id,
+      name: 'History',
+      trigger: 'issue_created',
+      integrationId: integration.id,
+      maxPerWindow: 1,
+    })
+    for (let i = 0; i < 2; i++) {
+      const issue = await seedIssue(handle.db, org.id)
+      const result = await evaluateEvent(
+        handle.db,
+        { eventId: await issueEvent(org.id, issue.id), name: EVENTS.issueCreated },
+        now,
+      )
+      await deliverDueSlack(handle.db, { delays, ids: result.slack })
+    }
+    const history = await ruleHistory(handle.db, org.id, rule.id)
+    expect(history!.events.map((e) => e.decision).sort()).toEqual(['digest', 'sent'])
+    expect(history!.messages).toEqual([
+      expect.objectContaining({ kind: 'single', status: 'succeeded', attempts: 1 }),
+    ])
+    expect(await ruleHistory(handle.db, (await slackOrg()).org.id, rule.id)).toBeNull()
+    const [delivery] = await handle.db
+      .select()
+      .from(integrationDeliveries)
+      .where(eq(integrationDeliveries.integrationId, integration.id))
+    expect(delivery).toMatchObject({ purpose: 'alert', status: 'succeeded' })
+  })
+})
