@@ -29,12 +29,17 @@ export function listIntegrations(db: DbOrTx, organizationId: string) {
 }
 
 /** Which trackers the organization can create tickets in (the issue page's buttons). */
-export async function activeTrackers(db: DbOrTx, organizationId: string): Promise<IntegrationKind[]> {
+export async function activeTrackers(
+  db: DbOrTx,
+  organizationId: string,
+): Promise<Exclude<IntegrationKind, 'slack'>[]> {
   const rows = await db
     .select({ kind: integrations.kind })
     .from(integrations)
     .where(and(eq(integrations.organizationId, organizationId), isNull(integrations.revokedAt)))
-  return [...new Set(rows.map((r) => r.kind))].filter((k) => k !== 'slack')
+  const kinds = new Set(rows.map((r) => r.kind))
+  // In the order the buttons show.
+  return (['linear', 'github'] as const).filter((k) => kinds.has(k))
 }
 
 /** One integration of the organization (its log page), or NotFoundError. */
