@@ -397,7 +397,7 @@ export default async function IssuePage({
           </section>
           <section className="card" aria-labelledby="ticket-heading">
             <h2 id="ticket-heading">Ticket</h2>
-            {issue.ticketUrl ? null : <CreateTicketButtons issueId={issue.id} providers={trackers} />}
+            <CreateTicketButtons issueId={issue.id} providers={trackers} linked={Boolean(issue.ticketUrl)} />
             <TicketForm
               issueId={issue.id}
               ticket={{

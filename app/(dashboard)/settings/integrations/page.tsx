@@ -46,16 +46,15 @@ export default async function IntegrationsPage() {
       <section className="card">
         <h2>Connect</h2>
         <ConnectForm kind="slack" disabled={false} />
+        {/* Kept on the page once connected (disabled), so the form's confirmation stays in view. */}
         {connected('linear') ? (
           <p className="muted">Linear is connected. Disconnect it to connect another team or key.</p>
-        ) : (
-          <ConnectForm kind="linear" disabled={false} />
-        )}
+        ) : null}
+        <ConnectForm kind="linear" disabled={connected('linear')} />
         {connected('github') ? (
           <p className="muted">GitHub is connected. Disconnect it to connect another repository or token.</p>
-        ) : (
-          <ConnectForm kind="github" disabled={false} />
-        )}
+        ) : null}
+        <ConnectForm kind="github" disabled={connected('github')} />
       </section>
       {all.map((i) => (
         <section className="card" key={i.id} data-testid="integration">
