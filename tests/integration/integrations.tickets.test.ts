@@ -15,6 +15,7 @@ import { createOrganization } from '@/lib/orgs/create-organization'
 import { api } from '../helpers/data-api'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { freezeRateLimitClock } from '../helpers/frozen-rate-limit'
+import { captureLogs } from '../helpers/logs'
 import { connectClient, type McpTestServer, startMcpServer, textOf } from '../helpers/mcp'
 import { seedIssue } from '../helpers/seed'
 import { linkIssue, seedSession } from '../helpers/sessions'
@@ -220,7 +221,11 @@ describe('POST /api/v1/issues/{issueId}/tickets', () => {
   it('a rejected key is a 502 that says so, marks the integration and leaves the issue as it was', async () => {
     const issue = await seedIssue(database.db, orgId)
     linear.failNext({ kind: 'unauthorized' })
-    const response = await api.createTicket(writeKey, issue.id, { provider: 'linear' })
+    const logs = captureLogs()
+    const response = await api
+      .createTicket(writeKey, issue.id, { provider: 'linear' })
+      .finally(() => logs.restore())
+    expect(logs.lines.join('\n')).not.toContain(LINEAR_KEY)
     expect(response.status).toBe(502)
     const { error } = await json(response)
     expect(error).toBe(
