@@ -344,6 +344,32 @@ describe('GitHub tickets, create_ticket over MCP, and the delivery log', () => {
     expect(log.deliveries[0]!.log).toMatchObject([{ attempt: 1, httpStatus: 201, errorLabel: null }])
   })
 
+  it('GitHub: a rejected token and a hung API are clear errors, never a second issue', async () => {
+    const issue = await seedIssue(database.db, orgId)
+    github.failNext({ kind: 'unauthorized' })
+    const rejected = await api.createTicket(writeKey, issue.id, { provider: 'github' })
+    expect(rejected.status).toBe(502)
+    const { error } = await json(rejected)
+    expect(error).toBe(
+      'GitHub rejected the credentials. An organization owner reconnects GitHub under Settings → Integrations.',
+    )
+    expect(String(error)).not.toContain(GITHUB_TOKEN)
+    github.failNext({ kind: 'hang' })
+    // Octokit reports an aborted request as a 500; it is a timeout, and not retried.
+    const hung = await createTicket(
+      database.db,
+      actor(),
+      { issueId: issue.id, provider: 'github' },
+      { timeoutMs: 300 },
+    ).catch((e: unknown) => e)
+    expect((hung as Error).message).toBe(
+      'The GitHub issue was not created. GitHub did not answer within 10 seconds. Try again in a few minutes.',
+    )
+    const labels = (await deliveriesOf(issue.id)).map((d) => d.log.map((a) => a.errorLabel))
+    expect(labels).toEqual(expect.arrayContaining([['bad_status:401'], ['timeout']]))
+    expect(github.created.filter((c) => c.title === issue.title)).toHaveLength(0)
+  })
+
   it('the delivery log pages newest first; disconnecting frees the slot and stops tickets', async () => {
     const li = await integrationOf('linear')
     const first = await integrationDeliveryLog(database.db, {
