@@ -1,20 +1,23 @@
-import { and, eq, gt, isNull, sql } from 'drizzle-orm'
+import { and, eq, isNull } from 'drizzle-orm'
 import { z } from 'zod'
 import type { Db } from '@/db/client'
 import { type IntegrationSettings, integrationDeliveries, integrations, issues } from '@/db/schema'
 import type { Actor } from '@/lib/actor'
-import { ConflictError, isUuid, NotFoundError } from '@/lib/errors'
+import { AppError, ConflictError, isUuid, NotFoundError } from '@/lib/errors'
 import { ISSUE_NOT_FOUND } from '@/lib/issues/get-issue'
-import { linkTicket } from '@/lib/issues/link-ticket'
+import { linkLockedTicket, lockIssue } from '@/lib/issues/link-ticket'
 import type { Issue } from '@/lib/issues/views'
+import { logger } from '@/lib/log'
+import { commitWithEvents } from '@/lib/outbox/commit'
 import { parseInput } from '@/lib/validation'
 import { createGithubIssue } from './github-client'
 import { createLinearIssue } from './linear-client'
 import type { CallOptions } from './provider-call'
 import { type TrackerName, ticketError } from './provider-errors'
-import { recordTicketDelivery } from './record-delivery'
+import { closeTicketDelivery, recordCreatedTicket, recordTicketDelivery } from './record-delivery'
 import { decryptIntegrationSecret } from './secrets'
 import { type TicketText, ticketText } from './ticket-body'
+import { CLAIM_PENDING, ticketClaimPending } from './ticket-claim'
 
 export const TicketProvider = z.enum(['linear', 'github'], {
   error: 'provider must be "linear" or "github".',
@@ -23,14 +26,8 @@ export type TicketProvider = z.infer<typeof TicketProvider>
 
 const NAMES: Record<TicketProvider, TrackerName> = { linear: 'Linear', github: 'GitHub' }
 
-/**
- * How long a ticket creation in progress holds its issue: longer than the slowest call (two
- * timeouts and a Retry-After), so a second request never races it; a creation whose process died
- * frees the issue after it.
- */
-const CLAIM_SECONDS = 120
-
 interface Claim {
+  issueId: string
   deliveryId: string
   integrationId: string
   secret: string
@@ -74,19 +71,7 @@ async function claim(
       throw new ConflictError(
         `No ${NAMES[provider]} integration is connected. An organization owner connects one under Settings → Integrations.`,
       )
-    const [running] = await tx
-      .select({ id: integrationDeliveries.id })
-      .from(integrationDeliveries)
-      .where(
-        and(
-          eq(integrationDeliveries.issueId, issueId),
-          eq(integrationDeliveries.purpose, 'ticket'),
-          eq(integrationDeliveries.status, 'pending'),
-          gt(integrationDeliveries.createdAt, sql`now() - make_interval(secs => ${CLAIM_SECONDS})`),
-        ),
-      )
-      .limit(1)
-    if (running) throw new ConflictError('A ticket is being created for this issue right now.')
+    if (await ticketClaimPending(tx, issueId)) throw new ConflictError(CLAIM_PENDING)
     const [delivery] = await tx
       .insert(integrationDeliveries)
       .values({
@@ -100,6 +85,7 @@ async function claim(
       })
       .returning({ id: integrationDeliveries.id })
     return {
+      issueId,
       deliveryId: delivery!.id,
       integrationId: integration.id,
       secret: decryptIntegrationSecret(integration.secret),
@@ -122,6 +108,46 @@ function callTracker(provider: TicketProvider, claimed: Claim, text: TicketText,
 }
 
 /**
+ * Records the created ticket, then links it and closes the delivery in one transaction under the
+ * issue's row lock, the claim still held: no second request or manual link gets in between. If
+ * the link cannot be made, the answer names the created ticket so it can be linked by hand (the
+ * delivery's body keeps its address either way).
+ */
+async function linkCreated(
+  db: Db,
+  actor: Actor,
+  claimed: Claim,
+  provider: TicketProvider,
+  text: TicketText,
+  created: { url: string; identifier: string },
+  attempts: Parameters<typeof recordTicketDelivery>[2],
+): Promise<Issue> {
+  const name = NAMES[provider]
+  const unlinked = (why: string) =>
+    new ConflictError(
+      `The ${name} issue ${created.identifier} was created (${created.url}) but ${why}. Link it to this issue by hand.`,
+    )
+  try {
+    await recordCreatedTicket(db, claimed, attempts, { ...text, created })
+    return await commitWithEvents(db, async (tx) => {
+      const current = await lockIssue(tx, actor.organizationId, claimed.issueId)
+      if (current.ticketUrl)
+        throw unlinked(`this issue already has a ticket (${current.ticketIdentifier ?? current.ticketUrl})`)
+      const issue = await linkLockedTicket(tx, actor, current, { provider: name, ...created })
+      await closeTicketDelivery(tx, claimed, attempts, null)
+      return issue
+    })
+  } catch (error) {
+    // Best effort: the claim is released so the issue is not held for CLAIM_SECONDS.
+    await closeTicketDelivery(db, claimed, attempts, 'link_failed').catch(() => undefined)
+    if (error instanceof ConflictError) throw error
+    if (!(error instanceof AppError))
+      logger.error({ err: error, deliveryId: claimed.deliveryId }, 'created ticket could not be linked')
+    throw unlinked('linking it failed')
+  }
+}
+
+/**
  * Creates the tracker issue for one of ours and links it: the issue moves to `ticket_created`
  * with the same history and event as a manual link. At most one tracker issue per issue: an
  * issue with a ticket, or with a creation in progress, is a conflict. Every call is logged as a
@@ -138,12 +164,9 @@ export async function createTicket(
   const text = await ticketText(db, actor.organizationId, input.issueId)
   const claimed = await claim(db, actor, input.issueId, provider, text)
   const { outcome, attempts } = await callTracker(provider, claimed, text, options)
-  await recordTicketDelivery(db, claimed, attempts, outcome.ok ? null : outcome.failure.label)
-  if (!outcome.ok) throw ticketError(NAMES[provider], outcome.failure)
-  return linkTicket(db, actor, {
-    issueId: input.issueId,
-    provider: NAMES[provider],
-    url: outcome.value.url,
-    identifier: outcome.value.identifier,
-  })
+  if (!outcome.ok) {
+    await recordTicketDelivery(db, claimed, attempts, outcome.failure.label)
+    throw ticketError(NAMES[provider], outcome.failure)
+  }
+  return linkCreated(db, actor, claimed, provider, text, outcome.value, attempts)
 }

@@ -60,6 +60,7 @@ export function checkRepository(token: string, repository: Repository, options?:
       return { fullName: data.full_name, hasIssues: data.has_issues }
     },
     classify,
+    'read',
     options,
   )
 }
@@ -75,6 +76,7 @@ export function createGithubIssue(
       return { url: data.html_url, identifier: `#${data.number}` }
     },
     classify,
+    'create',
     { successStatus: 201, ...options },
   )
 }

@@ -13,14 +13,44 @@ function linearClient(apiKey: string, signal: AbortSignal): LinearClient {
   return new LinearClient({ apiKey, apiUrl: getConfig().integrations.linearApiUrl, signal })
 }
 
+/** Linear answered, but without the issue (`success: false`): it declined, nothing was created. */
+export class LinearRefusedError extends Error {
+  constructor() {
+    super('Linear did not create the issue')
+  }
+}
+
+/** GraphQL error types that mean Linear read the request and declined it. */
+const REFUSALS: ReadonlySet<string> = new Set([
+  LinearErrorType.InvalidInput,
+  LinearErrorType.GraphqlError,
+  LinearErrorType.UsageLimitExceeded,
+  LinearErrorType.Other,
+  LinearErrorType.Unknown,
+])
+
 const classify: Classify = (error) => {
+  if (error instanceof LinearRefusedError) return { status: 200, retryAfterSeconds: null, refused: true }
   if (!(error instanceof LinearError)) return { status: null, retryAfterSeconds: null }
   const raw = error.raw as { response?: { headers?: Headers } } | undefined
   const retryAfterSeconds = parseRetryAfter(raw?.response?.headers?.get?.('retry-after'))
   // Linear answers a bad key with 400 and an "authentication error" in the body.
-  if (error.type === LinearErrorType.AuthenticationError) return { status: 401, retryAfterSeconds }
-  if (error.type === LinearErrorType.Ratelimited) return { status: 429, retryAfterSeconds }
-  return { status: error.status ?? null, retryAfterSeconds }
+  if (error.type === LinearErrorType.AuthenticationError || error.status === 401)
+    return { status: 401, retryAfterSeconds }
+  if (error.type === LinearErrorType.Ratelimited || error.status === 429)
+    return { status: 429, retryAfterSeconds }
+  if (
+    error.type === LinearErrorType.Forbidden ||
+    error.type === LinearErrorType.FeatureNotAccessible ||
+    error.status === 403
+  )
+    return { status: 403, retryAfterSeconds }
+  const status = error.status ?? null
+  if (status !== null && status >= 500) return { status, retryAfterSeconds }
+  // A GraphQL error (on HTTP 200 or 400) is Linear reading the request and declining it.
+  if (status === 400 || (status !== null && error.type !== undefined && REFUSALS.has(error.type)))
+    return { status, retryAfterSeconds, refused: true }
+  return { status, retryAfterSeconds }
 }
 
 export interface LinearTeam {
@@ -48,6 +78,7 @@ export function findLinearTeam(apiKey: string, team: string, options?: CallOptio
         : null
     },
     classify,
+    'read',
     options,
   )
 }
@@ -73,10 +104,11 @@ export function createLinearIssue(
         { input: typeof input }
       >(CREATE_MUTATION, { input })
       const issue = answer.data?.issueCreate.issue
-      if (!answer.data?.issueCreate.success || !issue) throw new Error('Linear did not create the issue')
+      if (!answer.data?.issueCreate.success || !issue) throw new LinearRefusedError()
       return { url: issue.url, identifier: issue.identifier } satisfies CreatedTicket
     },
     classify,
+    'create',
     options,
   )
 }

@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from 'drizzle-orm'
+import { and, eq, isNull, ne, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { integrationDeliveries, integrations } from '@/db/schema'
 import { isUuid, NotFoundError } from '@/lib/errors'
@@ -6,6 +6,8 @@ import { isUuid, NotFoundError } from '@/lib/errors'
 /**
  * Disconnects an integration: `revoked_at` is set (its tracker slot is free at once) and its
  * pending deliveries are cancelled in the same transaction, so no Slack retry goes out after.
+ * A `ticket` delivery still pending is a creation in flight, not a retry: it is left alone, so
+ * its claim keeps holding the issue and the ticket it creates is still recorded and linked.
  * The row and its delivery log stay. Disconnecting twice keeps the first time.
  */
 export async function revokeIntegration(db: Db, input: { id: string; organizationId: string }) {
@@ -25,7 +27,11 @@ export async function revokeIntegration(db: Db, input: { id: string; organizatio
       .update(integrationDeliveries)
       .set({ status: 'cancelled' })
       .where(
-        and(eq(integrationDeliveries.integrationId, row.id), eq(integrationDeliveries.status, 'pending')),
+        and(
+          eq(integrationDeliveries.integrationId, row.id),
+          eq(integrationDeliveries.status, 'pending'),
+          ne(integrationDeliveries.purpose, 'ticket'),
+        ),
       )
     return { id: row.id, revokedAt: row.revokedAt }
   })

@@ -4,13 +4,21 @@ import type { AddressInfo } from 'node:net'
 /**
  * Local stand-ins for the Linear GraphQL API and the GitHub REST API, so the official SDKs run
  * unchanged against them (LINEAR_API_URL, GITHUB_API_URL). Each can be told to fail the next
- * requests: 401, 429 with a Retry-After, 500, or no answer at all.
+ * requests: 401, 429 with a Retry-After, 500, no answer at all, an error after acting, or a
+ * GraphQL refusal. Each request's Authorization header is recorded, so tests can look for the
+ * credential wherever it must not appear.
  */
 export type Fault =
   | { kind: 'unauthorized' }
   | { kind: 'rate_limited'; retryAfter: number }
   | { kind: 'server_error' }
   | { kind: 'hang' }
+  /** The request is acted on (an issue is created), then answered with this 5xx. */
+  | { kind: 'created_then_error'; status: number }
+  /** A GraphQL answer declining the request: HTTP 200 (or 400) with an `invalid input` error. */
+  | { kind: 'invalid_input'; status: 200 | 400 }
+  /** Linear: HTTP 200 and `issueCreate { success: false }`. */
+  | { kind: 'not_created' }
 
 export interface Received {
   method: string
@@ -72,7 +80,14 @@ async function startFake(path: string, handle: Handler, faultBody: (status: numb
       if (fault?.kind === 'server_error') return send(res, 500, faultBody(500))
       if (fault?.kind === 'rate_limited')
         return send(res, 429, faultBody(429), { 'retry-after': String(fault.retryAfter) })
+      if (fault?.kind === 'invalid_input')
+        return send(res, fault.status, {
+          errors: [{ message: 'Argument Validation Error', extensions: { type: 'invalid input' } }],
+        })
+      if (fault?.kind === 'not_created')
+        return send(res, 200, { data: { issueCreate: { success: false, issue: null } } })
       const answer = await handle(received, fake)
+      if (fault?.kind === 'created_then_error') return send(res, fault.status, faultBody(fault.status))
       send(res, answer.status, answer.body)
     })().catch((error: unknown) => send(res, 500, { error: String(error) }))
   })

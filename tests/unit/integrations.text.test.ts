@@ -3,10 +3,24 @@ import { parseRepository } from '@/lib/integrations/github-client'
 import { codeBlock, plainTitle } from '@/lib/integrations/markdown'
 
 describe('codeBlock', () => {
-  it('fences with more backticks than any run inside, so the text cannot close it', () => {
-    const block = codeBlock('a ```` b\n````\n[x](https://evil.example)', 1000)
-    expect(block.startsWith('`````text\n')).toBe(true)
-    expect(block.endsWith('\n`````')).toBe(true)
+  it('uses a fixed ``` fence and turns backticks inside into look-alikes, so the text cannot close it', () => {
+    const block = codeBlock('a ```` b\n````\n```\n[x](https://evil.example)', 1000)
+    expect(block.startsWith('```text\n')).toBe(true)
+    expect(block.endsWith('\n```')).toBe(true)
+    const inside = block.slice('```text\n'.length, -'\n```'.length)
+    expect(inside).not.toContain('`')
+    expect(inside).toContain('a \u02CB\u02CB\u02CB\u02CB b')
+  })
+
+  it('drops bidi overrides and zero-width characters from bodies and titles', () => {
+    const hostile = 'pay\u202Eemag\u202C\u2066x\u2069 ad\u200Bmin\u200C\u200D\uFEFF!'
+    expect(codeBlock(hostile, 1000)).toBe('```text\npayemagx admin!\n```')
+    expect(plainTitle(hostile, 256)).toBe('payemagx admin!')
+  })
+
+  it('stays linear on long hostile input', () => {
+    const block = codeBlock('`\u202E'.repeat(200_000), 2_000)
+    expect(block.length).toBeLessThan(2_100)
   })
 
   it('cuts long text and blanks control characters', () => {
