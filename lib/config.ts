@@ -143,7 +143,9 @@ const EnvSchema = z.object({
     .default([60, 300, 1500]),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: flag.default(false),
   SLACK_WEBHOOK_HOSTS: commaList(
-    z.string().regex(/^[a-z0-9.-]+(:\d{1,5})?$/, 'must be a comma-separated list of host names (host or host:port)'),
+    z
+      .string()
+      .regex(/^[a-z0-9.-]+(:\d{1,5})?$/, 'must be a comma-separated list of host names (host or host:port)'),
   ).default(['hooks.slack.com']),
   LINEAR_API_URL: httpUrl.default('https://api.linear.app/graphql'),
   GITHUB_API_URL: httpUrl.default('https://api.github.com'),
