@@ -400,6 +400,10 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
               content: jsonContent('IssueResponse'),
             },
             '404': { description: 'Issue not found', content: jsonContent('Error') },
+            '409': {
+              description: 'A ticket is being created for the issue through an integration right now',
+              content: jsonContent('Error'),
+            },
             ...dataApiErrors('write:issues'),
           },
         },
@@ -412,8 +416,9 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
           description:
             'The issue moves to ticket_created (as when a ticket is linked). At most one ticket per issue: ' +
             'an issue with a ticket, or with a creation in progress, answers 409; so does a provider the ' +
-            'organization has not connected. A provider failure (rejected credentials, rate limit, outage, ' +
-            'no answer within 10 seconds) answers 502 with what to do.',
+            'organization has not connected, and a created ticket that could not be linked (the answer ' +
+            'names it). A provider failure answers 502 with what to do; after a timeout or a 5xx, which ' +
+            'are not retried, it says the ticket may have been created.',
           security: [{ bearer: ['write:issues'] }],
           parameters: [issueIdParam],
           requestBody: { required: true, content: jsonContent('CreateTicketBody') },
@@ -425,7 +430,8 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
             },
             '404': { description: 'Issue not found', content: jsonContent('Error') },
             '409': {
-              description: 'The issue already has a ticket, or the provider is not connected',
+              description:
+                'The issue already has a ticket, a creation is in progress, the provider is not connected, or the created ticket could not be linked',
               content: jsonContent('Error'),
             },
             '502': { description: 'The provider failed or refused', content: jsonContent('Error') },
