@@ -6,6 +6,7 @@ import {
   MalformedBodyError,
   NotFoundError,
   PayloadTooLargeError,
+  ProviderError,
   RateLimitedError,
   UnauthorizedError,
   UnsupportedMediaTypeError,
@@ -80,8 +81,10 @@ const TABLE: Row<Error>[] = [
     }),
   }),
   row(NotFoundError, 404, { 'data-api': message, 'dashboard-api': message }),
-  // Answered by dashboard server actions only (their message is shown to the member).
-  row(ConflictError, 409, {}),
+  // Dashboard server actions show the message; the Data API answers it where a route can
+  // conflict (POST /api/v1/issues/{issueId}/tickets: the issue already has a ticket).
+  row(ConflictError, 409, { 'data-api': message }),
+  row(ProviderError, 502, { 'data-api': message, 'dashboard-api': message }),
   row(PayloadTooLargeError, 413, { 'data-api': message, ingest: message }),
   row(UnsupportedMediaTypeError, 415, { 'data-api': message, ingest: message }),
   row(RateLimitedError, 429, { 'data-api': retryAfter, ingest: retryAfter }),

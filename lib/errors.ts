@@ -22,6 +22,14 @@ export class ForbiddenError extends AppError {
   readonly code = 'forbidden'
 }
 
+/**
+ * A provider the service called for the caller (Linear, GitHub) failed or refused; the message
+ * says which and what to do, never the provider's own text or the credential used.
+ */
+export class ProviderError extends AppError {
+  readonly code = 'provider_failed'
+}
+
 export class RateLimitedError extends AppError {
   readonly code = 'rate_limited'
   constructor(

@@ -13,6 +13,7 @@ import { SOURCEMAP_LIMITS } from '@/lib/sourcemaps/limits'
 import { RELEASE_FILES_PAGE, RELEASES_PAGE } from '@/lib/sourcemaps/releases'
 import { AddNoteBody } from './issue-notes'
 import { LinkTicketBody } from './issue-ticket'
+import { CreateTicketBody } from './issue-tickets'
 import { UpdateIssueBody } from './issues'
 import { ReleaseFileSchema, ReleaseSummarySchema, StoredMapSchema } from './sourcemaps'
 
@@ -57,6 +58,8 @@ const schemas = {
   NoteResponse: z.object({ note: Note }),
   AddNoteBody,
   LinkTicketBody,
+  // Tickets created through an integration (issue 22)
+  CreateTicketBody,
   // Reproductions (issue 18)
   Reproduction,
   ReproductionResponse: z.object({ reproduction: Reproduction }),
@@ -72,7 +75,13 @@ const schemas = {
 }
 
 /** Request bodies: their JSON Schema describes what a client sends (zod's input side). */
-const REQUEST_BODIES: readonly string[] = ['ReplayBatch', 'UpdateIssueBody', 'AddNoteBody', 'LinkTicketBody']
+const REQUEST_BODIES: readonly string[] = [
+  'ReplayBatch',
+  'UpdateIssueBody',
+  'AddNoteBody',
+  'LinkTicketBody',
+  'CreateTicketBody',
+]
 
 type SchemaName = keyof typeof schemas
 const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` })
@@ -391,6 +400,41 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
               content: jsonContent('IssueResponse'),
             },
             '404': { description: 'Issue not found', content: jsonContent('Error') },
+            '409': {
+              description: 'A ticket is being created for the issue through an integration right now',
+              content: jsonContent('Error'),
+            },
+            ...dataApiErrors('write:issues'),
+          },
+        },
+      },
+      // Issue 22: a ticket created in Linear or GitHub through the organization's integration.
+      '/api/v1/issues/{issueId}/tickets': {
+        post: {
+          summary:
+            "Create a Linear or GitHub issue for an issue through the organization's integration, and link it",
+          description:
+            'The issue moves to ticket_created (as when a ticket is linked). At most one ticket per issue: ' +
+            'an issue with a ticket, or with a creation in progress, answers 409; so does a provider the ' +
+            'organization has not connected, and a created ticket that could not be linked (the answer ' +
+            'names it). A provider failure answers 502 with what to do; after a timeout or a 5xx, which ' +
+            'are not retried, it says the ticket may have been created.',
+          security: [{ bearer: ['write:issues'] }],
+          parameters: [issueIdParam],
+          requestBody: { required: true, content: jsonContent('CreateTicketBody') },
+          responses: {
+            '201': {
+              description: 'The issue, with its new ticket',
+              headers: rateLimitHeaders,
+              content: jsonContent('IssueResponse'),
+            },
+            '404': { description: 'Issue not found', content: jsonContent('Error') },
+            '409': {
+              description:
+                'The issue already has a ticket, a creation is in progress, the provider is not connected, or the created ticket could not be linked',
+              content: jsonContent('Error'),
+            },
+            '502': { description: 'The provider failed or refused', content: jsonContent('Error') },
             ...dataApiErrors('write:issues'),
           },
         },

@@ -3,7 +3,8 @@ import { z } from 'zod'
 import type { Db, Tx } from '@/db/client'
 import { type IssueStatus, issueActivities, issues } from '@/db/schema'
 import type { Actor } from '@/lib/actor'
-import { isUuid, NotFoundError } from '@/lib/errors'
+import { ConflictError, isUuid, NotFoundError } from '@/lib/errors'
+import { CLAIM_PENDING, ticketClaimPending } from '@/lib/integrations/ticket-claim'
 import { commitWithEvents } from '@/lib/outbox/commit'
 import { isStorableText, NOT_STORABLE, parseInput } from '@/lib/validation'
 import { ISSUE_NOT_FOUND } from './get-issue'
@@ -48,9 +49,9 @@ export const TicketInput = z.object({
 })
 export type TicketInput = z.input<typeof TicketInput>
 
-type IssueRow = typeof issues.$inferSelect
+export type IssueRow = typeof issues.$inferSelect
 
-async function lockIssue(tx: Tx, organizationId: string, issueId: string): Promise<IssueRow> {
+export async function lockIssue(tx: Tx, organizationId: string, issueId: string): Promise<IssueRow> {
   const [current] = await tx
     .select()
     .from(issues)
@@ -98,11 +99,33 @@ async function writeTicket(
 }
 
 /**
- * Records the ticket that tracks an issue. The issue moves to `ticket_created`, except a
- * resolved one: linking the ticket its fix was tracked in must not reopen it. One transaction
- * under the row lock writes the ticket, a `ticket_linked` activity and, when the status moved,
- * the same `status_changed` activity and `issue.status_changed` event as any status change.
- * Linking the ticket already linked, with nothing to change, changes nothing.
+ * Links `ticket` to an issue already locked by the caller's transaction: the issue moves to
+ * `ticket_created`, except a resolved one (linking the ticket its fix was tracked in must not
+ * reopen it). Writes the ticket, a `ticket_linked` activity and, when the status moved, the same
+ * `status_changed` activity and `issue.status_changed` event as any status change. Linking the
+ * ticket already linked, with nothing to change, changes nothing.
+ */
+export async function linkLockedTicket(
+  tx: Tx,
+  actor: Actor,
+  current: IssueRow,
+  ticket: TicketSnapshot,
+): Promise<Issue> {
+  const previous = ticketOf(current)
+  const status: IssueStatus = current.status === 'resolved' ? 'resolved' : 'ticket_created'
+  const same =
+    previous?.provider === ticket.provider &&
+    previous.url === ticket.url &&
+    previous.identifier === ticket.identifier
+  const linked = same ? current : await writeTicket(tx, actor, current, ticket)
+  if (current.status === status) return toIssue(linked)
+  return toIssue(await changeLockedIssueStatus(tx, actor, current, status))
+}
+
+/**
+ * Records the ticket that tracks an issue, in one transaction under the issue's row lock (see
+ * linkLockedTicket). While a ticket is being created for the issue through an integration, a
+ * manual link is a conflict: it would be overwritten by, or overwrite, the created one.
  */
 export async function linkTicket(
   db: Db,
@@ -115,15 +138,9 @@ export async function linkTicket(
   if (!isUuid(input.issueId)) throw new NotFoundError(ISSUE_NOT_FOUND)
   return commitWithEvents(db, async (tx) => {
     const current = await lockIssue(tx, actor.organizationId, input.issueId)
-    const previous = ticketOf(current)
-    const status: IssueStatus = current.status === 'resolved' ? 'resolved' : 'ticket_created'
-    const same =
-      previous?.provider === ticket.provider &&
-      previous.url === ticket.url &&
-      previous.identifier === ticket.identifier
-    const linked = same ? current : await writeTicket(tx, actor, current, ticket)
-    if (current.status === status) return toIssue(linked)
-    return toIssue(await changeLockedIssueStatus(tx, actor, current, status))
+    if (await ticketClaimPending(tx, current.id))
+      throw new ConflictError(`${CLAIM_PENDING} Link a ticket by hand once it has finished.`)
+    return linkLockedTicket(tx, actor, current, ticket)
   })
 }
 

@@ -38,6 +38,7 @@ const SCREENSHOTS = path.join(process.cwd(), 'test-results', 'screenshots')
 const CLIENT_NAME = 'E2E MCP Client (SDK)'
 const TOOL_NAMES = [
   'add_issue_note',
+  'create_ticket',
   'get_issue',
   'get_issue_reproduction',
   'get_session',

@@ -3,6 +3,7 @@ import { GET as getNotes, POST as postNote } from '@/app/api/v1/issues/[issueId]
 import { GET as getReproduction } from '@/app/api/v1/issues/[issueId]/reproduction/route'
 import { GET as getIssue, PATCH as patchIssue } from '@/app/api/v1/issues/[issueId]/route'
 import { PUT as putTicket } from '@/app/api/v1/issues/[issueId]/ticket/route'
+import { POST as postTickets } from '@/app/api/v1/issues/[issueId]/tickets/route'
 import { GET as getIssues } from '@/app/api/v1/issues/route'
 import { GET as getSession } from '@/app/api/v1/sessions/[sessionId]/route'
 import { GET as getSessionTimeline } from '@/app/api/v1/sessions/[sessionId]/timeline/route'
@@ -82,6 +83,11 @@ export const api = {
     ),
   putTicket: (token: string | null, issueId: string, body: unknown) =>
     putTicket(write('PUT', `/api/v1/issues/${encodeURIComponent(issueId)}/ticket`, token, body), {
+      params: Promise.resolve({ issueId }),
+    }),
+  // Issue 22: a ticket created through the organization's Linear or GitHub integration.
+  createTicket: (token: string | null, issueId: string, body: unknown) =>
+    postTickets(write('POST', `/api/v1/issues/${encodeURIComponent(issueId)}/tickets`, token, body), {
       params: Promise.resolve({ issueId }),
     }),
 }

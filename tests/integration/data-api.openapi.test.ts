@@ -71,6 +71,8 @@ describe('GET /api/v1/openapi.json', () => {
         // Notes and the ticket link (issue 18)
         '/api/v1/issues/{issueId}/notes',
         '/api/v1/issues/{issueId}/ticket',
+        // Tickets created through an integration (issue 22)
+        '/api/v1/issues/{issueId}/tickets',
         // Source maps (issue 19)
         '/api/v1/sourcemaps',
         '/api/v1/sourcemaps/{release}',
@@ -79,6 +81,7 @@ describe('GET /api/v1/openapi.json', () => {
     expect(Object.keys(document.paths['/api/v1/issues/{issueId}']!).sort()).toEqual(['get', 'patch'])
     expect(Object.keys(document.paths['/api/v1/issues/{issueId}/notes']!).sort()).toEqual(['get', 'post'])
     expect(Object.keys(document.paths['/api/v1/issues/{issueId}/ticket']!)).toEqual(['put'])
+    expect(Object.keys(document.paths['/api/v1/issues/{issueId}/tickets']!)).toEqual(['post'])
     for (const schema of Object.values(document.components.schemas))
       expect(() => ajv.compile(schema)).not.toThrow()
   })

@@ -59,6 +59,7 @@ describe('tools/list', () => {
       'list_insights',
       'add_issue_note',
       'link_issue_ticket',
+      'create_ticket',
       'list_sessions',
       'get_session',
     ])
@@ -73,6 +74,7 @@ describe('tools/list', () => {
       'list_insights',
       'add_issue_note',
       'link_issue_ticket',
+      'create_ticket',
       'list_sessions',
       'get_session',
     ])
@@ -113,7 +115,7 @@ describe('tools/list', () => {
 
   it('annotates reads as read-only and idempotent, and update_issue as an idempotent, non-destructive write', async () => {
     const { tools } = await reader.listTools()
-    const writes = ['update_issue', 'add_issue_note', 'link_issue_ticket']
+    const writes = ['update_issue', 'add_issue_note', 'link_issue_ticket', 'create_ticket']
     for (const tool of tools.filter((t) => !writes.includes(t.name)))
       expect(tool.annotations, tool.name).toMatchObject({
         readOnlyHint: true,
@@ -137,6 +139,13 @@ describe('tools/list', () => {
       idempotentHint: true,
       destructiveHint: false,
       openWorldHint: false,
+    })
+    // It reaches Linear or GitHub; a second call for the same issue is refused, not repeated.
+    expect(tools.find((t) => t.name === 'create_ticket')!.annotations).toMatchObject({
+      readOnlyHint: false,
+      idempotentHint: true,
+      destructiveHint: false,
+      openWorldHint: true,
     })
   })
 })

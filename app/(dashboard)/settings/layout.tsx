@@ -6,6 +6,7 @@ const SETTINGS_NAV = [
   { href: '/settings/keys', label: 'Keys' },
   { href: '/settings/mcp', label: 'MCP' },
   { href: '/settings/webhooks', label: 'Webhooks' },
+  { href: '/settings/integrations', label: 'Integrations' },
   { href: '/settings/alerts', label: 'Alerts' },
   { href: '/settings/source-maps', label: 'Source maps' },
   { href: '/settings/connected-apps', label: 'Connected apps' },

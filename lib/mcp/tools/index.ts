@@ -1,5 +1,6 @@
 import type { McpTool } from '../tool'
 import { addIssueNoteTool } from './add-issue-note'
+import { createTicketTool } from './create-ticket'
 import { getIssueTool } from './get-issue'
 import { getIssueReproductionTool } from './get-issue-reproduction'
 import { getSessionTool } from './get-session'
@@ -20,6 +21,7 @@ export const TOOLS: readonly McpTool[] = [
   listInsightsTool,
   addIssueNoteTool,
   linkIssueTicketTool,
+  createTicketTool,
   listSessionsTool,
   getSessionTool,
 ]

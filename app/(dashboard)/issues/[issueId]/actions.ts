@@ -6,6 +6,7 @@ import { ISSUE_STATUSES } from '@/db/schema'
 import { type Actor, actorOfMember } from '@/lib/actor'
 import { getDb } from '@/lib/db'
 import { type ActionResult, actionFailure, actionMember } from '@/lib/http/actions'
+import { createTicket } from '@/lib/integrations/create-ticket'
 import { addIssueNote } from '@/lib/issues/issue-notes'
 import { ISSUE_STATUS_LABELS } from '@/lib/issues/labels'
 import { linkTicket, unlinkTicket } from '@/lib/issues/link-ticket'
@@ -102,5 +103,24 @@ export async function addNoteAction(
     return { ok: true, message: 'Note added to the history.' }
   } catch (error) {
     return actionFailure(error, 'add the note')
+  }
+}
+
+/** "Create Linear issue" / "Create GitHub issue": the tracker issue, created and linked. */
+export async function createTicketAction(issueId: string, provider: string): Promise<ActionResult> {
+  const member = await memberActor()
+  if (!member.ok) return member
+  try {
+    const issue = await createTicket(await getDb(), member.actor, {
+      issueId: textArgument(issueId),
+      provider: textArgument(provider),
+    })
+    revalidate(issue.id)
+    return {
+      ok: true,
+      message: `Created ${issue.ticketIdentifier ?? 'the ticket'}. Status: ${ISSUE_STATUS_LABELS[issue.status]}.`,
+    }
+  } catch (error) {
+    return actionFailure(error, 'create the ticket')
   }
 }

@@ -7,6 +7,7 @@ import { type ReplayMarker, ReplayPlayer } from '@/app/(dashboard)/_components/r
 import { getDb } from '@/lib/db'
 import { NotFoundError } from '@/lib/errors'
 import { getSignedInUser, requireMember } from '@/lib/http/session'
+import { activeTrackers } from '@/lib/integrations/list-integrations'
 import { evidenceView } from '@/lib/issues/evidence-view'
 import { getIssueRow } from '@/lib/issues/get-issue'
 import { issueHistory } from '@/lib/issues/issue-history'
@@ -16,6 +17,7 @@ import { storedReplayLog } from '@/lib/sessions/replay-log'
 import { currentOrganization } from '@/lib/users/memberships'
 import { offset, PRIORITY_BADGE, STATUS_BADGE } from '../format'
 import styles from '../issues.module.css'
+import { CreateTicketButtons } from './create-ticket-buttons'
 import { IssueHistoryList } from './history-list'
 import { loadReproduction } from './load-reproduction'
 import { NoteForm } from './note-form'
@@ -91,11 +93,12 @@ export default async function IssuePage({
   )
   const issue = await loadIssue(organization.id, issueId)
   const db = await getDb()
-  const [history, seen, requested, reproduction] = await Promise.all([
+  const [history, seen, requested, reproduction, trackers] = await Promise.all([
     issueHistory(db, organization.id, issue.id),
     issueSessionsOf(db, organization.id, issue.id),
     requestedSession ? issueSessionOf(db, organization.id, issue.id, requestedSession) : null,
     loadReproduction(db, organization.id, issue.id),
+    activeTrackers(db, organization.id),
   ])
 
   // The replay opens at the moment of the issue: the requested session at its offset, or the
@@ -394,6 +397,7 @@ export default async function IssuePage({
           </section>
           <section className="card" aria-labelledby="ticket-heading">
             <h2 id="ticket-heading">Ticket</h2>
+            <CreateTicketButtons issueId={issue.id} providers={trackers} linked={Boolean(issue.ticketUrl)} />
             <TicketForm
               issueId={issue.id}
               ticket={{
