@@ -2,6 +2,7 @@ import { and, asc, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DatabaseHandle } from '@/db/client'
 import { alertMessages, alertRuleEvents, integrationDeliveries, outbox, webhookDeliveries } from '@/db/schema'
+import { MAX_SPIKE_CANDIDATES } from '@/lib/alerts/candidates'
 import { deliverDueSlack } from '@/lib/alerts/deliver-slack'
 import { sweepDigests } from '@/lib/alerts/digests'
 import { evaluateEvent } from '@/lib/alerts/evaluate'
@@ -314,6 +315,39 @@ describe('rule decisions', () => {
     const [event] = await handle.db.select().from(alertRuleEvents).where(eq(alertRuleEvents.ruleId, rule.id))
     expect(event).toMatchObject({ issueId: issue.id, trigger: 'issue_spiking' })
     expect(event!.eventId).not.toBe(eventId)
+  })
+
+  it('alerts on at most the 20 most widespread issues of a spike', async () => {
+    const { org, integration } = await slackOrg()
+    const rule = await seedRule(handle.db, {
+      organizationId: org.id,
+      name: 'Spikes',
+      trigger: 'issue_spiking',
+      integrationId: integration.id,
+    })
+    const seeded = []
+    for (let i = 0; i < MAX_SPIKE_CANDIDATES + 5; i++) {
+      const issue = await seedIssue(handle.db, org.id, {
+        title: `Rising ${i}`,
+        sessionCount: i + 1,
+        evidence: { pathPattern: '/checkout' },
+      })
+      const session = await seedSession(handle.db, org.id)
+      await linkIssue(handle.db, session, issue.id, session.startedAt)
+      seeded.push(issue)
+    }
+    const insight = await seedInsight(handle.db, org.id, {
+      intervalStart: new Date(Date.now() - 3_600_000),
+      intervalEnd: new Date(Date.now() + 3_600_000),
+    })
+    const [eventId] = await outboxEvents(org.id, EVENTS.insightGenerated, [
+      { insightId: insight.id, orgId: org.id },
+    ])
+    const result = await evaluateEvent(handle.db, { eventId: eventId!, name: EVENTS.insightGenerated }, now)
+    expect(result.decisions).toHaveLength(MAX_SPIKE_CANDIDATES)
+    const events = await handle.db.select().from(alertRuleEvents).where(eq(alertRuleEvents.ruleId, rule.id))
+    // The five with the fewest sessions are the ones left out.
+    expect(new Set(events.map((e) => e.issueId))).toEqual(new Set(seeded.slice(5).map((i) => i.id)))
   })
 })
 
