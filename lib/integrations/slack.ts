@@ -164,7 +164,10 @@ export function digestMessage(digest: DigestAlert): SlackMessage {
         },
       ],
     })
-  blocks.push({ type: 'context', elements: [md(`Alert rule: ${escapeClip(digest.ruleName, RULE_NAME_MAX)}`)] })
+  blocks.push({
+    type: 'context',
+    elements: [md(`Alert rule: ${escapeClip(digest.ruleName, RULE_NAME_MAX)}`)],
+  })
   return { text: escapeMrkdwn(`${digest.heading}: ${summary}`), blocks }
 }
 

@@ -1,15 +1,23 @@
 import { and, asc, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DatabaseHandle } from '@/db/client'
-import { alertMessages, alertRuleEvents, integrationDeliveries, outbox, webhookDeliveries } from '@/db/schema'
+import {
+  alertMessages,
+  alertRuleEvents,
+  alertRules,
+  integrationDeliveries,
+  outbox,
+  webhookDeliveries,
+} from '@/db/schema'
 import { MAX_SPIKE_CANDIDATES } from '@/lib/alerts/candidates'
+import { databaseNow } from '@/lib/alerts/clock'
 import { deliverDueSlack } from '@/lib/alerts/deliver-slack'
 import { sweepDigests } from '@/lib/alerts/digests'
 import { evaluateEvent } from '@/lib/alerts/evaluate'
 import { windowStartOf } from '@/lib/alerts/filters'
-import { ruleHistory } from '@/lib/alerts/history'
+import { listRules, ruleHistory } from '@/lib/alerts/history'
 import { firstAttempts } from '@/lib/alerts/jobs'
-import { createRule, setRulePaused } from '@/lib/alerts/rules'
+import { createRule, MAX_RULES_PER_ORG, setRulePaused } from '@/lib/alerts/rules'
 import { parseConfig, setConfigForTests } from '@/lib/config'
 import { useDatabase } from '@/lib/db'
 import { InvalidInputError } from '@/lib/errors'
@@ -351,7 +359,118 @@ describe('rule decisions', () => {
   })
 })
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+describe('windows and the clock', () => {
+  async function digestRule(windowMinutes = WINDOW) {
+    const { org, integration } = await slackOrg()
+    const rule = await seedRule(handle.db, {
+      organizationId: org.id,
+      name: 'Digest',
+      trigger: 'issue_created',
+      integrationId: integration.id,
+      mode: 'digest',
+      windowMinutes,
+    })
+    const event = async () => issueEvent(org.id, (await seedIssue(handle.db, org.id)).id)
+    return { org, rule, event }
+  }
+
+  it('a decision that waited on the rule lock takes the database clock after the wait', async () => {
+    const { rule, event } = await digestRule()
+    const eventId = await event()
+    let released = new Date(0)
+    let evaluation: Promise<unknown> = Promise.resolve()
+    await handle.db.transaction(async (tx) => {
+      await tx.select().from(alertRules).where(eq(alertRules.id, rule.id)).for('update')
+      evaluation = evaluateEvent(handle.db, { eventId, name: EVENTS.issueCreated })
+      await sleep(300)
+      released = await databaseNow(tx)
+    })
+    await evaluation
+    const [decided] = await handle.db
+      .select()
+      .from(alertRuleEvents)
+      .where(eq(alertRuleEvents.ruleId, rule.id))
+    expect(decided!.createdAt.getTime()).toBeGreaterThanOrEqual(released.getTime())
+    expect(decided!.windowStart).toEqual(windowStartOf(decided!.createdAt, WINDOW))
+  })
+
+  it("a decision committing while its window's digest is written is in that digest", async () => {
+    const { org, rule, event } = await digestRule()
+    // A window long past, so this sweep finds no other test's windows.
+    const at = new Date('2020-01-01T12:05:00Z')
+    const end = new Date('2020-01-01T12:10:00Z')
+    await evaluateEvent(handle.db, { eventId: await event(), name: EVENTS.issueCreated }, at)
+    const late = await event()
+    let sweep: Promise<unknown> = Promise.resolve()
+    await handle.db.transaction(async (tx) => {
+      // As decide() does: the rule's lock, then the event row, committed after the sweep began.
+      await tx.select().from(alertRules).where(eq(alertRules.id, rule.id)).for('update')
+      sweep = sweepDigests(handle.db, end)
+      await sleep(300)
+      await tx.insert(alertRuleEvents).values({
+        ruleId: rule.id,
+        organizationId: org.id,
+        eventId: late,
+        trigger: 'issue_created',
+        title: 'Late',
+        decision: 'digest',
+        windowStart: windowStartOf(at, WINDOW),
+        windowMinutes: WINDOW,
+        createdAt: at,
+      })
+    })
+    await sweep
+    const digests = await handle.db.select().from(alertMessages).where(eq(alertMessages.ruleId, rule.id))
+    expect(digests).toEqual([expect.objectContaining({ kind: 'digest', items: 2 })])
+  })
+
+  it('an edited window length leaves decided events in their own window, digested at its own end', async () => {
+    const { rule, event } = await digestRule(10)
+    const at = new Date('2020-01-02T12:05:00Z')
+    await evaluateEvent(handle.db, { eventId: await event(), name: EVENTS.issueCreated }, at)
+    await handle.db.update(alertRules).set({ windowMinutes: 60 }).where(eq(alertRules.id, rule.id))
+    await evaluateEvent(
+      handle.db,
+      { eventId: await event(), name: EVENTS.issueCreated },
+      new Date('2020-01-02T12:06:00Z'),
+    )
+    expect((await sweepDigests(handle.db, new Date('2020-01-02T12:10:00Z'))).digests).toBe(1)
+    expect((await sweepDigests(handle.db, new Date('2020-01-02T12:59:00Z'))).digests).toBe(0)
+    expect((await sweepDigests(handle.db, new Date('2020-01-02T13:00:00Z'))).digests).toBe(1)
+    const digests = await handle.db
+      .select()
+      .from(alertMessages)
+      .where(eq(alertMessages.ruleId, rule.id))
+      .orderBy(asc(alertMessages.windowMinutes))
+    expect(digests).toEqual([
+      expect.objectContaining({ windowStart: new Date('2020-01-02T12:00:00Z'), windowMinutes: 10, items: 1 }),
+      expect.objectContaining({ windowStart: new Date('2020-01-02T12:00:00Z'), windowMinutes: 60, items: 1 }),
+    ])
+  })
+})
+
 describe('rules', () => {
+  it('hold the per-organization cap when rules are created at once', async () => {
+    const { org, integration } = await slackOrg()
+    const ctx = { organizationId: org.id, userId: null }
+    const valid = { name: 'Rule', trigger: 'issue_created', destination: `integration:${integration.id}` }
+    for (let i = 0; i < MAX_RULES_PER_ORG - 1; i++)
+      await seedRule(handle.db, {
+        organizationId: org.id,
+        name: `Rule ${i}`,
+        trigger: 'issue_created',
+        integrationId: integration.id,
+      })
+    const results = await Promise.allSettled([
+      createRule(handle.db, ctx, valid),
+      createRule(handle.db, ctx, valid),
+    ])
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
+    expect(await handle.db.$count(alertRules, eq(alertRules.organizationId, org.id))).toBe(MAX_RULES_PER_ORG)
+  })
+
   it('refuse bad input with clear messages and a destination of another organization', async () => {
     const { org, integration } = await slackOrg()
     const other = await slackOrg()
@@ -405,6 +524,8 @@ describe('rules', () => {
       expect.objectContaining({ kind: 'single', status: 'succeeded', attempts: 1 }),
     ])
     expect(await ruleHistory(handle.db, (await slackOrg()).org.id, rule.id)).toBeNull()
+    const [listed] = await listRules(handle.db, org.id)
+    expect(listed!.lastActivityAt).toEqual(history!.events[0]!.createdAt)
     const [delivery] = await handle.db
       .select()
       .from(integrationDeliveries)
