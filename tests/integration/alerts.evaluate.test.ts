@@ -17,6 +17,7 @@ import { evaluateEvent } from '@/lib/alerts/evaluate'
 import { windowStartOf } from '@/lib/alerts/filters'
 import { listRules, ruleHistory } from '@/lib/alerts/history'
 import { firstAttempts } from '@/lib/alerts/jobs'
+import { ALERT_HISTORY_DAYS, pruneAlertHistory } from '@/lib/alerts/prune'
 import { createRule, MAX_RULES_PER_ORG, setRulePaused } from '@/lib/alerts/rules'
 import { parseConfig, setConfigForTests } from '@/lib/config'
 import { useDatabase } from '@/lib/db'
@@ -240,10 +241,10 @@ describe('rule decisions', () => {
     const triggered = JSON.parse(rows.find((r) => r.eventType === 'alert.triggered')!.body)
     expect(triggered).toMatchObject({
       event: 'alert.triggered',
-      data: { ruleId: rule.id, trigger: 'issue_created' },
+      data: { orgId: org.id, ruleId: rule.id, trigger: 'issue_created' },
     })
     const digest = JSON.parse(rows.find((r) => r.eventType === 'alert.digest')!.body)
-    expect(digest.data).toMatchObject({ ruleId: rule.id, events: 2, subjects: 2, more: 0 })
+    expect(digest.data).toMatchObject({ orgId: org.id, ruleId: rule.id, events: 2, subjects: 2, more: 0 })
     const messages = await handle.db.select().from(alertMessages).where(eq(alertMessages.ruleId, rule.id))
     expect(messages.every((m) => m.webhookDeliveryId !== null && m.integrationDeliveryId === null)).toBe(true)
     expect(new Set(rows.map((r) => r.eventId))).toEqual(new Set(messages.map((m) => m.id)))
@@ -448,6 +449,45 @@ describe('windows and the clock', () => {
       expect.objectContaining({ windowStart: new Date('2020-01-02T12:00:00Z'), windowMinutes: 10, items: 1 }),
       expect.objectContaining({ windowStart: new Date('2020-01-02T12:00:00Z'), windowMinutes: 60, items: 1 }),
     ])
+  })
+})
+
+describe('history retention', () => {
+  it('prunes events and messages older than 90 days, keeps the rest', async () => {
+    const { org, integration } = await slackOrg()
+    const rule = await seedRule(handle.db, {
+      organizationId: org.id,
+      name: 'Old',
+      trigger: 'issue_created',
+      integrationId: integration.id,
+    })
+    const days = (n: number) => new Date(Date.now() - n * 86_400_000)
+    for (const at of [days(ALERT_HISTORY_DAYS + 1), days(1)]) {
+      const [message] = await handle.db
+        .insert(alertMessages)
+        .values({ ruleId: rule.id, organizationId: org.id, kind: 'single', createdAt: at })
+        .returning()
+      await handle.db.insert(alertRuleEvents).values({
+        ruleId: rule.id,
+        organizationId: org.id,
+        eventId: crypto.randomUUID(),
+        trigger: 'issue_created',
+        title: 'T',
+        decision: 'sent',
+        messageId: message!.id,
+        windowStart: at,
+        windowMinutes: WINDOW,
+        createdAt: at,
+      })
+    }
+    const pruned = await pruneAlertHistory(handle.db, { chunk: 1 })
+    expect(pruned.events).toBeGreaterThanOrEqual(1)
+    const left = await handle.db.select().from(alertRuleEvents).where(eq(alertRuleEvents.ruleId, rule.id))
+    const messages = await handle.db.select().from(alertMessages).where(eq(alertMessages.ruleId, rule.id))
+    expect(left).toHaveLength(1)
+    expect(left[0]!.createdAt.getTime()).toBeGreaterThan(days(2).getTime())
+    expect(messages).toHaveLength(1)
+    expect(messages[0]!.createdAt.getTime()).toBeGreaterThan(days(2).getTime())
   })
 })
 
