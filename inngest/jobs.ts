@@ -4,6 +4,7 @@ import { deliverDueSlack } from '@/lib/alerts/deliver-slack'
 import { sweepDigests } from '@/lib/alerts/digests'
 import { evaluateEvent } from '@/lib/alerts/evaluate'
 import { firstAttempts } from '@/lib/alerts/jobs'
+import { pruneAlertHistory } from '@/lib/alerts/prune'
 import type { Config } from '@/lib/config'
 import { generateInsightsForInterval, lastInterval } from '@/lib/insights/generate'
 import { defineJob, every, type JobDefinition } from '@/lib/jobs'
@@ -225,7 +226,9 @@ export function defineJobs(config: Config, deps: () => Promise<JobDeps>): JobDef
           const { db, blobs } = await deps()
           return sweepSourcemaps(db, blobs, { retentionDays: config.sourcemaps.retentionDays })
         })
-        return { ...sessions, sourcemaps }
+        // Alert rules' history (decisions and messages) is kept 90 days (docs/alerts.md).
+        const alerts = await step.run('alerts', async () => pruneAlertHistory((await deps()).db))
+        return { ...sessions, sourcemaps, alerts }
       },
     }),
   ]

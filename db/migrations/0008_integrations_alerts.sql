@@ -4,6 +4,7 @@ CREATE TABLE "alert_messages" (
 	"organization_id" uuid NOT NULL,
 	"kind" text NOT NULL,
 	"window_start" timestamp (3) with time zone,
+	"window_minutes" integer,
 	"items" integer DEFAULT 1 NOT NULL,
 	"integration_delivery_id" uuid,
 	"webhook_delivery_id" uuid,
@@ -23,7 +24,9 @@ CREATE TABLE "alert_rule_events" (
 	"decision" text NOT NULL,
 	"message_id" uuid,
 	"window_start" timestamp (3) with time zone NOT NULL,
+	"window_minutes" integer NOT NULL,
 	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "alert_rule_events_window" CHECK ("alert_rule_events"."window_minutes" between 1 and 1440),
 	CONSTRAINT "alert_rule_events_trigger_check" CHECK ("alert_rule_events"."trigger" in ('issue_created', 'issue_regressed', 'issue_spiking', 'signal_matched')),
 	CONSTRAINT "alert_rule_events_decision_check" CHECK ("alert_rule_events"."decision" in ('sent', 'digest', 'held_cooldown'))
 );
@@ -103,6 +106,7 @@ CREATE TABLE "integrations" (
 --> statement-breakpoint
 ALTER TABLE "alert_messages" ADD CONSTRAINT "alert_messages_rule_id_alert_rules_id_fk" FOREIGN KEY ("rule_id") REFERENCES "public"."alert_rules"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "alert_messages" ADD CONSTRAINT "alert_messages_organization_id_organizations_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "alert_messages" ADD CONSTRAINT "alert_messages_integration_delivery_id_integration_deliveries_id_fk" FOREIGN KEY ("integration_delivery_id") REFERENCES "public"."integration_deliveries"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "alert_messages" ADD CONSTRAINT "alert_messages_webhook_delivery_id_webhook_deliveries_id_fk" FOREIGN KEY ("webhook_delivery_id") REFERENCES "public"."webhook_deliveries"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "alert_rule_events" ADD CONSTRAINT "alert_rule_events_rule_id_alert_rules_id_fk" FOREIGN KEY ("rule_id") REFERENCES "public"."alert_rules"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "alert_rule_events" ADD CONSTRAINT "alert_rule_events_organization_id_organizations_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -119,9 +123,11 @@ ALTER TABLE "integration_deliveries" ADD CONSTRAINT "integration_deliveries_issu
 ALTER TABLE "integration_delivery_attempts" ADD CONSTRAINT "integration_delivery_attempts_delivery_id_integration_deliveries_id_fk" FOREIGN KEY ("delivery_id") REFERENCES "public"."integration_deliveries"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "integrations" ADD CONSTRAINT "integrations_organization_id_organizations_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "integrations" ADD CONSTRAINT "integrations_created_by_user_id_users_id_fk" FOREIGN KEY ("created_by_user_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
-CREATE UNIQUE INDEX "alert_messages_one_digest_per_window" ON "alert_messages" USING btree ("rule_id","window_start") WHERE "alert_messages"."kind" = 'digest';--> statement-breakpoint
+CREATE UNIQUE INDEX "alert_messages_one_digest_per_window" ON "alert_messages" USING btree ("rule_id","window_start","window_minutes") WHERE "alert_messages"."kind" = 'digest';--> statement-breakpoint
 CREATE INDEX "alert_messages_rule_created_idx" ON "alert_messages" USING btree ("rule_id","created_at" DESC NULLS FIRST);--> statement-breakpoint
 CREATE UNIQUE INDEX "alert_rule_events_rule_event_unique" ON "alert_rule_events" USING btree ("rule_id","event_id");--> statement-breakpoint
+CREATE INDEX "alert_rule_events_window_sent_idx" ON "alert_rule_events" USING btree ("rule_id","window_start") WHERE "alert_rule_events"."decision" = 'sent';--> statement-breakpoint
+CREATE INDEX "alert_rule_events_digest_due_idx" ON "alert_rule_events" USING btree ("window_start","rule_id") WHERE "alert_rule_events"."decision" = 'digest' and "alert_rule_events"."message_id" is null;--> statement-breakpoint
 CREATE INDEX "alert_rule_events_rule_created_idx" ON "alert_rule_events" USING btree ("rule_id","created_at" DESC NULLS FIRST);--> statement-breakpoint
 CREATE INDEX "alert_rule_events_rule_issue_idx" ON "alert_rule_events" USING btree ("rule_id","issue_id","created_at");--> statement-breakpoint
 CREATE INDEX "alert_rules_org_trigger_idx" ON "alert_rules" USING btree ("organization_id","trigger");--> statement-breakpoint

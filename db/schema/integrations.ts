@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm'
-import { check, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import {
+  type AnyPgColumn,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core'
 import { createdAt, id, oneOf, ts, updatedAt } from './columns'
 import { issues } from './issues'
 import { organizations, users } from './organizations'
@@ -120,19 +130,25 @@ export const alertMessages = pgTable(
       .notNull()
       .references(() => organizations.id, { onDelete: 'cascade' }),
     kind: text('kind', { enum: ALERT_MESSAGE_KINDS }).notNull(),
-    /** The window a digest covers (its start); null for a single message. */
+    /** The window a digest covers (its start and length, as its events recorded them); null for a single message. */
     windowStart: ts('window_start'),
+    windowMinutes: integer('window_minutes'),
     items: integer('items').notNull().default(1),
     /** Where it went: a Slack delivery, or a webhook delivery to an endpoint. */
-    integrationDeliveryId: uuid('integration_delivery_id'),
+    integrationDeliveryId: uuid('integration_delivery_id').references(
+      (): AnyPgColumn => integrationDeliveries.id,
+      { onDelete: 'set null' },
+    ),
     webhookDeliveryId: uuid('webhook_delivery_id').references(() => webhookDeliveries.id, {
       onDelete: 'set null',
     }),
     createdAt: createdAt(),
   },
   (t) => [
+    // A window is its start and its length: a rule edited from 10 to 60 minutes has a 12:00
+    // window of each, digested at 12:10 and 13:00.
     uniqueIndex('alert_messages_one_digest_per_window')
-      .on(t.ruleId, t.windowStart)
+      .on(t.ruleId, t.windowStart, t.windowMinutes)
       .where(sql`${t.kind} = 'digest'`),
     index('alert_messages_rule_created_idx').on(t.ruleId, t.createdAt.desc().nullsFirst()),
     oneOf('alert_messages_kind_check', t.kind, ALERT_MESSAGE_KINDS),
@@ -167,10 +183,19 @@ export const alertRuleEvents = pgTable(
     decision: text('decision', { enum: ALERT_DECISIONS }).notNull(),
     messageId: uuid('message_id').references(() => alertMessages.id, { onDelete: 'set null' }),
     windowStart: ts('window_start').notNull(),
+    /** The rule's window length when decided: editing the rule never re-aligns a window in flight. */
+    windowMinutes: integer('window_minutes').notNull(),
     createdAt: createdAt(),
   },
   (t) => [
     uniqueIndex('alert_rule_events_rule_event_unique').on(t.ruleId, t.eventId),
+    // The window's count of sent messages, made under the rule lock on every decision.
+    index('alert_rule_events_window_sent_idx').on(t.ruleId, t.windowStart).where(sql`${t.decision} = 'sent'`),
+    // The digest sweep: events still waiting for their window's digest, oldest windows first.
+    index('alert_rule_events_digest_due_idx')
+      .on(t.windowStart, t.ruleId)
+      .where(sql`${t.decision} = 'digest' and ${t.messageId} is null`),
+    check('alert_rule_events_window', sql`${t.windowMinutes} between 1 and 1440`),
     index('alert_rule_events_rule_created_idx').on(t.ruleId, t.createdAt.desc().nullsFirst()),
     index('alert_rule_events_rule_issue_idx').on(t.ruleId, t.issueId, t.createdAt),
     oneOf('alert_rule_events_trigger_check', t.trigger, ALERT_TRIGGERS),

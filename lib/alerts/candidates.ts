@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { and, asc, eq, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { type AlertTrigger, insights, issueSessions, issues, replaySessions, signals } from '@/db/schema'
 import { getConfig } from '@/lib/config'
@@ -145,6 +145,10 @@ async function signalCandidate(
   }
 }
 
+/** Rising issues an insight alerts about at most (by sessions), and candidate loads in flight at once. */
+export const MAX_SPIKE_CANDIDATES = 20
+const SPIKE_QUERY_CONCURRENCY = 4
+
 /**
  * The issues rising in an insight: the insight stores only its text, so its interval's rises
  * are computed again with the function that found them (lib/insights/generate.ts).
@@ -167,14 +171,29 @@ async function spikeCandidates(
     new Date(insight.intervalStart.getTime() - length),
     insight.intervalStart,
   )
-  const issueIds = [
+  const rising = [
     ...new Set(findRises(current, previous.sessions > 0 ? previous : null).flatMap((r) => r.issueIds)),
   ]
-  const found = await Promise.all(
-    issueIds.map((id) =>
-      issueCandidate(db, organizationId, id, nameBasedUuid(`insight:${insightId}:issue:${id}`)),
-    ),
-  )
+  if (rising.length === 0) return []
+  // The most widespread rising issues only: a spike across hundreds of issues costs a bounded
+  // number of queries (and the rule's window limit and digest say the rest anyway).
+  const top = await db
+    .select({ id: issues.id })
+    .from(issues)
+    .where(and(eq(issues.organizationId, organizationId), inArray(issues.id, rising)))
+    .orderBy(desc(issues.sessionCount), asc(issues.id))
+    .limit(MAX_SPIKE_CANDIDATES)
+  const found: (AlertCandidate | null)[] = []
+  for (let i = 0; i < top.length; i += SPIKE_QUERY_CONCURRENCY)
+    found.push(
+      ...(await Promise.all(
+        top
+          .slice(i, i + SPIKE_QUERY_CONCURRENCY)
+          .map(({ id }) =>
+            issueCandidate(db, organizationId, id, nameBasedUuid(`insight:${insightId}:issue:${id}`)),
+          ),
+      )),
+    )
   return found.filter((c): c is AlertCandidate => c !== null)
 }
 

@@ -6,14 +6,16 @@ import { decryptIntegrationSecret } from '@/lib/integrations/secrets'
 import { type SlackSendOutcome, sendSlackMessage } from '@/lib/integrations/slack'
 import { slackWebhookUrlProblem } from '@/lib/integrations/slack-url'
 import { logger, withLogContext } from '@/lib/log'
-import { CLAIM_LEASE_SECONDS } from '@/lib/webhooks/attempt'
+import { CLAIM_LEASE_SECONDS, START_WITHIN_MS } from '@/lib/webhooks/attempt'
 
 /**
  * The Slack side of alert deliveries, with the webhooks' rules: claim due rows under a lease
  * (a worker that dies leaves them to the next claim), one attempt each, the outcome written
  * with the claimed attempt count as a guard (two sweeps never both record), retries after
  * `config.webhooks.retryDelaysSeconds`. Only `alert` deliveries are retried here: tickets are
- * created once while the user waits.
+ * created once while the user waits. A claimed row not started within START_WITHIN_MS of its
+ * claim is left unsent for a later claim (as the webhooks' sweep does): started later, its
+ * attempt and bookkeeping could outlast the lease while another sweep re-claims and sends it.
  */
 
 export interface SlackSweepOptions {
@@ -24,6 +26,8 @@ export interface SlackSweepOptions {
   concurrency?: number
   /** Test seam: the per-attempt deadline. */
   timeoutMs?: number
+  /** Test seam: how long after its claim a row may still start (START_WITHIN_MS). */
+  startWithinMs?: number
 }
 
 type Delivery = typeof integrationDeliveries.$inferSelect
@@ -168,13 +172,21 @@ export async function deliverDueSlack(db: Db, options: SlackSweepOptions): Promi
   if (options.ids && options.ids.length === 0) return 0
   const batch = options.batch ?? 50
   const concurrency = options.concurrency ?? 8
+  const startWithin = options.startWithinMs ?? START_WITHIN_MS
   let attempted = 0
   for (let round = 0; round < 20; round++) {
     const claimed = await claim(db, batch, options.ids)
     if (claimed.length === 0) break
+    const claimedAt = performance.now()
     const queue = [...claimed]
+    let late = false
     const worker = async () => {
       for (let next = queue.shift(); next; next = queue.shift()) {
+        // Too late to finish inside the lease: left pending, the next claim after the lease takes it.
+        if (performance.now() - claimedAt > startWithin) {
+          late = true
+          continue
+        }
         try {
           if (await attempt(db, next, options)) attempted++
         } catch (error) {
@@ -184,7 +196,9 @@ export async function deliverDueSlack(db: Db, options: SlackSweepOptions): Promi
       }
     }
     await Promise.all(Array.from({ length: Math.min(concurrency, claimed.length) }, worker))
-    if (options.ids) break
+    // Rows left unstarted stay leased: claiming again now would find only others, and a slow
+    // Slack would leave those late too.
+    if (options.ids || late) break
   }
   return attempted
 }

@@ -10,6 +10,7 @@ import {
   webhookEndpoints,
 } from '@/db/schema'
 import { type AlertCandidate, candidatesOf, TRIGGER_OF_EVENT } from './candidates'
+import { databaseNow } from './clock'
 import { matchesFilters, windowStartOf } from './filters'
 import { slackSingleBody, triggeredData } from './payloads'
 import { type QueuedDeliveries, queueDelivery } from './queue-delivery'
@@ -55,13 +56,15 @@ async function activeRules(db: Db, organizationId: string, trigger: Rule['trigge
  * Decides one (rule, candidate) in one transaction, holding the rule's row lock: every
  * evaluation of a rule counts its window under the same lock, so a burst of events decided at
  * once never sends more than `maxPerWindow`, and the unique (rule, event) index plus the check
- * under the lock decide each pair exactly once.
+ * under the lock decide each pair exactly once. The decision's time is the database's clock
+ * read after the lock (digests.ts takes the same lock before writing a window's digest), so no
+ * decision can land in a window whose digest was already written. `at` is a test seam.
  */
 async function decide(
   db: Db,
   ruleId: string,
   candidate: AlertCandidate,
-  now: Date,
+  at: Date | undefined,
   into: Evaluation,
 ): Promise<void> {
   await db.transaction(async (tx) => {
@@ -71,6 +74,7 @@ async function decide(
       .where(and(eq(alertRules.id, ruleId), isNull(alertRules.pausedAt)))
       .for('update')
     if (!rule) return
+    const now = at ?? (await databaseNow(tx))
     const [seen] = await tx
       .select({ id: alertRuleEvents.id })
       .from(alertRuleEvents)
@@ -102,6 +106,7 @@ async function decide(
           and(
             eq(alertRuleEvents.ruleId, rule.id),
             eq(alertRuleEvents.windowStart, windowStart),
+            eq(alertRuleEvents.windowMinutes, rule.windowMinutes),
             eq(alertRuleEvents.decision, 'sent'),
           ),
         )
@@ -143,6 +148,7 @@ async function decide(
       decision,
       messageId,
       windowStart,
+      windowMinutes: rule.windowMinutes,
       createdAt: now,
     })
     into.decisions.push({ ruleId: rule.id, eventId: candidate.eventId, decision })
@@ -152,9 +158,10 @@ async function decide(
 /**
  * Runs one outbox event through the alert rules of its organization: candidates are loaded
  * once, each rule's filters applied, each (rule, candidate) decided in its own transaction.
- * Returns the deliveries it queued (for their first attempt) and the decisions made.
+ * Returns the deliveries it queued (for their first attempt) and the decisions made. `now`
+ * is for tests; without it each decision takes the database's clock under the rule's lock.
  */
-export async function evaluateEvent(db: Db, ref: AlertEventRef, now: Date = new Date()): Promise<Evaluation> {
+export async function evaluateEvent(db: Db, ref: AlertEventRef, now?: Date): Promise<Evaluation> {
   const result: Evaluation = { slack: [], webhook: [], decisions: [] }
   const trigger = TRIGGER_OF_EVENT[ref.name]
   if (!trigger) return result

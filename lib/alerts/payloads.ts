@@ -16,9 +16,9 @@ export const TRIGGER_HEADINGS: Record<AlertTrigger, { one: string; many: string 
 
 export interface RuleRef {
   id: string
+  organizationId: string
   name: string
   trigger: AlertTrigger
-  windowMinutes: number
 }
 
 export function slackSingleBody(rule: RuleRef, c: AlertCandidate): string {
@@ -41,6 +41,7 @@ export function slackSingleBody(rule: RuleRef, c: AlertCandidate): string {
 /** `alert.triggered` data (docs/alerts.md). */
 export function triggeredData(rule: RuleRef, c: AlertCandidate, eventId: string) {
   return {
+    orgId: rule.organizationId,
     ruleId: rule.id,
     ruleName: rule.name,
     trigger: rule.trigger,
@@ -60,6 +61,8 @@ export function triggeredData(rule: RuleRef, c: AlertCandidate, eventId: string)
 
 export interface DigestContent {
   windowStart: Date
+  /** The window's length as its events recorded it (the rule may have been edited since). */
+  windowMinutes: number
   events: number
   subjects: number
   top: (DigestItem & { issueId: string | null; signalId: string | null })[]
@@ -71,7 +74,7 @@ export function slackDigestBody(rule: RuleRef, d: DigestContent): string {
       ruleName: rule.name,
       heading: TRIGGER_HEADINGS[rule.trigger].many,
       windowStart: d.windowStart,
-      windowMinutes: rule.windowMinutes,
+      windowMinutes: d.windowMinutes,
       events: d.events,
       subjects: d.subjects,
       top: d.top,
@@ -83,11 +86,12 @@ export function slackDigestBody(rule: RuleRef, d: DigestContent): string {
 /** `alert.digest` data (docs/alerts.md). */
 export function digestData(rule: RuleRef, d: DigestContent) {
   return {
+    orgId: rule.organizationId,
     ruleId: rule.id,
     ruleName: rule.name,
     trigger: rule.trigger,
     windowStart: d.windowStart.toISOString(),
-    windowEnd: new Date(d.windowStart.getTime() + rule.windowMinutes * 60_000).toISOString(),
+    windowEnd: new Date(d.windowStart.getTime() + d.windowMinutes * 60_000).toISOString(),
     events: d.events,
     subjects: d.subjects,
     top: d.top.map((t) => ({

@@ -10,6 +10,7 @@ import {
   webhookEndpoints,
 } from '@/db/schema'
 import { InvalidInputError, isUuid, NotFoundError } from '@/lib/errors'
+import { lockOrganization } from '@/lib/orgs/lock-organization'
 import { isStorableText } from '@/lib/validation'
 
 export const ISSUE_KINDS = ['js_error', 'console_error', 'network_error', 'rage_click', 'dead_click'] as const
@@ -115,18 +116,19 @@ export async function createRule(
   ctx: { organizationId: string; userId: string | null },
   input: unknown,
 ) {
-  const count = await db.$count(alertRules, eq(alertRules.organizationId, ctx.organizationId))
-  if (count >= MAX_RULES_PER_ORG)
-    throw new InvalidInputError(`An organization has at most ${MAX_RULES_PER_ORG} alert rules.`)
-  const [row] = await db
-    .insert(alertRules)
-    .values({
-      organizationId: ctx.organizationId,
-      createdByUserId: ctx.userId,
-      ...(await values(db, ctx.organizationId, input)),
-    })
-    .returning()
-  return row!
+  const rule = await values(db, ctx.organizationId, input)
+  // Counted under the organization's row lock: two creations at once cannot both pass at 49.
+  return db.transaction(async (tx) => {
+    await lockOrganization(tx, ctx.organizationId)
+    const count = await tx.$count(alertRules, eq(alertRules.organizationId, ctx.organizationId))
+    if (count >= MAX_RULES_PER_ORG)
+      throw new InvalidInputError(`An organization has at most ${MAX_RULES_PER_ORG} alert rules.`)
+    const [row] = await tx
+      .insert(alertRules)
+      .values({ organizationId: ctx.organizationId, createdByUserId: ctx.userId, ...rule })
+      .returning()
+    return row!
+  })
 }
 
 const own = (organizationId: string, ruleId: string) =>

@@ -19,6 +19,22 @@ export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`
 }
 
+/**
+ * Escapes, then cuts to `max` characters of escaped text without splitting an entity: cut
+ * before escaping, a title of `&`s would grow fivefold past Slack's limits.
+ */
+export function escapeClip(text: string, max: number): string {
+  const escaped = escapeMrkdwn(text)
+  if (escaped.length <= max) return escaped
+  let out = ''
+  for (const ch of text) {
+    const next = escapeMrkdwn(ch)
+    if (out.length + next.length > max - 1) break
+    out += next
+  }
+  return `${out}…`
+}
+
 type TextObject = { type: 'plain_text' | 'mrkdwn'; text: string; emoji?: boolean }
 export type SlackBlock =
   | { type: 'header'; text: TextObject }
@@ -53,23 +69,27 @@ export interface SingleAlert {
 const plain = (text: string): TextObject => ({ type: 'plain_text', text, emoji: false })
 const md = (text: string): TextObject => ({ type: 'mrkdwn', text })
 // Slack's limits: header text 150, section text 3000, a field 2000, button text 75, URL 3000.
+// The maxima below are of escaped text, so no block can pass them whatever a page wrote.
 const HEADER_MAX = 150
 const TITLE_MAX = 500
-const EVIDENCE_MAX = 300
+const EVIDENCE_MAX = 600
+const FIELD_MAX = 200
+const RULE_NAME_MAX = 300
+export const SECTION_MAX = 3000
 
 export function singleAlertMessage(alert: SingleAlert): SlackMessage {
   const fields: TextObject[] = []
-  if (alert.priority) fields.push(md(`*Priority*\n${escapeMrkdwn(alert.priority)}`))
-  if (alert.kind) fields.push(md(`*Kind*\n${escapeMrkdwn(alert.kind)}`))
+  if (alert.priority) fields.push(md(`*Priority*\n${escapeClip(alert.priority, FIELD_MAX)}`))
+  if (alert.kind) fields.push(md(`*Kind*\n${escapeClip(alert.kind, FIELD_MAX)}`))
   if (alert.sessions !== null) fields.push(md(`*Sessions*\n${alert.sessions}`))
   if (alert.occurrences !== null) fields.push(md(`*Occurrences*\n${alert.occurrences}`))
   const blocks: SlackBlock[] = [
     { type: 'header', text: plain(clip(`${alert.heading}: ${alert.title}`, HEADER_MAX)) },
-    { type: 'section', text: md(`*${escapeMrkdwn(clip(alert.title, TITLE_MAX))}*`) },
+    { type: 'section', text: md(`*${escapeClip(alert.title, TITLE_MAX)}*`) },
   ]
   if (fields.length > 0) blocks.push({ type: 'section', fields })
   if (alert.evidence)
-    blocks.push({ type: 'section', text: md(`> ${escapeMrkdwn(clip(alert.evidence, EVIDENCE_MAX))}`) })
+    blocks.push({ type: 'section', text: md(`> ${escapeClip(alert.evidence, EVIDENCE_MAX)}`) })
   const buttons = []
   if (alert.issueUrl)
     buttons.push({
@@ -87,8 +107,8 @@ export function singleAlertMessage(alert: SingleAlert): SlackMessage {
       action_id: 'watch_replay',
     })
   if (buttons.length > 0) blocks.push({ type: 'actions', elements: buttons })
-  blocks.push({ type: 'context', elements: [md(`Alert rule: ${escapeMrkdwn(alert.ruleName)}`)] })
-  return { text: escapeMrkdwn(clip(`${alert.heading}: ${alert.title}`, HEADER_MAX)), blocks }
+  blocks.push({ type: 'context', elements: [md(`Alert rule: ${escapeClip(alert.ruleName, RULE_NAME_MAX)}`)] })
+  return { text: escapeClip(`${alert.heading}: ${alert.title}`, HEADER_MAX), blocks }
 }
 
 export interface DigestItem {
@@ -114,12 +134,18 @@ export interface DigestAlert {
 export function digestMessage(digest: DigestAlert): SlackMessage {
   const from = digest.windowStart.toISOString().slice(11, 16)
   const summary = `${digest.events} ${digest.events === 1 ? 'event' : 'events'} (${digest.subjects} distinct) in the ${digest.windowMinutes} min from ${from} UTC`
-  const lines = digest.top.map((item) => {
-    const title = escapeMrkdwn(clip(item.title, 150))
-    const label = item.url ? `<${item.url}|${title}>` : title
-    return `• ${label}${item.count > 1 ? ` ×${item.count}` : ''}`
-  })
-  const more = digest.subjects - digest.top.length
+  // Lines are added while the section stays under Slack's limit; those left out count as "more".
+  const lines: string[] = []
+  let length = 0
+  for (const item of digest.top) {
+    const title = escapeClip(item.title, 150)
+    const label = item.url && item.url.length <= 500 ? `<${item.url}|${title}>` : title
+    const line = `• ${label}${item.count > 1 ? ` ×${item.count}` : ''}`
+    if (length + line.length + 1 > SECTION_MAX) break
+    lines.push(line)
+    length += line.length + 1
+  }
+  const more = digest.subjects - lines.length
   const blocks: SlackBlock[] = [
     { type: 'header', text: plain(clip(`${digest.heading}: digest`, HEADER_MAX)) },
     { type: 'section', text: md(`*${escapeMrkdwn(summary)}*`) },
@@ -138,7 +164,10 @@ export function digestMessage(digest: DigestAlert): SlackMessage {
         },
       ],
     })
-  blocks.push({ type: 'context', elements: [md(`Alert rule: ${escapeMrkdwn(digest.ruleName)}`)] })
+  blocks.push({
+    type: 'context',
+    elements: [md(`Alert rule: ${escapeClip(digest.ruleName, RULE_NAME_MAX)}`)],
+  })
   return { text: escapeMrkdwn(`${digest.heading}: ${summary}`), blocks }
 }
 

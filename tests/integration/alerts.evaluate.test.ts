@@ -1,14 +1,24 @@
 import { and, asc, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DatabaseHandle } from '@/db/client'
-import { alertMessages, alertRuleEvents, integrationDeliveries, outbox, webhookDeliveries } from '@/db/schema'
+import {
+  alertMessages,
+  alertRuleEvents,
+  alertRules,
+  integrationDeliveries,
+  outbox,
+  webhookDeliveries,
+} from '@/db/schema'
+import { MAX_SPIKE_CANDIDATES } from '@/lib/alerts/candidates'
+import { databaseNow } from '@/lib/alerts/clock'
 import { deliverDueSlack } from '@/lib/alerts/deliver-slack'
 import { sweepDigests } from '@/lib/alerts/digests'
 import { evaluateEvent } from '@/lib/alerts/evaluate'
 import { windowStartOf } from '@/lib/alerts/filters'
-import { ruleHistory } from '@/lib/alerts/history'
+import { listRules, ruleHistory } from '@/lib/alerts/history'
 import { firstAttempts } from '@/lib/alerts/jobs'
-import { createRule, setRulePaused } from '@/lib/alerts/rules'
+import { ALERT_HISTORY_DAYS, pruneAlertHistory } from '@/lib/alerts/prune'
+import { createRule, MAX_RULES_PER_ORG, setRulePaused } from '@/lib/alerts/rules'
 import { parseConfig, setConfigForTests } from '@/lib/config'
 import { useDatabase } from '@/lib/db'
 import { InvalidInputError } from '@/lib/errors'
@@ -231,10 +241,10 @@ describe('rule decisions', () => {
     const triggered = JSON.parse(rows.find((r) => r.eventType === 'alert.triggered')!.body)
     expect(triggered).toMatchObject({
       event: 'alert.triggered',
-      data: { ruleId: rule.id, trigger: 'issue_created' },
+      data: { orgId: org.id, ruleId: rule.id, trigger: 'issue_created' },
     })
     const digest = JSON.parse(rows.find((r) => r.eventType === 'alert.digest')!.body)
-    expect(digest.data).toMatchObject({ ruleId: rule.id, events: 2, subjects: 2, more: 0 })
+    expect(digest.data).toMatchObject({ orgId: org.id, ruleId: rule.id, events: 2, subjects: 2, more: 0 })
     const messages = await handle.db.select().from(alertMessages).where(eq(alertMessages.ruleId, rule.id))
     expect(messages.every((m) => m.webhookDeliveryId !== null && m.integrationDeliveryId === null)).toBe(true)
     expect(new Set(rows.map((r) => r.eventId))).toEqual(new Set(messages.map((m) => m.id)))
@@ -315,9 +325,192 @@ describe('rule decisions', () => {
     expect(event).toMatchObject({ issueId: issue.id, trigger: 'issue_spiking' })
     expect(event!.eventId).not.toBe(eventId)
   })
+
+  it('alerts on at most the 20 most widespread issues of a spike', async () => {
+    const { org, integration } = await slackOrg()
+    const rule = await seedRule(handle.db, {
+      organizationId: org.id,
+      name: 'Spikes',
+      trigger: 'issue_spiking',
+      integrationId: integration.id,
+    })
+    const seeded = []
+    for (let i = 0; i < MAX_SPIKE_CANDIDATES + 5; i++) {
+      const issue = await seedIssue(handle.db, org.id, {
+        title: `Rising ${i}`,
+        sessionCount: i + 1,
+        evidence: { pathPattern: '/checkout' },
+      })
+      const session = await seedSession(handle.db, org.id)
+      await linkIssue(handle.db, session, issue.id, session.startedAt)
+      seeded.push(issue)
+    }
+    const insight = await seedInsight(handle.db, org.id, {
+      intervalStart: new Date(Date.now() - 3_600_000),
+      intervalEnd: new Date(Date.now() + 3_600_000),
+    })
+    const [eventId] = await outboxEvents(org.id, EVENTS.insightGenerated, [
+      { insightId: insight.id, orgId: org.id },
+    ])
+    const result = await evaluateEvent(handle.db, { eventId: eventId!, name: EVENTS.insightGenerated }, now)
+    expect(result.decisions).toHaveLength(MAX_SPIKE_CANDIDATES)
+    const events = await handle.db.select().from(alertRuleEvents).where(eq(alertRuleEvents.ruleId, rule.id))
+    // The five with the fewest sessions are the ones left out.
+    expect(new Set(events.map((e) => e.issueId))).toEqual(new Set(seeded.slice(5).map((i) => i.id)))
+  })
+})
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+describe('windows and the clock', () => {
+  async function digestRule(windowMinutes = WINDOW) {
+    const { org, integration } = await slackOrg()
+    const rule = await seedRule(handle.db, {
+      organizationId: org.id,
+      name: 'Digest',
+      trigger: 'issue_created',
+      integrationId: integration.id,
+      mode: 'digest',
+      windowMinutes,
+    })
+    const event = async () => issueEvent(org.id, (await seedIssue(handle.db, org.id)).id)
+    return { org, rule, event }
+  }
+
+  it('a decision that waited on the rule lock takes the database clock after the wait', async () => {
+    const { rule, event } = await digestRule()
+    const eventId = await event()
+    let released = new Date(0)
+    let evaluation: Promise<unknown> = Promise.resolve()
+    await handle.db.transaction(async (tx) => {
+      await tx.select().from(alertRules).where(eq(alertRules.id, rule.id)).for('update')
+      evaluation = evaluateEvent(handle.db, { eventId, name: EVENTS.issueCreated })
+      await sleep(300)
+      released = await databaseNow(tx)
+    })
+    await evaluation
+    const [decided] = await handle.db
+      .select()
+      .from(alertRuleEvents)
+      .where(eq(alertRuleEvents.ruleId, rule.id))
+    expect(decided!.createdAt.getTime()).toBeGreaterThanOrEqual(released.getTime())
+    expect(decided!.windowStart).toEqual(windowStartOf(decided!.createdAt, WINDOW))
+  })
+
+  it("a decision committing while its window's digest is written is in that digest", async () => {
+    const { org, rule, event } = await digestRule()
+    // A window long past, so this sweep finds no other test's windows.
+    const at = new Date('2020-01-01T12:05:00Z')
+    const end = new Date('2020-01-01T12:10:00Z')
+    await evaluateEvent(handle.db, { eventId: await event(), name: EVENTS.issueCreated }, at)
+    const late = await event()
+    let sweep: Promise<unknown> = Promise.resolve()
+    await handle.db.transaction(async (tx) => {
+      // As decide() does: the rule's lock, then the event row, committed after the sweep began.
+      await tx.select().from(alertRules).where(eq(alertRules.id, rule.id)).for('update')
+      sweep = sweepDigests(handle.db, end)
+      await sleep(300)
+      await tx.insert(alertRuleEvents).values({
+        ruleId: rule.id,
+        organizationId: org.id,
+        eventId: late,
+        trigger: 'issue_created',
+        title: 'Late',
+        decision: 'digest',
+        windowStart: windowStartOf(at, WINDOW),
+        windowMinutes: WINDOW,
+        createdAt: at,
+      })
+    })
+    await sweep
+    const digests = await handle.db.select().from(alertMessages).where(eq(alertMessages.ruleId, rule.id))
+    expect(digests).toEqual([expect.objectContaining({ kind: 'digest', items: 2 })])
+  })
+
+  it('an edited window length leaves decided events in their own window, digested at its own end', async () => {
+    const { rule, event } = await digestRule(10)
+    const at = new Date('2020-01-02T12:05:00Z')
+    await evaluateEvent(handle.db, { eventId: await event(), name: EVENTS.issueCreated }, at)
+    await handle.db.update(alertRules).set({ windowMinutes: 60 }).where(eq(alertRules.id, rule.id))
+    await evaluateEvent(
+      handle.db,
+      { eventId: await event(), name: EVENTS.issueCreated },
+      new Date('2020-01-02T12:06:00Z'),
+    )
+    expect((await sweepDigests(handle.db, new Date('2020-01-02T12:10:00Z'))).digests).toBe(1)
+    expect((await sweepDigests(handle.db, new Date('2020-01-02T12:59:00Z'))).digests).toBe(0)
+    expect((await sweepDigests(handle.db, new Date('2020-01-02T13:00:00Z'))).digests).toBe(1)
+    const digests = await handle.db
+      .select()
+      .from(alertMessages)
+      .where(eq(alertMessages.ruleId, rule.id))
+      .orderBy(asc(alertMessages.windowMinutes))
+    expect(digests).toEqual([
+      expect.objectContaining({ windowStart: new Date('2020-01-02T12:00:00Z'), windowMinutes: 10, items: 1 }),
+      expect.objectContaining({ windowStart: new Date('2020-01-02T12:00:00Z'), windowMinutes: 60, items: 1 }),
+    ])
+  })
+})
+
+describe('history retention', () => {
+  it('prunes events and messages older than 90 days, keeps the rest', async () => {
+    const { org, integration } = await slackOrg()
+    const rule = await seedRule(handle.db, {
+      organizationId: org.id,
+      name: 'Old',
+      trigger: 'issue_created',
+      integrationId: integration.id,
+    })
+    const days = (n: number) => new Date(Date.now() - n * 86_400_000)
+    for (const at of [days(ALERT_HISTORY_DAYS + 1), days(1)]) {
+      const [message] = await handle.db
+        .insert(alertMessages)
+        .values({ ruleId: rule.id, organizationId: org.id, kind: 'single', createdAt: at })
+        .returning()
+      await handle.db.insert(alertRuleEvents).values({
+        ruleId: rule.id,
+        organizationId: org.id,
+        eventId: crypto.randomUUID(),
+        trigger: 'issue_created',
+        title: 'T',
+        decision: 'sent',
+        messageId: message!.id,
+        windowStart: at,
+        windowMinutes: WINDOW,
+        createdAt: at,
+      })
+    }
+    const pruned = await pruneAlertHistory(handle.db, { chunk: 1 })
+    expect(pruned.events).toBeGreaterThanOrEqual(1)
+    const left = await handle.db.select().from(alertRuleEvents).where(eq(alertRuleEvents.ruleId, rule.id))
+    const messages = await handle.db.select().from(alertMessages).where(eq(alertMessages.ruleId, rule.id))
+    expect(left).toHaveLength(1)
+    expect(left[0]!.createdAt.getTime()).toBeGreaterThan(days(2).getTime())
+    expect(messages).toHaveLength(1)
+    expect(messages[0]!.createdAt.getTime()).toBeGreaterThan(days(2).getTime())
+  })
 })
 
 describe('rules', () => {
+  it('hold the per-organization cap when rules are created at once', async () => {
+    const { org, integration } = await slackOrg()
+    const ctx = { organizationId: org.id, userId: null }
+    const valid = { name: 'Rule', trigger: 'issue_created', destination: `integration:${integration.id}` }
+    for (let i = 0; i < MAX_RULES_PER_ORG - 1; i++)
+      await seedRule(handle.db, {
+        organizationId: org.id,
+        name: `Rule ${i}`,
+        trigger: 'issue_created',
+        integrationId: integration.id,
+      })
+    const results = await Promise.allSettled([
+      createRule(handle.db, ctx, valid),
+      createRule(handle.db, ctx, valid),
+    ])
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
+    expect(await handle.db.$count(alertRules, eq(alertRules.organizationId, org.id))).toBe(MAX_RULES_PER_ORG)
+  })
+
   it('refuse bad input with clear messages and a destination of another organization', async () => {
     const { org, integration } = await slackOrg()
     const other = await slackOrg()
@@ -371,6 +564,8 @@ describe('rules', () => {
       expect.objectContaining({ kind: 'single', status: 'succeeded', attempts: 1 }),
     ])
     expect(await ruleHistory(handle.db, (await slackOrg()).org.id, rule.id)).toBeNull()
+    const [listed] = await listRules(handle.db, org.id)
+    expect(listed!.lastActivityAt).toEqual(history!.events[0]!.createdAt)
     const [delivery] = await handle.db
       .select()
       .from(integrationDeliveries)

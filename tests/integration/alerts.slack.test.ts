@@ -190,4 +190,22 @@ describe('Slack alert messages', () => {
     expect(receiver.received.length - before).toBe(20)
     for (const id of ids) expect(await attempts(id)).toHaveLength(1)
   })
+
+  it('leaves rows it could not start soon after their claim for a later claim (no send after the lease)', async () => {
+    const ids: string[] = []
+    for (let i = 0; i < 3; i++) ids.push((await alertOnce(`Slow ${i}`)).deliveryId)
+    // A slow Slack and one attempt at a time: the 2nd and 3rd would start after their bound.
+    receiver.behave((res) => setTimeout(() => res.writeHead(200).end('ok'), 300))
+    const before = receiver.received.length
+    const made = await deliverDueSlack(handle.db, { delays, ids, concurrency: 1, startWithinMs: 100 })
+    expect(made).toBe(1)
+    expect(receiver.received.length - before).toBe(1)
+    const left = await Promise.all(ids.map(delivery))
+    expect(left.filter((d) => d.status === 'pending' && d.attempts === 0)).toHaveLength(2)
+    // Once the lease is over (made due here), a later sweep sends them, each once.
+    receiver.behave((res) => res.writeHead(200).end('ok'))
+    for (const id of ids) await makeDue(id)
+    expect(await deliverDueSlack(handle.db, { delays, ids })).toBe(2)
+    for (const id of ids) expect(await attempts(id)).toHaveLength(1)
+  })
 })

@@ -3,7 +3,14 @@ import type { AlertCandidate } from '@/lib/alerts/candidates'
 import { nameBasedUuid } from '@/lib/alerts/candidates'
 import { nextStep } from '@/lib/alerts/deliver-slack'
 import { matchesFilters, windowStartOf } from '@/lib/alerts/filters'
-import { digestMessage, escapeMrkdwn, retryAfterSeconds } from '@/lib/integrations/slack'
+import {
+  digestMessage,
+  escapeClip,
+  escapeMrkdwn,
+  retryAfterSeconds,
+  type SlackMessage,
+  singleAlertMessage,
+} from '@/lib/integrations/slack'
 
 const candidate = (overrides: Partial<AlertCandidate> = {}): AlertCandidate => ({
   eventId: '00000000-0000-4000-8000-000000000000',
@@ -122,5 +129,63 @@ describe('Slack text', () => {
     expect(json).toContain('30 events (25 distinct) in the 10 min from 12:00 UTC')
     expect(json).toContain('• <https://replays.example/issues/a|A &lt;b&gt;> ×6\\n• B')
     expect(json).toContain('and 23 more')
+  })
+
+  /** Every block text within Slack's limits (section 3000, field 2000), no entity cut in half. */
+  function expectWithinLimits(message: SlackMessage) {
+    for (const block of message.blocks) {
+      const texts =
+        block.type === 'section'
+          ? [...(block.text ? [block.text.text] : []), ...(block.fields ?? []).map((f) => f.text)]
+          : block.type === 'context'
+            ? block.elements.map((e) => e.text)
+            : []
+      for (const text of texts) {
+        expect(text.length).toBeLessThanOrEqual(block.type === 'section' && !block.text ? 2000 : 3000)
+        expect(text).not.toMatch(/&(?!amp;|lt;|gt;)/)
+      }
+    }
+  }
+
+  it('cuts after escaping, so worst-case titles stay within Slack limits', () => {
+    expect(escapeClip('&'.repeat(150), 150)).toBe(`${'&amp;'.repeat(29)}…`)
+    expect(escapeClip('a&b', 10)).toBe('a&amp;b')
+    for (const ch of ['&', '<', '>']) {
+      const worst = ch.repeat(5000)
+      expectWithinLimits(
+        singleAlertMessage({
+          heading: 'New issue',
+          ruleName: worst,
+          title: worst,
+          priority: worst,
+          kind: worst,
+          sessions: 3,
+          occurrences: 4,
+          evidence: worst,
+          issueUrl: null,
+          replayUrl: null,
+        }),
+      )
+      const digest = digestMessage({
+        ruleName: worst,
+        heading: 'New issues',
+        windowStart: new Date('2026-11-26T12:00:00Z'),
+        windowMinutes: 10,
+        events: 30,
+        subjects: 12,
+        top: Array.from({ length: 10 }, (_, i) => ({
+          title: ch.repeat(150),
+          count: 2,
+          url: `https://replays.example/issues/${'x'.repeat(200)}${i}`,
+        })),
+        historyUrl: null,
+      })
+      expectWithinLimits(digest)
+      // What does not fit is counted, never dropped silently.
+      const lines = digest.blocks.flatMap((b) =>
+        b.type === 'section' && b.text?.text.startsWith('•') ? b.text.text.split('\n') : [],
+      )
+      expect(JSON.stringify(digest)).toContain(`and ${12 - lines.length} more`)
+    }
   })
 })

@@ -15,11 +15,26 @@ const DECISION_LABELS = { sent: 'sent', digest: 'in digest', held_cooldown: 'hel
 export default async function AlertRuleHistoryPage({ params }: { params: Promise<{ ruleId: string }> }) {
   const { ruleId } = await params
   const { organization } = await requireMember(`/settings/alerts/${ruleId}`)
+  // As on Settings → Alerts and Webhooks: rules, their history and deliveries are owners' only.
+  if (organization.role !== 'owner')
+    return (
+      <>
+        <section>
+          <p>
+            <Link href="/settings/alerts">← Alerts</Link>
+          </p>
+          <h1>Alert rule</h1>
+        </section>
+        <section className="card">
+          <p>Only organization owners can manage alert rules.</p>
+        </section>
+      </>
+    )
   const db = await getDb()
   const history = await ruleHistory(db, organization.id, ruleId)
   if (!history) notFound()
   const { rule, events, messages } = history
-  const targets = organization.role === 'owner' ? await destinations(db, organization.id) : []
+  const targets = await destinations(db, organization.id)
   return (
     <>
       <section>
@@ -32,14 +47,12 @@ export default async function AlertRuleHistoryPage({ params }: { params: Promise
           messages
         </p>
       </section>
-      {organization.role === 'owner' ? (
-        <section className="card">
-          <details>
-            <summary>Edit rule</summary>
-            <RuleForm destinations={targets} rule={rule} />
-          </details>
-        </section>
-      ) : null}
+      <section className="card">
+        <details>
+          <summary>Edit rule</summary>
+          <RuleForm destinations={targets} rule={rule} />
+        </details>
+      </section>
       <section className="card">
         <h2>Messages</h2>
         {messages.length === 0 ? (
