@@ -1,3 +1,4 @@
+import { AttemptLines, DeliveryStatusBadge } from '@/app/(dashboard)/_components/delivery-cells'
 import { When } from '@/app/(dashboard)/_components/when'
 import type { deliveryLog } from '@/lib/webhooks/log'
 
@@ -26,9 +27,7 @@ export function DeliveryLog({ log }: { log: Log }) {
               <code>{d.eventId}</code>
             </td>
             <td>
-              <span className={d.status === 'succeeded' ? 'badge badge-ok' : 'badge badge-off'}>
-                {d.status}
-              </span>
+              <DeliveryStatusBadge status={d.status} />
               {d.status === 'pending' && d.nextAttemptAt ? (
                 <span className="muted">
                   {' '}
@@ -37,12 +36,7 @@ export function DeliveryLog({ log }: { log: Log }) {
               ) : null}
             </td>
             <td>
-              {d.log.map((a) => (
-                <div key={a.id}>
-                  #{a.attempt} <When date={a.startedAt} /> · {a.durationMs} ms ·{' '}
-                  {a.errorLabel ?? `HTTP ${a.httpStatus}`}
-                </div>
-              ))}
+              <AttemptLines attempts={d.log} />
             </td>
           </tr>
         ))}

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
+import { AttemptLines, DeliveryStatusBadge } from '@/app/(dashboard)/_components/delivery-cells'
 import { When } from '@/app/(dashboard)/_components/when'
 import { getDb } from '@/lib/db'
 import { NotFoundError } from '@/lib/errors'
@@ -70,17 +71,10 @@ export default async function IntegrationLogPage({
                     <When date={d.createdAt} />
                   </td>
                   <td>
-                    <span className={d.status === 'succeeded' ? 'badge badge-ok' : 'badge badge-off'}>
-                      {d.status}
-                    </span>
+                    <DeliveryStatusBadge status={d.status} />
                   </td>
                   <td>
-                    {d.log.map((a) => (
-                      <div key={a.id}>
-                        #{a.attempt} <When date={a.startedAt} /> · {a.durationMs} ms ·{' '}
-                        {a.errorLabel ?? `HTTP ${a.httpStatus}`}
-                      </div>
-                    ))}
+                    <AttemptLines attempts={d.log} />
                   </td>
                 </tr>
               ))}
