@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto'
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { type AlertTrigger, insights, issueSessions, issues, replaySessions, signals } from '@/db/schema'
-import { getConfig } from '@/lib/config'
 import { intervalFigures } from '@/lib/insights/figures'
 import { findRises } from '@/lib/insights/generate'
 import { EVENTS } from '@/lib/outbox/events'
+import { dashboardUrl } from '@/lib/sessions/session-links'
 
 /** What one outbox event can alert about; an insight gives one per rising issue. */
 export interface AlertCandidate {
@@ -34,10 +34,6 @@ export const TRIGGER_OF_EVENT: Record<string, AlertTrigger> = {
 
 /** The outbox events alert rules listen to. */
 export const ALERT_SOURCE_EVENTS = Object.keys(TRIGGER_OF_EVENT)
-
-export function dashboardUrl(path: string): string {
-  return `${getConfig().baseUrl.replace(/\/+$/, '')}${path}`
-}
 
 /**
  * A name-based UUID (RFC 9562 version 5: SHA-1 of a namespace and a name, version and variant

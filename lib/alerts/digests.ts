@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { alertMessages, alertRuleEvents, alertRules } from '@/db/schema'
-import { dashboardUrl } from './candidates'
+import { dashboardUrl } from '@/lib/sessions/session-links'
 import { databaseNow, rowsOf } from './clock'
 import { type DigestContent, digestData, slackDigestBody } from './payloads'
 import { type QueuedDeliveries, queueDelivery } from './queue-delivery'

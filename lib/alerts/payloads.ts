@@ -1,7 +1,7 @@
 import type { AlertTrigger } from '@/db/schema'
 import { type DigestItem, digestMessage, singleAlertMessage } from '@/lib/integrations/slack'
+import { dashboardUrl } from '@/lib/sessions/session-links'
 import type { AlertCandidate } from './candidates'
-import { dashboardUrl } from './candidates'
 
 /** Webhook event types of alerts: sent only to the endpoint a rule names (the rule is the opt-in). */
 export const ALERT_WEBHOOK_EVENTS = ['alert.triggered', 'alert.digest'] as const

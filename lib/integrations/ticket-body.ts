@@ -1,8 +1,8 @@
 import type { DbOrTx } from '@/db/client'
-import { getConfig } from '@/lib/config'
 import { getIssueRow } from '@/lib/issues/get-issue'
 import { issueSessionsOf } from '@/lib/issues/issue-sessions'
 import { toIssue } from '@/lib/issues/views'
+import { dashboardUrl } from '@/lib/sessions/session-links'
 import { codeBlock, plainTitle } from './markdown'
 
 /** Bounds of what goes to the tracker; every replay-written field is cut before it is fenced. */
@@ -21,11 +21,10 @@ export interface TicketText {
 }
 
 function links(issueId: string, replay: { sessionId: string; offsetMs: number } | null) {
-  const base = getConfig().baseUrl.replace(/\/+$/, '')
   return {
-    issue: `${base}/issues/${issueId}`,
-    replay: replay ? `${base}/sessions/${replay.sessionId}?t=${replay.offsetMs}` : null,
-    reproduction: `${base}/api/v1/issues/${issueId}/reproduction`,
+    issue: dashboardUrl(`/issues/${issueId}`),
+    replay: replay ? dashboardUrl(`/sessions/${replay.sessionId}?t=${replay.offsetMs}`) : null,
+    reproduction: dashboardUrl(`/api/v1/issues/${issueId}/reproduction`),
   }
 }
 

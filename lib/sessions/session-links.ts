@@ -106,7 +106,12 @@ export async function sessionLinks(
   return links
 }
 
+/** A dashboard page on this installation's address (`path` starts with a slash). */
+export function dashboardUrl(path: string): string {
+  return `${getConfig().baseUrl.replace(/(?<!\/)\/+$/, '')}${path}`
+}
+
 /** The session's replay in the dashboard, on this installation's address. */
 export function sessionReplayUrl(sessionId: string): string {
-  return `${getConfig().baseUrl.replace(/(?<!\/)\/+$/, '')}/sessions/${sessionId}`
+  return dashboardUrl(`/sessions/${sessionId}`)
 }
