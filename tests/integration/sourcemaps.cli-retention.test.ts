@@ -4,7 +4,8 @@ import path from 'node:path'
 import { and, asc, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { deleteReleaseAction } from '@/app/(dashboard)/settings/source-maps/actions'
-import { credentials, memberships, sourcemapFiles } from '@/db/schema'
+import { alertMessages, alertRuleEvents, credentials, memberships, sourcemapFiles } from '@/db/schema'
+import { ALERT_HISTORY_DAYS } from '@/lib/alerts/prune'
 import { runCli } from '@/lib/cli/run'
 import { useDatabase } from '@/lib/db'
 import { createOrganization } from '@/lib/orgs/create-organization'
@@ -12,6 +13,7 @@ import { sourcemapFolder } from '@/lib/sourcemaps/blob-key'
 import { markReleaseMapsUsed } from '@/lib/sourcemaps/mark-used'
 import { createBlobStore, setBlobStoreForTests } from '@/lib/storage'
 import type { BlobStore } from '@/lib/storage/types'
+import { seedRule, seedSlackIntegration } from '../helpers/alerts'
 import { dashboardMember } from '../helpers/dashboard-session'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { signedIn } from '../helpers/signed-in'
@@ -183,6 +185,45 @@ describe('source map retention', () => {
     const left = await blobs.list(sourcemapFolder(orgId))
     for (const row of kept) expect(left).toContain(row.blobKey)
     expect(left).not.toContain(old.find((r) => r.url === '~/assets/old.js')!.blobKey)
+  })
+})
+
+describe('admin retention:run', () => {
+  it('also prunes alert history past its 90 days, as the hourly sweep does', async () => {
+    const org = (await createOrganization(database.db, { name: 'Alerting' })).id
+    const integration = await seedSlackIntegration(database.db, org, 'https://hooks.slack.com/services/T/B/x')
+    const rule = await seedRule(database.db, {
+      organizationId: org,
+      name: 'New issues',
+      trigger: 'issue_created',
+      integrationId: integration.id,
+    })
+    const old = new Date(Date.now() - (ALERT_HISTORY_DAYS + 1) * DAY)
+    const recent = new Date(Date.now() - DAY)
+    for (const at of [old, recent]) {
+      const [message] = await database.db
+        .insert(alertMessages)
+        .values({ ruleId: rule.id, organizationId: org, kind: 'single', createdAt: at })
+        .returning()
+      await database.db.insert(alertRuleEvents).values({
+        ruleId: rule.id,
+        organizationId: org,
+        eventId: crypto.randomUUID(),
+        trigger: 'issue_created',
+        title: 'TypeError',
+        decision: 'sent',
+        messageId: message!.id,
+        windowStart: at,
+        windowMinutes: 10,
+        createdAt: at,
+      })
+    }
+    const run = await cli('retention:run')
+    expect(run.json).toMatchObject({ alerts: { events: 1, messages: 1 } })
+    const kept = async (table: typeof alertMessages | typeof alertRuleEvents) =>
+      (await database.db.select().from(table).where(eq(table.ruleId, rule.id))).map((r) => r.createdAt)
+    expect(await kept(alertMessages)).toEqual([recent])
+    expect(await kept(alertRuleEvents)).toEqual([recent])
   })
 })
 

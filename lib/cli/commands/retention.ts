@@ -1,3 +1,4 @@
+import { pruneAlertHistory } from '@/lib/alerts/prune'
 import { getConfig } from '@/lib/config'
 import { isUuid, NotFoundError } from '@/lib/errors'
 import { deleteSessions } from '@/lib/retention/delete-sessions'
@@ -45,18 +46,21 @@ export const sessionDelete: CliCommand = {
 
 export const retentionRun: CliCommand = {
   name: 'retention:run',
-  summary: 'Delete replay data past each organization’s retention, and expired source maps, now',
+  summary:
+    'Delete replay data past each organization’s retention, expired source maps and old alert history, now',
   usage: 'retention:run',
   options: {},
+  // The hourly retention-sweep job's three steps (inngest/jobs.ts), in its order.
   async run(db) {
     const result = await sweepRetention(db, getBlobStore())
     const sourcemaps = await sweepSourcemaps(db, getBlobStore(), {
       retentionDays: getConfig().sourcemaps.retentionDays,
     })
+    const alerts = await pruneAlertHistory(db)
     const more = result.more || sourcemaps.more
     return {
-      json: { ...result, sourcemaps },
-      text: `Deleted ${result.sessions} sessions (${result.blobs} replay files) in ${result.organizations} organizations and ${sourcemaps.files} source maps${more ? '; more remain, run again' : ''}`,
+      json: { ...result, sourcemaps, alerts },
+      text: `Deleted ${result.sessions} sessions (${result.blobs} replay files) in ${result.organizations} organizations, ${sourcemaps.files} source maps and ${alerts.events + alerts.messages} alert history rows${more ? '; more remain, run again' : ''}`,
     }
   },
 }
