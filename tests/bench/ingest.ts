@@ -100,6 +100,22 @@ function fail(message: string): never {
   process.exit(1)
 }
 
+/**
+ * A server slower than the fixed rate can only queue: the fixed-rate phases then offer as
+ * many requests as it answers in PHASE_SECONDS, at the fixed rate, so the run stays bounded
+ * and the figures still show what a burst at that rate costs. Reported as `offered`.
+ */
+function offeredRate(maxRequestsPerSecond: number): Offered {
+  const sustainable = maxRequestsPerSecond >= FIXED_RATE
+  return {
+    rate: FIXED_RATE,
+    seconds: sustainable
+      ? PHASE_SECONDS
+      : Math.max(1, round((maxRequestsPerSecond * PHASE_SECONDS) / FIXED_RATE, 1)),
+    sustainable,
+  }
+}
+
 /** Warm-up, maximum throughput, autocannon at a fixed rate, paced open loop: in that order. */
 async function measure(
   url: string,
@@ -130,17 +146,7 @@ async function measure(
   const maxCpu = cpuBetween(before, afterMax)
   const maxCpuPerRequest = cpuMsPerRequest(before, afterMax, max.ok + max.non2xx)
 
-  // A server slower than the fixed rate can only queue: the fixed-rate phases then offer as
-  // many requests as it answers in PHASE_SECONDS, at the fixed rate, so the run stays bounded
-  // and the figures still show what a burst at that rate costs. Reported as `offered`.
-  const sustainable = max.requestsPerSecond >= FIXED_RATE
-  const offered = {
-    rate: FIXED_RATE,
-    seconds: sustainable
-      ? PHASE_SECONDS
-      : Math.max(1, round((max.requestsPerSecond * PHASE_SECONDS) / FIXED_RATE, 1)),
-    sustainable,
-  }
+  const offered = offeredRate(max.requestsPerSecond)
   const amount = Math.max(CONNECTIONS, Math.round(FIXED_RATE * offered.seconds))
   progress(`${label}: autocannon overallRate ${FIXED_RATE}/s, ${amount} requests`)
   before = cpuSnapshot(serverPid, withPostgres)
@@ -281,11 +287,22 @@ async function benchBaseline(bodies: BodySet): Promise<TargetResult> {
   }
 }
 
+/** The floor's maximum (both servers) and the minimal Next route paced at FIXED_RATE. */
+interface IngestFloor {
+  pair: FloorPair
+  /**
+   * The paced goal's own floor: what the minimal Next route's p99 is at FIXED_RATE/s paced on
+   * this machine, in this run. A p99 goal below it is below what Next itself achieves here.
+   */
+  paced: PhaseResult & { cpu: CpuUsage; offered: Offered }
+}
+
 /**
  * The floor, in this run: the minimal Next route and bare Node reading and parsing the same
- * bodies on the same connections, for as long as ingest's maximum-throughput phase.
+ * bodies on the same connections, for as long as ingest's maximum-throughput phase; then the
+ * minimal Next route paced at FIXED_RATE/s as ours is.
  */
-async function benchFloor(bodies: BodySet): Promise<FloorPair> {
+async function benchFloor(bodies: BodySet): Promise<IngestFloor> {
   progress('floor: starting the minimal Next app and bare Node')
   const floor = await startFloor({
     cpuProfileDir: cpuProfileDir ? path.resolve(cpuProfileDir, 'floor') : undefined,
@@ -293,7 +310,7 @@ async function benchFloor(bodies: BodySet): Promise<FloorPair> {
   cleanup.add(() => floor.stop())
   try {
     progress(`floor: POST /floor/json, ${CONNECTIONS} connections, ~${PHASE_SECONDS} s on each`)
-    return await measureFloorPhase({
+    const pair = await measureFloorPhase({
       floor,
       method: 'POST',
       path: '/floor/json',
@@ -301,6 +318,18 @@ async function benchFloor(bodies: BodySet): Promise<FloorPair> {
       connections: CONNECTIONS,
       seconds: PHASE_SECONDS,
     })
+    const offered = offeredRate(pair.next.requestsPerSecond)
+    progress(`floor: minimal Next route, paced open loop ${FIXED_RATE}/s for ${offered.seconds} s`)
+    let n = 0
+    const before = cpuSnapshot(floor.next.pid, false)
+    const paced = await runPaced({
+      phase: 'floor paced',
+      url: `${floor.next.baseUrl}/floor/json`,
+      source: () => ({ body: bodies.body(n++) }),
+      rate: FIXED_RATE,
+      seconds: offered.seconds,
+    })
+    return { pair, paced: { ...paced, cpu: cpuBetween(before, cpuSnapshot(floor.next.pid, false)), offered } }
   } finally {
     await cleanup.run()
   }
@@ -344,13 +373,14 @@ async function main(): Promise<void> {
   // First, so that a machine that cannot even run the baselines fails fast; without them there
   // is nothing to compare to.
   let baseline: TargetResult
-  let floor: FloorPair
+  let ingestFloor: IngestFloor
   try {
-    floor = await benchFloor(bodies)
+    ingestFloor = await benchFloor(bodies)
     baseline = await benchBaseline(bodies)
   } catch (error) {
     fail(`floor or baseline: FAILED: ${error instanceof Error ? error.message : String(error)}`)
   }
+  const floor = ingestFloor.pair
   const results: TargetResult[] = []
   const failed: { target: string; error: string }[] = []
   for (const config of configs) {
@@ -384,6 +414,9 @@ async function main(): Promise<void> {
   const problems: string[] = [
     ...failed.map((f) => `${f.target}: did not run: ${f.error}`),
     ...floorProblems(floor),
+    ...(ingestFloor.paced.non2xx + ingestFloor.paced.errors > 0
+      ? [`floor paced: ${JSON.stringify(ingestFloor.paced.statusCodes)}, ${ingestFloor.paced.errors} errors`]
+      : []),
   ]
   for (const r of everything) {
     for (const p of [r.warmup, r.max, r.rate, r.paced]) {
@@ -450,6 +483,13 @@ async function main(): Promise<void> {
     floor,
   ))
     out(line)
+  const floorPaced = ingestFloor.paced
+  out(
+    `next-floor paced ${FIXED_RATE}/s: p50/p90/p99 ${triple(floorPaced)} ms, ${floorPaced.cpu.serverPercent ?? '?'}% of a core` +
+      (floorPaced.offered.sustainable
+        ? ''
+        : ` (it cannot sustain ${FIXED_RATE}/s here: offered for ${floorPaced.offered.seconds} s, so this is a backlog)`),
+  )
   out()
   for (const c of comparisons) {
     const met = c.goal.throughputVsFloor && c.goal.p99Paced
@@ -459,7 +499,7 @@ async function main(): Promise<void> {
         `p99 at ${FIXED_RATE}/s ${c.p99At200.autocannon} ms autocannon / ${c.p99At200.paced} ms paced` +
         (pacedGoal === undefined
           ? ''
-          : ` (goal paced < ${pacedGoal} ms: ${c.goal.p99Paced ? 'met' : 'NOT met'})`) +
+          : ` (goal paced < ${pacedGoal} ms: ${c.goal.p99Paced ? 'met' : 'NOT met'}; the floor route paced alike: ${ms(floorPaced.latencyMs.p99)} ms)`) +
         ` => goal ${met ? 'MET' : 'NOT MET'}`,
     )
   }
@@ -471,6 +511,8 @@ async function main(): Promise<void> {
     `baseline: ${baseline.verification.rows} lines appended for ${baseline.verification.expectedRows} 2xx answers`,
   )
   warnings.push(...floorDisturbed(floor, DISTURBED_PERCENT))
+  if ((floorPaced.cpu.otherPercent ?? 0) > DISTURBED_PERCENT)
+    warnings.push(`floor paced: other processes used ${floorPaced.cpu.otherPercent}% of a core meanwhile`)
   if (busyBefore !== null && busyBefore > DISTURBED_PERCENT)
     warnings.unshift(`the machine was busy before the run: ${busyBefore}% of a core used by other processes`)
   if (warnings.length > 0) {
@@ -507,6 +549,7 @@ async function main(): Promise<void> {
           },
           results: everything,
           floor,
+          floorPaced,
           comparisons,
           goal: GOAL,
           failed,

@@ -73,6 +73,9 @@ const only = argv
   .find((arg) => arg.startsWith('--targets='))
   ?.slice('--targets='.length)
   .split(',')
+/** Issue 17: refresh grants per second at least this fraction of oidc-provider's on the same Postgres. */
+const GOAL_VS_OIDC_PROVIDER = 0.5
+
 // --profile=DIR: V8 CPU profiles of our servers (one file per server process) land in DIR.
 const profileDir = argv.find((arg) => arg.startsWith('--profile='))?.slice('--profile='.length)
 // --no-floor: skip the floor (the minimal Next app and bare node:http answering POST /floor/form).
@@ -785,6 +788,17 @@ async function main(): Promise<void> {
       ).join('\n'),
     )
     for (const r of results) vsFloor[r.name] = floorComparison(compared(r), floor)
+    const theirs = find('oidc-provider / postgres')
+    const goalRatio = ratios['postgres vs oidc-provider/postgres']
+    if (theirs && goalRatio !== undefined && goalRatio !== null) {
+      // The goal compares a Next route with a bare Koa server: how far the floor route alone
+      // (no grant at all) gets against it bounds what any grant inside Next can reach.
+      const floorVsTheirs = round(floor.next.requestsPerSecond / theirs.measured.requestsPerSecond, 2)
+      out(
+        `Goal (issue 17): ours / postgres at least ${GOAL_VS_OIDC_PROVIDER}x oidc-provider / postgres: ${goalRatio.toFixed(2)}x, ${goalRatio >= GOAL_VS_OIDC_PROVIDER ? 'met' : 'NOT met'}. ` +
+          `The floor route alone reaches ${floorVsTheirs.toFixed(2)}x of it in this run, so the goal asks ours for ${round(GOAL_VS_OIDC_PROVIDER / floorVsTheirs, 2)}x of the floor's rate (ours: ${round((find('ours / postgres')?.measured.requestsPerSecond ?? 0) / floor.next.requestsPerSecond, 2)}x).`,
+      )
+    }
   }
   const pgRows = results.filter((r) => r.locks || r.perRefresh)
   if (pgRows.length > 0) {
