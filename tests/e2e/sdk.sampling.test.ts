@@ -101,6 +101,16 @@ async function watchedTab(): Promise<{ context: BrowserContext; page: Page; uplo
   return { context, page: await context.newPage(), uploads }
 }
 
+/**
+ * Closes a watched tab. A beacon sent as the page goes away can still be in its route handler
+ * (waiting on the server) when the test ends; dropping the routes first lets that handler fail
+ * quietly instead of as an unhandled error on a loaded machine.
+ */
+async function closeTab(context: BrowserContext): Promise<void> {
+  await context.unrouteAll({ behavior: 'ignoreErrors' })
+  await context.close()
+}
+
 async function eventually(done: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (!done()) {
@@ -187,7 +197,7 @@ describe('error-only capture', () => {
     expect(firstBatch.body.session.url).toBe(`${site.url}/`)
     expect(all.some((e) => e.timestamp > errorAt && e.type === 3)).toBe(true)
     expect(uploads.filter((u) => u.body.flush === 'final')).toHaveLength(1)
-    await context.close()
+    await closeTab(context)
   })
 
   it('uploads nothing at all without a trigger, across a reload and stop(); a session sampled off neither', async () => {
@@ -216,7 +226,7 @@ describe('error-only capture', () => {
     // Several flush intervals: anything queued would have been sent by now.
     await pause(1500)
     expect(uploads).toHaveLength(0)
-    await context.close()
+    await closeTab(context)
   })
 
   it('uploads on a failed request (500)', async () => {
@@ -239,7 +249,7 @@ describe('error-only capture', () => {
     expect(all.slice(0, 2).map((e) => e.type)).toEqual([4, 2])
     expect(uploads.every((u) => u.status >= 200 && u.status < 300)).toBe(true)
     expect((await started(page)).sampling).toBe('full')
-    await context.close()
+    await closeTab(context)
   })
   it('uploads on a rage click: 4 quick clicks on one spot', async () => {
     const site = await demo({ sessionSampleRate: 0, errorSampleRate: 1, errorBufferMs: BUFFER_MS })
@@ -263,7 +273,7 @@ describe('error-only capture', () => {
         .map((e) => e.type),
     ).toEqual([4, 2])
     expect((await started(page)).sampling).toBe('full')
-    await context.close()
+    await closeTab(context)
   })
 })
 
@@ -321,7 +331,7 @@ describe('page rules', () => {
     expect(later.length).toBeGreaterThan(0)
     expect(later.filter((e) => e.type === 4)).toHaveLength(1)
     expect(later[0]!.type).toBe(4)
-    await context.close()
+    await closeTab(context)
   })
 })
 
@@ -379,7 +389,7 @@ describe('page rules: what a denied page leaves for later', () => {
     const requests = JSON.stringify(events(uploads).filter((e) => e.type === 6))
     expect(requests).toContain('/api/ok')
     expect(requests).not.toContain('/api/slow')
-    await context.close()
+    await closeTab(context)
   })
 
   it('keeps nothing the capture hooks saw on a denied page that turned allowed before rrweb could start', async () => {
@@ -424,6 +434,6 @@ describe('page rules: what a denied page leaves for later', () => {
     expect(captured).not.toContain('/checkout')
     const addresses = uploads.flatMap((u) => [u.body.session.url, u.body.page.url, u.body.page.referrer])
     expect(addresses.filter((a) => String(a).includes('/checkout'))).toEqual([])
-    await context.close()
+    await closeTab(context)
   })
 })
