@@ -4,7 +4,12 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
   test: {
-    include: ['tests/unit/**/*.test.ts', 'tests/integration/**/*.test.ts'],
+    // Unit tests touch no database, so a run on a Postgres server (DATABASE_URL) leaves them to
+    // the run on PGlite: running them twice proves nothing more (CI runs both).
+    include: [
+      ...(process.env.DATABASE_URL ? [] : ['tests/unit/**/*.test.ts']),
+      'tests/integration/**/*.test.ts',
+    ],
     environment: 'node',
     pool: 'forks',
     // Each file opens its own database; two cores run two files at a time comfortably.
