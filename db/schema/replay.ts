@@ -18,6 +18,9 @@ import { organizations } from './organizations'
 export const SESSION_STATUSES = ['receiving', 'processing', 'processed', 'failed'] as const
 export type SessionStatus = (typeof SESSION_STATUSES)[number]
 
+export const AUTOMATION_KINDS = ['reproduction', 'webdriver', 'bot'] as const
+export type AutomationKind = (typeof AUTOMATION_KINDS)[number]
+
 export type Viewport = { width: number; height: number }
 
 /** One recorded browser session, created by its first accepted batch. */
@@ -57,6 +60,14 @@ export const replaySessions = pgTable(
      * budget (`metadata.degraded`, docs/recorder.md#mutation-guard): the replay misses that part's changes.
      */
     degraded: boolean('degraded').notNull().default(false),
+    /**
+     * Why the session is automated traffic, or null for a person's visit (docs/hostile-input.md#automated-traffic):
+     * `reproduction` (a test we generated declared itself), `webdriver` (the browser said it is
+     * driven by automation) or `bot` (a known crawler or headless user agent). Automated
+     * sessions are stored and viewable, and never count toward issues, users, priorities,
+     * regressions, alerts, insights or signals.
+     */
+    automation: text('automation', { enum: AUTOMATION_KINDS }),
     batchCount: integer('batch_count').notNull().default(0),
     eventCount: integer('event_count').notNull().default(0),
     byteSize: bigint('byte_size', { mode: 'number' }).notNull().default(0),
@@ -101,6 +112,7 @@ export const replaySessions = pgTable(
     index('replay_sessions_org_email_idx').on(t.organizationId, sql`lower(${t.userEmail})`),
     index('replay_sessions_org_started_idx').on(t.organizationId, t.startedAt),
     oneOf('replay_sessions_status_check', t.status, SESSION_STATUSES),
+    oneOf('replay_sessions_automation_check', t.automation, AUTOMATION_KINDS),
   ],
 )
 

@@ -1,4 +1,4 @@
-import { index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { bigint, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { id, ts } from './columns'
 import { organizations } from './organizations'
 
@@ -28,6 +28,13 @@ export const sourcemapFiles = pgTable(
     blobKey: text('blob_key').notNull(),
     /** Size of the stored map in bytes (uncompressed). */
     sizeBytes: integer('size_bytes').notNull(),
+    /**
+     * Bytes of heap the parsed map is expected to take, estimated at upload from its decoded
+     * mappings (docs/source-maps.md#memory): the worker admits maps against its heap budget by
+     * this figure, so one session's maps cannot exhaust it. Null for maps uploaded before the
+     * estimate existed; those are estimated from sizeBytes.
+     */
+    heapEstimateBytes: bigint('heap_estimate_bytes', { mode: 'number' }),
     /** Uploads of the same release and address replace the row. */
     uploadedAt: ts('uploaded_at').notNull().defaultNow(),
     /**
