@@ -5,8 +5,10 @@ import { labelFor } from '@/lib/webhooks/labels'
  * Slack messages of alerts (Block Kit) and their sending. Titles and evidence come from
  * recorded pages, so everything a page wrote is escaped before it reaches mrkdwn: `&`, `<`
  * and `>` are the only characters Slack parses specially, and with `<` escaped no
- * `<!channel>`, `<@U…>` or `<url|text>` can be smuggled in. The header block is plain text,
- * which Slack never parses.
+ * `<!channel>`, `<@U…>` or `<url|text>` can be smuggled in. Escaping alone is not enough:
+ * by default Slack also turns bare URLs, `#channel` names and `@name`s in mrkdwn into live
+ * links and mentions, so every mrkdwn text is sent `verbatim` (only our own `<url|text>`
+ * links, which we write, stay links). The header block is plain text, which Slack never parses.
  */
 
 /** Slack's mrkdwn control characters, as its docs ask them to be escaped. */
@@ -35,7 +37,9 @@ export function escapeClip(text: string, max: number): string {
   return `${out}…`
 }
 
-type TextObject = { type: 'plain_text' | 'mrkdwn'; text: string; emoji?: boolean }
+type TextObject =
+  | { type: 'plain_text'; text: string; emoji?: boolean }
+  | { type: 'mrkdwn'; text: string; verbatim: true }
 export type SlackBlock =
   | { type: 'header'; text: TextObject }
   | { type: 'section'; text?: TextObject; fields?: TextObject[] }
@@ -50,6 +54,9 @@ export interface SlackMessage {
   /** The notification text (and what clients without blocks show). */
   text: string
   blocks: SlackBlock[]
+  /** Nothing a page wrote is ever previewed in the channel. */
+  unfurl_links: false
+  unfurl_media: false
 }
 
 export interface SingleAlert {
@@ -67,7 +74,9 @@ export interface SingleAlert {
 }
 
 const plain = (text: string): TextObject => ({ type: 'plain_text', text, emoji: false })
-const md = (text: string): TextObject => ({ type: 'mrkdwn', text })
+// Verbatim: Slack keeps our escaping and explicit links but auto-links nothing in the text.
+const md = (text: string): TextObject => ({ type: 'mrkdwn', text, verbatim: true })
+const noUnfurl = { unfurl_links: false, unfurl_media: false } as const
 // Slack's limits: header text 150, section text 3000, a field 2000, button text 75, URL 3000.
 // The maxima below are of escaped text, so no block can pass them whatever a page wrote.
 const HEADER_MAX = 150
@@ -108,7 +117,7 @@ export function singleAlertMessage(alert: SingleAlert): SlackMessage {
     })
   if (buttons.length > 0) blocks.push({ type: 'actions', elements: buttons })
   blocks.push({ type: 'context', elements: [md(`Alert rule: ${escapeClip(alert.ruleName, RULE_NAME_MAX)}`)] })
-  return { text: escapeClip(`${alert.heading}: ${alert.title}`, HEADER_MAX), blocks }
+  return { text: escapeClip(`${alert.heading}: ${alert.title}`, HEADER_MAX), blocks, ...noUnfurl }
 }
 
 export interface DigestItem {
@@ -168,7 +177,22 @@ export function digestMessage(digest: DigestAlert): SlackMessage {
     type: 'context',
     elements: [md(`Alert rule: ${escapeClip(digest.ruleName, RULE_NAME_MAX)}`)],
   })
-  return { text: escapeMrkdwn(`${digest.heading}: ${summary}`), blocks }
+  return { text: escapeMrkdwn(`${digest.heading}: ${summary}`), blocks, ...noUnfurl }
+}
+
+/**
+ * The message as sent: every mrkdwn text verbatim and no unfurling, whatever the stored body
+ * says (bodies queued before messages carried these are sent under the same rule).
+ */
+export function asSentToSlack(message: SlackMessage): SlackMessage {
+  const text = (t: TextObject): TextObject => (t.type === 'mrkdwn' ? { ...t, verbatim: true } : t)
+  const blocks = message.blocks.map((block): SlackBlock => {
+    if (block.type === 'section')
+      return { ...block, text: block.text && text(block.text), fields: block.fields?.map(text) }
+    if (block.type === 'context') return { ...block, elements: block.elements.map(text) }
+    return block
+  })
+  return { ...message, blocks, ...noUnfurl }
 }
 
 export interface SlackSendOutcome {
@@ -221,7 +245,7 @@ export async function sendSlackMessage(
     },
   })
   try {
-    await webhook.send(JSON.parse(body) as SlackMessage)
+    await webhook.send(asSentToSlack(JSON.parse(body) as SlackMessage))
     return done({ ok: true, status: 200, label: null })
   } catch (error) {
     if (error instanceof IncomingWebhookHTTPError) {

@@ -6,6 +6,7 @@ import { deliverDueSlack } from '@/lib/alerts/deliver-slack'
 import { evaluateEvent } from '@/lib/alerts/evaluate'
 import { parseConfig, setConfigForTests } from '@/lib/config'
 import { useDatabase } from '@/lib/db'
+import { sendSlackMessage } from '@/lib/integrations/slack'
 import { issueEventData } from '@/lib/issues/event-data'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { enqueueEvent } from '@/lib/outbox/enqueue'
@@ -104,6 +105,33 @@ describe('Slack alert messages', () => {
       ['Watch replay', `https://replays.example/sessions/${session.id}?t=4500`],
     ])
     expect((await delivery(deliveryId)).status).toBe('succeeded')
+  })
+
+  it('send page text verbatim: bare URLs, #channels and @mentions are never auto-linked, our buttons stay', async () => {
+    const before = receiver.received.length
+    const { deliveryId } = await alertOnce('Sign in again at https://evil.example/login #general @here')
+    expect(await deliverDueSlack(handle.db, { delays, ids: [deliveryId] })).toBe(1)
+    const { body } = receiver.received[before] as { body: Record<string, unknown> & { blocks: unknown[] } }
+    const mrkdwn = JSON.stringify(body).match(/"type":"mrkdwn"[^}]*\}/g) ?? []
+    expect(mrkdwn.length).toBeGreaterThan(4)
+    for (const text of mrkdwn) expect(text).toContain('"verbatim":true')
+    expect(JSON.stringify(body)).toContain('https://evil.example/login #general @here')
+    expect(body).toMatchObject({ unfurl_links: false, unfurl_media: false })
+    expect(JSON.stringify(body)).toContain('"action_id":"open_issue"')
+
+    // A body stored before messages carried the flag is sent under the same rule.
+    const legacy = JSON.stringify({
+      text: 'x',
+      blocks: [
+        { type: 'section', text: { type: 'mrkdwn', text: 'https://evil.example' } },
+        { type: 'context', elements: [{ type: 'mrkdwn', text: '#general' }] },
+      ],
+    })
+    expect((await sendSlackMessage(`http://${receiver.host}/services/T/B/x`, legacy)).ok).toBe(true)
+    expect(receiver.received.at(-1)?.body).toMatchObject({
+      unfurl_links: false,
+      blocks: [{ text: { verbatim: true } }, { elements: [{ verbatim: true }] }],
+    })
   })
 
   it('fails at once on 401 with a clear label, and notes it on the integration', async () => {

@@ -129,6 +129,17 @@ describe('Slack text', () => {
     expect(json).toContain('30 events (25 distinct) in the 10 min from 12:00 UTC')
     expect(json).toContain('• <https://replays.example/issues/a|A &lt;b&gt;> ×6\\n• B')
     expect(json).toContain('and 23 more')
+    // Our own link is an explicit <url|text>, which Slack keeps under verbatim; nothing else is linked.
+    const texts = message.blocks.flatMap((b) =>
+      b.type === 'section' ? [b.text, ...(b.fields ?? [])] : b.type === 'context' ? b.elements : [],
+    )
+    expect(texts.filter((t) => t?.type === 'mrkdwn').map((t) => t && 'verbatim' in t && t.verbatim)).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ])
+    expect(message).toMatchObject({ unfurl_links: false, unfurl_media: false })
   })
 
   /** Every block text within Slack's limits (section 3000, field 2000), no entity cut in half. */
