@@ -115,6 +115,7 @@ const EnvSchema = z.object({
   OAUTH_HOSTED_REDIRECT_ORIGINS: commaList(httpsOrigin).default(DEFAULT_HOSTED_REDIRECT_ORIGINS.split(',')),
   OAUTH_EXTRA_REDIRECT_URIS: commaList(absoluteUriWithoutFragment).default([]),
   OAUTH_REFRESH_REUSE_GRACE_SECONDS: wholeNumber().min(0, 'must be 0 or more').default(0),
+  INGEST_AUTOMATED_SESSIONS: z.enum(['store', 'drop'], { error: 'must be store or drop' }).default('store'),
   SESSION_IDLE_SECONDS: positiveInt.default(60),
   JOBS_LEASE_SECONDS: wholeNumber().min(5, 'must be at least 5 (seconds)').default(60),
   FINALIZER_INTERVAL_SECONDS: positiveInt.default(15),
@@ -217,6 +218,11 @@ export interface Config {
     refreshReuseGraceSeconds: number
   }
   sessions: { idleSeconds: number; finalizerIntervalSeconds: number }
+  /**
+   * Automated traffic (headless browsers, crawlers, our reproduction runs): stored and viewable
+   * but never counted, or not stored at all (docs/hostile-input.md#automated-traffic).
+   */
+  ingest: { automatedSessions: 'store' | 'drop' }
   /**
    * In-process engine: how long a claimed run stays with an instance that stopped renewing it
    * (killed, frozen) before another instance takes it over.
@@ -413,6 +419,7 @@ export function parseConfig(rawEnv: Record<string, string | undefined>): Config 
       idleSeconds: env.SESSION_IDLE_SECONDS,
       finalizerIntervalSeconds: env.FINALIZER_INTERVAL_SECONDS,
     },
+    ingest: { automatedSessions: env.INGEST_AUTOMATED_SESSIONS },
     analysis: { timeoutSeconds: env.ANALYSIS_TIMEOUT_SECONDS, memoryMb: env.ANALYSIS_MEMORY_MB },
     insights: {
       intervalHours:

@@ -21,6 +21,8 @@ export interface IngestContext {
   principal: IngestPrincipal
   body: Buffer
   requestId: string
+  /** The request's User-Agent header (ingest marks automated traffic by it too). */
+  userAgent: string | null
 }
 
 function withHeaders(response: Response, headers: Record<string, string>): Response {
@@ -61,7 +63,8 @@ export function ingestRoute(handler: (ctx: IngestContext) => Promise<Response>) 
         if (type && !ACCEPTED_TYPES.has(type))
           throw new UnsupportedMediaTypeError('Content-Type must be application/json or text/plain')
         const body = await readBody(req, INGEST_LIMITS)
-        return withHeaders(await handler({ principal, body, requestId }), headers)
+        const userAgent = req.headers.get('user-agent')
+        return withHeaders(await handler({ principal, body, requestId, userAgent }), headers)
       } catch (error) {
         return withHeaders(errorResponse(error, 'ingest', { requestId }), headers)
       }

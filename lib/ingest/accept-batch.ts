@@ -3,17 +3,30 @@ import { parseJson } from '@/lib/validation'
 import { INVALID_BATCH } from './limits'
 import { DEFAULT_NETWORK_POLICY, type NetworkPolicy, redactNetworkDetails } from './network-redaction'
 import { ReplayBatch } from './schema'
+import { batchAutomation } from './session-automation'
 import { type IngestDeps, type StoredBatch, storeBatch } from './store-batch'
 
+/** What ingest does with automated traffic (INGEST_AUTOMATED_SESSIONS, docs/configuration.md). */
+export type AutomatedSessionsPolicy = 'store' | 'drop'
+
 /**
- * The ingest API's verb: a raw body of one organization's batch in, the stored batch out.
+ * The ingest API's verb: a raw body of one organization's batch in, the stored batch out
+ * (null when it was automated traffic the operator chose not to keep: nothing is stored, and
+ * the sender gets the same success answer).
  * The body is stored as sent unless the organization's network policy changed a captured
  * request's details (docs/network-details.md); then the redacted batch is stored instead.
  */
 export async function acceptReplayBatch(
   deps: IngestDeps,
-  input: { organizationId: string; body: Buffer; networkPolicy?: NetworkPolicy },
-): Promise<StoredBatch> {
+  input: {
+    organizationId: string
+    body: Buffer
+    networkPolicy?: NetworkPolicy
+    /** The request's User-Agent header: marks the traffic of recorders that do not say. */
+    requestUserAgent?: string | null
+    automatedSessions?: AutomatedSessionsPolicy
+  },
+): Promise<StoredBatch | null> {
   const raw = parseJson(input.body, 'Request body must be valid JSON')
   const parsed = ReplayBatch.safeParse(raw)
   if (!parsed.success)
@@ -25,10 +38,12 @@ export async function acceptReplayBatch(
         code: issue.code,
       })),
     )
+  const automation = batchAutomation(parsed.data, input.requestUserAgent ?? null)
+  if (automation && input.automatedSessions === 'drop') return null
   // After validation: `raw` is the batch that was accepted, serialised again only when changed.
   const redacted = redactNetworkDetails(raw, input.networkPolicy ?? DEFAULT_NETWORK_POLICY)
   const body = redacted ? reserialised(raw) : input.body
-  return storeBatch(deps, { organizationId: input.organizationId, batch: parsed.data, body })
+  return storeBatch(deps, { organizationId: input.organizationId, batch: parsed.data, body, automation })
 }
 
 /**

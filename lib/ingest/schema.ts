@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { AUTOMATION_KINDS } from '@/db/schema'
 import { isStorableText } from '@/lib/validation'
 
 /**
@@ -155,6 +156,16 @@ export const ReplayBatch = z.object({
        * once a batch says so, the session stays marked.
        */
       degraded: z.boolean({ error: 'metadata.degraded must be true or false' }).nullable().optional(),
+      /**
+       * The recorder found the page driven by automation (docs/hostile-input.md#automated-traffic):
+       * the session is kept out of every count. Another value is refused like any bad field.
+       */
+      automation: z
+        .enum(AUTOMATION_KINDS, {
+          error: `metadata.automation must be one of ${AUTOMATION_KINDS.join(', ')}`,
+        })
+        .nullable()
+        .optional(),
     })
     .nullable()
     .optional(),

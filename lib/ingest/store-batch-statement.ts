@@ -1,4 +1,5 @@
 import { preparedRows } from '@/db/prepared'
+import type { AutomationKind } from '@/db/schema'
 import type { Db } from '@/lib/db'
 import { EVENTS } from '@/lib/outbox/events'
 import { mergeDebugIdsSql } from './merge-debug-ids'
@@ -12,6 +13,8 @@ import type { sessionFields } from './session-fields'
  *   - inserts the batch (`on conflict do nothing`: a re-sent (session, sequence) is a no-op);
  *   - for a session that existed, and only when the batch was inserted, counts the batch and
  *     merges what it tells about the session, exactly as the transactional path does;
+ *   - marks the session automated when the batch says so and no pass has counted it yet,
+ *     and never clears the mark (docs/hostile-input.md#automated-traffic);
  *   - for `flush: final`, and only when the batch was inserted, writes the outbox event
  *     (deduplicated on `session.finalize:<session>:<sequence>`, as enqueueEvent does).
  * Sub-statements of one statement share a snapshot and cannot see each other's writes, so a
@@ -33,12 +36,13 @@ created as (
   insert into replay_sessions (
     organization_id, external_id, started_at, last_activity_at, entry_url, anonymous_id,
     user_id, user_properties, user_email, user_name, user_agent, language, viewport,
-    batch_count, event_count, byte_size, processing_requested_at, release, debug_ids, degraded
+    batch_count, event_count, byte_size, processing_requested_at, release, debug_ids, degraded,
+    automation
   )
   select $1::uuid, $2::text, $12::timestamptz, $13::timestamptz, $14::text, $15::text,
     $16::text, $17::text::jsonb, $18::text, $19::text, $20::text, $21::text, $22::text::jsonb,
     1, $5::int, $8::int, case when $11::text = 'final' then now() end, $25::text, $26::text::jsonb,
-    $27::boolean
+    $27::boolean, $28::text
   where not exists (select 1 from existing)
   on conflict (organization_id, external_id) do nothing
   returning id
@@ -74,6 +78,7 @@ counted as (
     release = coalesce(s.release, $25::text),
     debug_ids = ${mergeDebugIdsSql('s.debug_ids', '$26::text::jsonb')},
     degraded = s.degraded or $27::boolean,
+    automation = coalesce(s.automation, case when s.processed_at is null then $28::text end),
     status = case when s.status in ('processed', 'failed') then 'receiving' else s.status end,
     processing_attempts = case when s.status in ('processed', 'failed') then 0 else s.processing_attempts end,
     processing_requested_at = case when $11::text = 'final' then now() else s.processing_requested_at end,
@@ -109,6 +114,8 @@ export interface StatementInput {
   byteSize: number
   blobKey: string
   requestId: string | null
+  /** Null or absent: a person's batch. */
+  automation?: AutomationKind | null
 }
 
 export interface StatementOutcome {
@@ -160,6 +167,7 @@ export async function storeBatchStatement(db: Db, input: StatementInput): Promis
     fields.release,
     fields.debugIds ? JSON.stringify(fields.debugIds) : null,
     fields.degraded,
+    input.automation ?? null,
   ])
   return {
     sessionId: row?.session_id ?? null,

@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm'
-import { replayBatches, replaySessions } from '@/db/schema'
+import { type AutomationKind, replayBatches, replaySessions } from '@/db/schema'
 import type { Db } from '@/lib/db'
 import type { JobsEngine } from '@/lib/jobs/types'
 import { commitWithEvents } from '@/lib/outbox/commit'
@@ -17,6 +17,8 @@ export interface TransactionInput {
   lastTimestamp: number
   body: Uint8Array
   blobKey: string
+  /** Null or absent: a person's batch. */
+  automation?: AutomationKind | null
 }
 
 /**
@@ -29,7 +31,7 @@ export async function storeBatchInTransaction(
   jobs: JobsEngine,
   input: TransactionInput,
 ): Promise<{ stored: boolean; sessionId: string; finalizeEventId: string | null }> {
-  const { organizationId, batch, fields, firstTimestamp, lastTimestamp, body, blobKey } = input
+  const { organizationId, batch, fields, firstTimestamp, lastTimestamp, body, blobKey, automation } = input
   const externalId = batch.session.id
   const sequence = batch.replay.sequence
   const events = batch.replay.events
@@ -38,7 +40,7 @@ export async function storeBatchInTransaction(
     async (tx) => {
       const [session] = await tx
         .insert(replaySessions)
-        .values({ organizationId, externalId, ...fields })
+        .values({ organizationId, externalId, ...fields, automation: automation ?? null })
         .onConflictDoUpdate({
           target: [replaySessions.organizationId, replaySessions.externalId],
           set: { lastReceivedAt: sql`now()` },
@@ -89,6 +91,8 @@ export async function storeBatchInTransaction(
           debugIds: sql`(select ${sql.raw(mergeDebugIdsSql('"replay_sessions"."debug_ids"', 'incoming.ids'))} from (select ${fields.debugIds ? JSON.stringify(fields.debugIds) : null}::jsonb as ids) incoming)`,
           // A part of the page the recorder stopped recording stays missing from the replay.
           degraded: sql`${replaySessions.degraded} or ${fields.degraded}::boolean`,
+          // Marked, never cleared, and only before a pass counted the session (as the one statement).
+          automation: sql`coalesce(${replaySessions.automation}, case when ${replaySessions.processedAt} is null then ${automation ?? null}::text end)`,
           // A batch after processing re-opens the session for another pass instead of being lost.
           status: sql`case when ${replaySessions.status} in ('processed', 'failed') then 'receiving' else ${replaySessions.status} end`,
           // New content deserves fresh attempts: a session given up on (over budget, failures)

@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm'
-import { replayBatches, replaySessions } from '@/db/schema'
+import { type AutomationKind, replayBatches, replaySessions } from '@/db/schema'
 import type { Db } from '@/lib/db'
 import type { JobsEngine } from '@/lib/jobs/types'
 import { currentRequestId } from '@/lib/log'
@@ -59,7 +59,7 @@ const isForeignKeyViolation = (error: unknown) =>
  */
 export async function storeBatch(
   deps: IngestDeps,
-  input: { organizationId: string; batch: ReplayBatch; body: Uint8Array },
+  input: { organizationId: string; batch: ReplayBatch; body: Uint8Array; automation?: AutomationKind | null },
 ): Promise<StoredBatch> {
   const { db, blobs } = deps
   const { organizationId, batch, body } = input
@@ -73,7 +73,8 @@ export async function storeBatch(
   const firstTimestamp = Math.floor(events[0]!.timestamp)
   const lastTimestamp = Math.floor(events[events.length - 1]!.timestamp)
   const fields = sessionFields(batch, lastTimestamp)
-  const rows = { organizationId, batch, fields, firstTimestamp, lastTimestamp, blobKey }
+  const automation = input.automation ?? null
+  const rows = { organizationId, batch, fields, firstTimestamp, lastTimestamp, blobKey, automation }
 
   let outcome: StoredBatch
   let winnerBlobKey: string | null = null

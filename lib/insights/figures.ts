@@ -29,6 +29,9 @@ export async function intervalFigures(
   const from = start.toISOString()
   const to = end.toISOString()
   const inInterval = sql`organization_id = ${organizationId} and created_at >= ${from}::timestamptz and created_at < ${to}::timestamptz`
+  // People's visits only: automated traffic is never counted (docs/hostile-input.md#automated-traffic).
+  // Issue figures need no filter: an automated session links to no issue.
+  const people = sql`automation is null`
   const [totals] = rowsOf(
     await db.execute(sql`
       select count(*) as sessions,
@@ -38,13 +41,14 @@ export async function intervalFigures(
              count(*) filter (where rage_click_count > 0) as rage,
              count(*) filter (where jsonb_array_length(coalesce(digest->'deadClicks', '[]'::jsonb)) > 0) as dead,
              count(*) filter (where jsonb_array_length(coalesce(digest->'networkFailures', '[]'::jsonb)) > 0) as network
-      from replay_sessions where ${inInterval}`),
+      from replay_sessions where ${inInterval} and ${people}`),
   )
   const topPages = rowsOf(
     await db.execute(sql`
       select page->>'pathPattern' as path, count(distinct s.id) as sessions
       from replay_sessions s, jsonb_array_elements(coalesce(s.digest->'pages', '[]'::jsonb)) page
       where s.organization_id = ${organizationId} and s.created_at >= ${from}::timestamptz and s.created_at < ${to}::timestamptz
+        and s.automation is null
       group by 1 order by 2 desc, 1 limit 5`),
   )
   const topIssues = rowsOf(

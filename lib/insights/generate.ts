@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { LanguageModel } from 'ai'
-import { and, eq, gte, lt } from 'drizzle-orm'
+import { and, eq, gte, isNull, lt } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { insights, issueActivities, issues, replaySessions } from '@/db/schema'
 import { writeInsightWithModel } from '@/lib/ai/write-insight'
@@ -180,12 +180,18 @@ export async function generateInsight(
   })
 }
 
-/** Every organization with sessions in the interval. */
+/** Every organization with people's sessions in the interval (automated ones are never counted). */
 async function organizationsWithSessions(db: Db, interval: Interval): Promise<string[]> {
   const rows = await db
     .selectDistinct({ id: replaySessions.organizationId })
     .from(replaySessions)
-    .where(and(gte(replaySessions.createdAt, interval.start), lt(replaySessions.createdAt, interval.end)))
+    .where(
+      and(
+        gte(replaySessions.createdAt, interval.start),
+        lt(replaySessions.createdAt, interval.end),
+        isNull(replaySessions.automation),
+      ),
+    )
   return rows.map((r) => r.id)
 }
 

@@ -1,4 +1,4 @@
-import { and, count, eq, gte, sql } from 'drizzle-orm'
+import { and, count, eq, gte, isNull, type SQL, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { issues, replaySessions } from '@/db/schema'
 
@@ -28,16 +28,20 @@ export async function getDailyActivity(
 ): Promise<DayActivity[]> {
   const days = lastDays(options.now ?? new Date(), options.days ?? 14)
   const since = new Date(`${days[0]}T00:00:00Z`)
-  const perDay = (table: typeof replaySessions | typeof issues) =>
+  const perDay = (table: typeof replaySessions | typeof issues, extra?: SQL) =>
     db
       .select({
         day: sql<string>`to_char(${table.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`,
         n: count(),
       })
       .from(table)
-      .where(and(eq(table.organizationId, organizationId), gte(table.createdAt, since)))
+      .where(and(eq(table.organizationId, organizationId), gte(table.createdAt, since), extra))
       .groupBy(sql`1`)
-  const [sessionRows, issueRows] = await Promise.all([perDay(replaySessions), perDay(issues)])
+  // People's visits only: automated traffic is never counted (docs/hostile-input.md#automated-traffic).
+  const [sessionRows, issueRows] = await Promise.all([
+    perDay(replaySessions, isNull(replaySessions.automation)),
+    perDay(issues),
+  ])
   const sessions = new Map(sessionRows.map((row) => [row.day, Number(row.n)]))
   const found = new Map(issueRows.map((row) => [row.day, Number(row.n)]))
   return days.map((day) => ({ day, sessions: sessions.get(day) ?? 0, issues: found.get(day) ?? 0 }))

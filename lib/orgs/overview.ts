@@ -1,4 +1,4 @@
-import { and, count, eq, isNull } from 'drizzle-orm'
+import { and, count, eq, isNull, type SQL } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { credentials, insights, issues, replaySessions, signals } from '@/db/schema'
 
@@ -18,7 +18,7 @@ export async function getOrganizationOverview(
 ): Promise<OrganizationOverview> {
   const countWhere = async (
     table: typeof replaySessions | typeof issues | typeof signals | typeof insights,
-    extra?: ReturnType<typeof eq>,
+    extra?: SQL,
   ) => {
     const [row] = await db
       .select({ n: count() })
@@ -31,7 +31,8 @@ export async function getOrganizationOverview(
     return row?.n ?? 0
   }
   const [sessions, allIssues, unresolvedIssues, signalCount, insightCount, keys] = await Promise.all([
-    countWhere(replaySessions),
+    // People's visits only: automated traffic is never counted (docs/hostile-input.md#automated-traffic).
+    countWhere(replaySessions, isNull(replaySessions.automation)),
     countWhere(issues),
     countWhere(issues, eq(issues.status, 'unresolved')),
     countWhere(signals),

@@ -164,27 +164,35 @@ export async function processSession(
   const recorded = await step.run('record', () =>
     db.transaction(async (tx) => {
       const [owned] = await tx
-        .select({ id: replaySessions.id })
+        .select({ id: replaySessions.id, automation: replaySessions.automation })
         .from(replaySessions)
         .where(and(eq(replaySessions.id, sessionId), eq(replaySessions.processingClaim, claim.claimToken)))
         .for('update')
       if (!owned) return null
-      const issues = await recordFindings(tx, {
-        organizationId: claim.organizationId,
-        sessionId,
-        sessionStart: claim.startedAt,
-        release: claim.release ?? null,
-        findings: analysis.result.findings,
-        baseUrl: deps.baseUrl,
-      })
-      const signals = deps.model
-        ? []
-        : await matchSessionDeterministically(tx, {
+      // Automated traffic (docs/hostile-input.md#automated-traffic) is analysed so it can be
+      // viewed, but records no finding: no issue, link, regression or signal match, so no
+      // count, priority, alert or webhook follows from it. Read under the row lock: a batch
+      // may mark the session until this pass has counted it, never after.
+      const automated = owned.automation !== null
+      const issues = automated
+        ? { created: [], linked: [], regressed: [] }
+        : await recordFindings(tx, {
             organizationId: claim.organizationId,
             sessionId,
-            digest: analysis.result.digest,
-            signals: await activeSignals(tx, claim.organizationId),
+            sessionStart: claim.startedAt,
+            release: claim.release ?? null,
+            findings: analysis.result.findings,
+            baseUrl: deps.baseUrl,
           })
+      const signals =
+        deps.model || automated
+          ? []
+          : await matchSessionDeterministically(tx, {
+              organizationId: claim.organizationId,
+              sessionId,
+              digest: analysis.result.digest,
+              signals: await activeSignals(tx, claim.organizationId),
+            })
       // Batches that arrived during the pass: the session goes back to waiting, and is asked
       // for again at once when the recorder flushed it as final meanwhile.
       const [latest] = await tx
@@ -231,12 +239,13 @@ export async function processSession(
           payload: { organizationId: claim.organizationId, sessionId },
           dedupeKey: `session.finalize:${sessionId}:after:${latest?.sequence}`,
         })
-      return { ...issues, signals, requeued }
+      return { ...issues, signals, requeued, automated }
     }),
   )
   if (!recorded) return { status: 'skipped', reason: 'the claim was taken over by another run' }
 
-  const model = deps.model
+  // No model is spent on automated traffic: anyone with the public key can send it.
+  const model = recorded.automated ? null : deps.model
   if (model) {
     // After the commit: a slow or failing model never holds up issue creation.
     await step.run('ai-review', () => reviewNewIssues(db, model, recorded.created))
@@ -275,5 +284,6 @@ export async function processSession(
     },
     'session processed',
   )
-  return { status: 'processed', ...recorded }
+  const { automated: _automated, ...outcome } = recorded
+  return { status: 'processed', ...outcome }
 }

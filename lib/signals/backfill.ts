@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNotNull, ne, sql } from 'drizzle-orm'
+import { and, asc, eq, gt, isNotNull, isNull, ne, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { replaySessions, signals } from '@/db/schema'
 import type { SessionDigest } from '@/lib/analysis/types'
@@ -57,6 +57,8 @@ export async function backfillSignal(
           and(
             eq(replaySessions.organizationId, input.organizationId),
             isNotNull(replaySessions.digest),
+            // Automated traffic never matches a signal (docs/hostile-input.md#automated-traffic).
+            isNull(replaySessions.automation),
             gt(replaySessions.createdAt, sql`now() - make_interval(days => ${BACKFILL_DAYS})`),
             gt(replaySessions.id, after),
           ),

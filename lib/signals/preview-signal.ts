@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, isNotNull, sql } from 'drizzle-orm'
+import { and, desc, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { replaySessions } from '@/db/schema'
 import type { SessionDigest } from '@/lib/analysis/types'
@@ -36,6 +36,8 @@ export async function previewSignal(
       and(
         eq(replaySessions.organizationId, input.organizationId),
         isNotNull(replaySessions.digest),
+        // Automated traffic never matches a signal (docs/hostile-input.md#automated-traffic).
+        isNull(replaySessions.automation),
         gt(replaySessions.createdAt, sql`now() - make_interval(days => ${PREVIEW_DAYS})`),
       ),
     )

@@ -1,5 +1,7 @@
 /** Event buffering and batch bodies (spec: "Replay batch"); pure, so Node tests drive it. */
 
+import type { AutomationKind } from './automation'
+
 export interface TimedEvent {
   timestamp: number
   type: number
@@ -22,6 +24,8 @@ export interface BatchEnvelope {
     debugIds?: Record<string, string>
     /** Left out until the mutation guard stopped recording part of the page (mutation-guard.ts). */
     degraded?: true
+    /** Left out for a person's visit; set when automation drives the page (automation.ts). */
+    automation?: AutomationKind
   }
 }
 

@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 import type { eventWithTime } from '@rrweb/types'
 import { record, type recordOptions } from 'rrweb'
+import { detectAutomation } from './automation'
 import {
   type BatchEnvelope,
   buildBody,
@@ -64,6 +65,9 @@ export function startRecorder(
   const log = (message: string) => {
     if (options.debug) warn(message)
   }
+  // Decided once: a reproduction's marker is set before any page script, and the WebDriver
+  // flag and user agent do not change while the page lives.
+  const automation = detectAutomation(win)
   // Taken before the network capture wraps fetch: uploads never pass through the wrapper.
   const pageFetch = win.fetch.bind(win)
   const tab = safeStore(() => win.sessionStorage)
@@ -128,6 +132,7 @@ export function startRecorder(
       language: navigator.language || null,
       ...(options.release === null ? {} : { release: options.release }),
       ...(guard?.degraded || frameDegraded ? { degraded: true } : {}),
+      ...(automation ? { automation } : {}),
     },
   })
 

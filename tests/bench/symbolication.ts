@@ -324,12 +324,10 @@ async function processingBench(
         final: false,
         release,
       }))
-        sessionId = (
-          await acceptReplayBatch(
-            { db, blobs, jobs: idleEngine },
-            { organizationId, body: Buffer.from(JSON.stringify(batch)) },
-          )
-        ).sessionId
+        sessionId = (await acceptReplayBatch(
+          { db, blobs, jobs: idleEngine },
+          { organizationId, body: Buffer.from(JSON.stringify(batch)) },
+        ))!.sessionId
       return sessionId
     }
     const plain = await ingest('bench-no-release')
