@@ -10,6 +10,7 @@ import { getBlobStore } from '@/lib/storage'
 import { REDACTED, TRUNCATED_PREFIX } from '@/sdk/src/network-details/redact'
 import { MAX_BODY_BYTES } from '@/sdk/src/options'
 import { makeBatch } from '../fixtures/replay-batch'
+import { SECRET_TEXT_BODIES } from '../fixtures/secret-text-bodies'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { freezeRateLimitClock } from '../helpers/frozen-rate-limit'
 import { sendBatch } from '../helpers/ingest'
@@ -146,6 +147,34 @@ describe('ingest: network details under the organization policy', () => {
       detail: `x ${REDACTED}`,
     })
     expect(request.status).toBe(402)
+  })
+
+  it('redact: secrets outside JSON keys (XML, SOAP, GraphQL arguments, key: value, key=value), a leaky recorder notwithstanding', async () => {
+    const sessionId = fresh()
+    const batch = leakyBatch(sessionId)
+    const requests = (
+      batch.replay.events.at(-1)!.data as { payload: { requests: Record<string, unknown>[] } }
+    ).payload.requests
+    const template = requests[0]!
+    requests.splice(
+      0,
+      1,
+      ...SECRET_TEXT_BODIES.map((c) => ({
+        ...template,
+        requestHeaders: { 'content-type': c.contentType },
+        responseHeaders: { 'content-type': c.contentType },
+        requestBody: c.body,
+        responseBody: c.body,
+      })),
+    )
+    expect((await sendBatch(batch, { key: keys.redact.key })).status).toBe(200)
+    const [text] = await stored(sessionId)
+    const storedRequests = (JSON.parse(text!) as Stored).replay.events.find(
+      (e) => e.data.plugin === 'rrweb/network@1',
+    )!.data.payload!.requests
+    expect(storedRequests.map((r) => [r.requestBody, r.responseBody])).toEqual(
+      SECRET_TEXT_BODIES.map((c) => [c.redacted, c.redacted]),
+    )
   })
 
   it('redact: a re-send of the same bytes is stored once, the same', async () => {

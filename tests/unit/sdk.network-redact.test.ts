@@ -18,6 +18,7 @@ import {
   TRUNCATED_PREFIX,
 } from '@/sdk/src/network-details/redact'
 import { redactUrl } from '@/sdk/src/plugins/network'
+import { SECRET_TEXT_BODIES } from '../fixtures/secret-text-bodies'
 
 const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJlX2hlcmU'
 const CARD = '4111111111111111'
@@ -323,6 +324,92 @@ describe('redactBody leaks found in review', () => {
         const once = redactBody(body, r)
         expect(redactBody(once, r), body).toBe(once)
       }
+    }
+  })
+})
+
+describe('secrets outside JSON keys: XML, SOAP, GraphQL arguments, key: value and key=value', () => {
+  it('are redacted in every carrier, and a second pass changes nothing', () => {
+    for (const c of SECRET_TEXT_BODIES) {
+      const once = redactBody(c.body, rules, undefined, c.contentType)
+      expect(once, c.carrier).toBe(c.redacted)
+      for (const secret of c.secrets) expect(once, c.carrier).not.toContain(secret)
+      expect(redactBody(once, rules, undefined, c.contentType), c.carrier).toBe(once)
+    }
+  })
+
+  it('are redacted by the recorder before anything is emitted, request and response', async () => {
+    const capturer = createDetailCapturer({
+      urls: ['/api/'],
+      headers: ['content-type'],
+      requestBody: true,
+      responseBody: true,
+      maxBodyBytes: 10_000,
+      redactKeys: [],
+      failuresOnly: false,
+    })
+    for (const c of SECRET_TEXT_BODIES) {
+      const url = 'https://a.example/api/login'
+      const call = capturer.fetch(url, url, {
+        method: 'POST',
+        body: c.body,
+        headers: { 'content-type': c.contentType },
+      })!
+      const details = await call.response(
+        new Response(c.body, { headers: { 'content-type': c.contentType } }),
+      )
+      expect([details.requestBody, details.responseBody], c.carrier).toEqual([c.redacted, c.redacted])
+    }
+  })
+
+  it('redact a value the cut ended to its end, also still JSON-escaped in a cut JSON body', () => {
+    const capped = (text: string) => redactBody(text, bodyRules([], 1000), text.length + 1)
+    const marker = (text: string) => `${TRUNCATED_PREFIX}more than ${text.length + 1} characters]`
+    for (const [cut, clean] of [
+      ['<r><password>hunt', `<r><password>${REDACTED}`],
+      ['login(password: "hun\\"te', `login(password: "${REDACTED}`],
+      ['a: 1\ntoken: ab', `a: 1\ntoken: ${REDACTED}`],
+      [
+        String.raw`{"query":"{ login(password: \"hun\\\"ter2\") { id } }", "x": "y`,
+        String.raw`{"query":"{ login(password: \"${REDACTED}\") { id } }", "x": "y`,
+      ],
+      [
+        String.raw`{"query":"{ login(password: \"hun\\\"te`,
+        String.raw`{"query":"{ login(password: \"${REDACTED}`,
+      ],
+    ] as const) {
+      expect(capped(cut)).toBe(`${clean}${marker(cut)}`)
+      expect(capped(cut)).not.toContain('hun')
+    }
+  })
+
+  it('keep what is not a secret value: other names, variables, enums, selections, namespaces', () => {
+    for (const text of [
+      'mutation { login(password: $pw, role: ADMIN) { token session { id } } }',
+      '<passenger>ada</passenger><keyboard layout="us"/>',
+      '<a:auth xmlns:auth="urn:auth"/>',
+      'Error: the token expired\nsee https://a.example/docs',
+      'Your password: must have 8 characters',
+    ])
+      expect(redactBody(text, rules, undefined, 'text/plain'), text).toBe(text)
+  })
+
+  it('scan hostile text in one pass (a quadratic scan would time the test out)', () => {
+    const mb = 1_000_000
+    for (const hostile of [
+      '<password>'.repeat(mb / 10),
+      `<password>${'</password'.repeat(mb / 10)}`,
+      '<a'.repeat(mb / 2),
+      `<${'a'.repeat(mb)}>x`,
+      `otp: ${'"""\\'.repeat(mb / 4)}`,
+      `password: \\"${'\\\\'.repeat(mb / 2)}`,
+      'password=token='.repeat(mb / 15),
+      `x ${'password: '.repeat(mb / 10)}`,
+      '- '.repeat(mb / 2),
+      `${'a'.repeat(mb)}:`,
+    ]) {
+      const out = redactBody(hostile, bodyRules([], 100), hostile.length)
+      expect(out.length).toBeLessThan(200)
     }
   })
 })

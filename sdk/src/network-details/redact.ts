@@ -9,9 +9,10 @@
  * can backtrack).
  */
 import { NEVER_CAPTURED_HEADERS } from '../options'
+import { redactTextCarriers } from './redact-text'
+import { REDACTED } from './redacted'
 
-/** What replaces a secret value, in bodies, headers and URLs. */
-export const REDACTED = '[redacted]'
+export { REDACTED }
 /** Every cut body ends with a marker that starts with this. */
 export const TRUNCATED_PREFIX = '…[truncated: '
 /** Bodies longer than this are not parsed as JSON; their key/value pairs are scanned instead. */
@@ -491,12 +492,20 @@ function isCardNumber(n: number): boolean {
   return first >= 50 && first <= 54
 }
 
-/** A string value with JWTs and card numbers replaced, and JSON inside it redacted too. */
+/**
+ * A string value with JWTs and card numbers replaced, JSON inside it redacted too, and other
+ * text by its carriers (a GraphQL query's inline arguments, XML, `key: value` lines).
+ */
 function cleanString(text: string, names: SecretNames, level: number): string {
   const first = firstNonSpace(text)
   if ((first === 123 || first === 91) && level < MAX_NESTED_JSON)
     return redactJsonText(text, names, level + 1)
-  return redactValues(text)
+  return redactValues(redactTextCarriers(text, names))
+}
+
+/** Text that is not parsed: `"key": value` pairs, then the other carriers of secrets (redact-text.ts). */
+function redactText(text: string, names: SecretNames): string {
+  return redactTextCarriers(redactJsonPairs(text, names), names)
 }
 
 /** The cleaned form of a non-secret value, or undefined when it is an object or array to walk. */
@@ -572,11 +581,10 @@ function redactJsonText(content: string, names: SecretNames, level: number): str
     if (parsed !== undefined) {
       const changed = redactTree(parsed, names, level)
       if (changed === true) return JSON.stringify(parsed)
-      if (changed === false)
-        return redactJsonPairs(content, names) === content ? content : JSON.stringify(parsed)
+      if (changed === false) return redactText(content, names) === content ? content : JSON.stringify(parsed)
     }
   }
-  return redactValues(redactJsonPairs(content, names))
+  return redactValues(redactText(content, names))
 }
 
 /** Index just past the JSON string whose opening quote is at `i`, or -1 when it is not closed. */
@@ -789,7 +797,8 @@ export function markerStart(text: string): number {
 /**
  * A body as it may be stored: JSON (parsed when at most PARSE_LIMIT characters and not too
  * deep) with secret keys' values replaced, form-urlencoded bodies by parameter, any other text
- * (and JSON too large, cut or malformed) scanned for `"key": value` pairs; JWTs and card
+ * (and JSON too large, cut or malformed, and JSON string values) scanned for `"key": value`
+ * pairs, XML elements, `key: "value"`/`key=value` pairs and lines (redact-text.ts); JWTs and card
  * numbers replaced everywhere; then cut to `maxLength` with a marker. `capped` is the length
  * read when `text` is only the start of a longer body. A body without secrets comes back as
  * the same string, and a body this returned comes back unchanged (a cut one keeps its marker).
@@ -807,9 +816,9 @@ export function redactBody(
   let clean: string
   if (isFormType(contentType) || (first !== 123 && first !== 91 && first !== 60 && content.includes('='))) {
     // Parameters; the pair scanner after them catches `"key": value` text among them.
-    clean = redactValues(redactJsonPairs(redactParamText(content, rules.params), rules.names))
+    clean = redactValues(redactText(redactParamText(content, rules.params), rules.names))
   } else if (whole && (first === 123 || first === 91)) clean = redactJsonText(content, rules.names, 0)
-  else clean = redactValues(redactJsonPairs(content, rules.names))
+  else clean = redactValues(redactText(content, rules.names))
   if (capped !== undefined) return truncate(clean, rules.maxLength, capped, true)
   if (marker !== -1) {
     // Cut by the recorder already: kept with its marker unless longer than this side allows.
