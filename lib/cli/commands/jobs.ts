@@ -1,87 +1,73 @@
+import { createLocalJobsEngine } from '@/inngest/app'
 import { getConfig } from '@/lib/config'
-import { generateInsightsForInterval, lastInterval } from '@/lib/insights/generate'
-import type { JobsEngine, SendEvent, StepTools } from '@/lib/jobs/types'
-import { EVENTS } from '@/lib/outbox/events'
+import type { JobDefinition } from '@/lib/jobs'
+import type { IdleReport } from '@/lib/jobs/in-process'
 import { sweepOutbox } from '@/lib/outbox/sweep'
-import { sweepSessions } from '@/lib/processing/finalizer'
-import { processSession } from '@/lib/processing/process-session'
-import { backfillSignal } from '@/lib/signals/backfill'
-import { getBlobStore } from '@/lib/storage'
-import { createSymbolicator } from '@/lib/symbolication/symbolicate-session'
-import { OUTBOX_TO_WEBHOOK } from '@/lib/webhooks/events'
-import { fanOutEvent } from '@/lib/webhooks/fan-out'
-import { getDeliverer } from '@/lib/webhooks/runtime'
-import { deliverDue } from '@/lib/webhooks/sweep'
 import type { CliCommand } from '../command'
 
-// The CLI runs the work itself, in order, instead of handing it to an engine it does not run.
-const inline: StepTools = { run: (_id, fn) => fn(), sleep: async () => {} }
-const collect = (into: SendEvent[]): JobsEngine => ({
-  kind: 'in-process',
-  send: async (events) => {
-    into.push(...(Array.isArray(events) ? events : [events]))
-  },
-  start: async () => {},
-  stop: async () => {},
-})
+/** The scheduled jobs each option runs now; without an option, every scheduled job runs. */
+const GROUPS = {
+  finalize: ['finalize-idle-sessions', 'outbox-sweep'],
+  insights: ['generate-insights'],
+  deliveries: ['webhook-deliveries-sweep', 'alerts-slack-deliveries-sweep', 'alerts-digests'],
+} as const
 
+// A retry is waited for while it comes due within this; later ones are left queued (`waiting`).
+const MAX_WAIT_MS = 60_000
+// Short backoffs: the operator is waiting for the command, not a server for its next poll.
+const BACKOFF = { baseMs: 1000, maxMs: 10_000 }
+
+function scheduledJobs(definitions: JobDefinition[], values: Record<string, unknown>): string[] {
+  const chosen = Object.entries(GROUPS).flatMap(([option, ids]) => (values[option] ? ids : []))
+  if (chosen.length > 0) return chosen
+  return definitions.filter((d) => !('event' in d.trigger)).map((d) => d.id)
+}
+
+const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0)
+const listed = (counts: Record<string, number>) =>
+  Object.entries(counts)
+    .map(([id, n]) => `${id} ×${n}`)
+    .join(', ')
+
+function summary(report: IdleReport): string {
+  const parts = [
+    `Ran ${total(report.completed)} job run(s)${total(report.completed) ? `: ${listed(report.completed)}` : ''}`,
+  ]
+  if (total(report.failed)) parts.push(`${total(report.failed)} failed: ${listed(report.failed)}`)
+  if (total(report.waiting))
+    parts.push(`${total(report.waiting)} wait for a later retry: ${listed(report.waiting)}`)
+  return parts.join('; ')
+}
+
+/**
+ * Runs the service's one job list (inngest/jobs.ts, which both engines serve) in this process
+ * through the in-process engine: the chosen scheduled jobs once, then every run that is due or
+ * that they start, outbox events included, until none is left. So an event swept here starts
+ * exactly the jobs it starts on a server (alert rules, the model's review, webhooks, ...), with
+ * the configured model and deliverer.
+ */
 export const jobsRun: CliCommand = {
   name: 'jobs:run',
   summary:
-    'Run background work now, in this process: finalize idle sessions, write insights, deliver webhooks',
+    'Run background work now, in this process: the scheduled jobs, then every job they and the outbox start',
   usage: 'jobs:run [--finalize] [--insights] [--deliveries]',
   options: { finalize: { type: 'boolean' }, insights: { type: 'boolean' }, deliveries: { type: 'boolean' } },
-  async run(db, values) {
+  async run(db, values, io) {
     const config = getConfig()
-    const all = !values.finalize && !values.insights && !values.deliveries
-    let finalized = 0
-    let insights = 0
-    let deliveries = 0
-    if (all || values.finalize) {
-      const sent: SendEvent[] = []
-      const jobs = collect(sent)
-      // The finalizer asks for idle sessions, then the outbox sweep hands every waiting event
-      // (those requests, flush: final requests, signal backfills) to `collect`; they are
-      // handled here, in order.
-      await sweepSessions(db, jobs, { idleSeconds: config.sessions.idleSeconds })
-      await sweepOutbox(db, jobs)
-      const blobs = getBlobStore()
-      const deps = {
-        db,
-        blobs,
-        jobs,
-        baseUrl: config.baseUrl,
-        ingestUrl: config.ingestUrl,
-        symbolicate: createSymbolicator({ db, blobs }),
-      }
-      for (const event of sent) {
-        if (event.name === EVENTS.sessionFinalize) {
-          const outcome = await processSession(deps, {
-            sessionId: String(event.data.sessionId),
-            runId: `cli:${event.id ?? crypto.randomUUID()}`,
-            step: inline,
-          })
-          if (outcome.status === 'processed') finalized++
-        } else if (OUTBOX_TO_WEBHOOK[event.name] && event.id) {
-          await fanOutEvent(db, { eventId: event.id, name: event.name })
-        } else if (event.name === EVENTS.signalCreated) {
-          await backfillSignal(db, {
-            organizationId: String(event.data.organizationId),
-            signalId: String(event.data.signalId),
-          })
-        }
-      }
-    }
-    if (all || values.insights)
-      insights = await generateInsightsForInterval(
-        db,
-        lastInterval(Date.now(), config.insights.intervalHours),
-      )
-    if (all || values.deliveries)
-      deliveries = await deliverDue(db, getDeliverer(), { delays: config.webhooks.retryDelaysSeconds })
-    return {
-      json: { finalized, insights, deliveries },
-      text: `Processed ${finalized} session(s); wrote ${insights} insight(s); made ${deliveries} webhook delivery attempt(s)`,
-    }
+    // Handlers get the CLI's database and this engine, so what they send runs here too.
+    const { engine, definitions } = createLocalJobsEngine(db, {
+      leaseMs: config.jobsLeaseSeconds * 1000,
+      backoff: BACKOFF,
+    })
+    const report = await engine.runUntilIdle({
+      scheduled: scheduledJobs(definitions, values),
+      // Work that commits events without an engine at hand (this process has no app engine)
+      // leaves them in the outbox; they are handed to this run rather than left for a server.
+      whenIdle: () => sweepOutbox(db, engine),
+      maxWaitMs: MAX_WAIT_MS,
+    })
+    for (const [id, n] of Object.entries(report.failed))
+      io.warn(`${n} run(s) of ${id} failed; their errors are in job_runs.last_error and the log`)
+    return { json: { ...report }, text: summary(report) }
   },
 }

@@ -2,7 +2,15 @@ import type { JobDefinition, JobsEngine, SendEvent, SendOptions } from '../types
 import { Attempt, type AttemptContext, drain } from './attempt'
 import { Poller } from './poller'
 import { RunWriters } from './run-writers'
-import { type ClaimedRun, claimDueInLanes, giveBack, insertRuns, prune } from './runs-store'
+import {
+  type ClaimedRun,
+  claimDueInLanes,
+  giveBack,
+  insertRuns,
+  msUntilFirstQueued,
+  prune,
+  runStatuses,
+} from './runs-store'
 import { Scheduler } from './scheduler'
 import { indexDefinitions, runForTick, runsForEvents } from './triggers'
 
@@ -29,6 +37,26 @@ function lanesFor(definitions: Iterable<JobDefinition>, sharedSlots: number): Ma
     byFunction.set(def.id, lane)
   }
   return byFunction
+}
+
+/** What a runUntilIdle call ran, counted by function and by where each run ended. */
+export interface IdleReport {
+  completed: Record<string, number>
+  failed: Record<string, number>
+  /** Runs still queued: a retry or a sleep due later than the call was willing to wait. */
+  waiting: Record<string, number>
+}
+
+export interface RunUntilIdleOptions {
+  /** Scheduled functions to run once now, besides whatever is due. */
+  scheduled: readonly string[]
+  /**
+   * Called whenever nothing is due; sends what it finds (the outbox) and answers how many
+   * events it sent: the call goes on while it sends any.
+   */
+  whenIdle?: () => Promise<number>
+  /** Longest wait for a run of this call to come due again (retries back off). */
+  maxWaitMs: number
 }
 
 /** Options with their defaults applied (see InProcessOptions). */
@@ -140,12 +168,64 @@ export class InProcessEngine implements JobsEngine {
     this.s.log.info('in-process jobs engine stopped')
   }
 
+  /**
+   * Runs the named scheduled functions once and then every run that is or becomes due (the
+   * events those runs send included), in this process, until nothing is left: `admin jobs:run`
+   * on an installation whose engine does not run here. The same claims, lanes, steps and
+   * retries as a started engine, without its scheduler or poller; never on a started engine.
+   */
+  async runUntilIdle(options: RunUntilIdleOptions): Promise<IdleReport> {
+    if (this.started) throw new Error('runUntilIdle runs an engine that was not started')
+    const db = await this.s.db()
+    const rows = options.scheduled.map((id) => {
+      const def = this.byId.get(id)
+      if (!def || 'event' in def.trigger) throw new Error(`No scheduled job ${id}`)
+      // Due by the database's clock (the default), not this process's: the claim compares with it.
+      const { runAfter: _, ...row } = runForTick(def, def.trigger.cron, Date.now())
+      return { ...row, idempotencyKey: `jobs:run ${row.idempotencyKey}` }
+    })
+    await insertRuns(db, rows)
+    const ran = new Set<string>()
+    const deadline = Date.now() + options.maxWaitMs
+    for (;;) {
+      const runs = await claimDueInLanes(db, this.freeLanes(), this.s.leaseMs)
+      for (const run of runs) {
+        ran.add(run.id)
+        this.launch(run)
+      }
+      if (this.inFlight.size > 0) {
+        await Promise.race([...this.inFlight].map((attempt) => attempt.done))
+        continue
+      }
+      if (runs.length > 0 || ((await options.whenIdle?.()) ?? 0) > 0) continue
+      const wait = await msUntilFirstQueued(db, [...ran])
+      if (wait === null || Date.now() + wait > deadline) break
+      await new Promise((resolve) => setTimeout(resolve, wait))
+    }
+    const report: IdleReport = { completed: {}, failed: {}, waiting: {} }
+    for (const run of await runStatuses(db, [...ran])) {
+      const into =
+        run.status === 'completed'
+          ? report.completed
+          : run.status === 'failed'
+            ? report.failed
+            : report.waiting
+      into[run.functionId] = (into[run.functionId] ?? 0) + 1
+    }
+    return report
+  }
+
+  /** For each lane with free slots, its functions and how many runs it may take now. */
+  private freeLanes() {
+    return [...new Set(this.lanes.values())]
+      .filter((lane) => lane.running < lane.slots)
+      .map((lane) => ({ functionIds: lane.functionIds, limit: lane.slots - lane.running }))
+  }
+
   /** Claims, in one statement, as many due runs as each lane has free slots; true when it reached the database. */
   private async pump(): Promise<boolean> {
     if (!this.started) return false
-    const requests = [...new Set(this.lanes.values())]
-      .filter((lane) => lane.running < lane.slots)
-      .map((lane) => ({ functionIds: lane.functionIds, limit: lane.slots - lane.running }))
+    const requests = this.freeLanes()
     if (requests.length === 0) return false
     const db = await this.s.db()
     const runs = await claimDueInLanes(db, requests, this.s.leaseMs)

@@ -1,7 +1,7 @@
 import type { Db } from '@/db/client'
 import { getDb } from '@/lib/db'
 import { type Logger, logger } from '@/lib/log'
-import type { JobDefinition, JobsEngine } from '../types'
+import type { JobDefinition } from '../types'
 import { InProcessEngine } from './engine'
 
 export interface InProcessOptions {
@@ -32,7 +32,7 @@ export interface InProcessOptions {
 export function createInProcessEngine(
   definitions: readonly JobDefinition[],
   options: InProcessOptions = {},
-): JobsEngine {
+): InProcessEngine {
   const pollIntervalMs = options.pollIntervalMs ?? 1000
   return new InProcessEngine(definitions, {
     db: options.db ?? getDb,
@@ -48,5 +48,5 @@ export function createInProcessEngine(
   })
 }
 
-export type { InProcessEngine } from './engine'
+export type { IdleReport, InProcessEngine } from './engine'
 export { SCHEDULED_EVENT } from './scheduler'

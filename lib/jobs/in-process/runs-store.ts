@@ -217,3 +217,31 @@ export async function saveSteps(db: Db, saves: readonly StepSave[], leaseMs: num
     returning ${jobRuns.id}`)
   return new Set(returnedIds(result))
 }
+
+/** Where some runs stand now: each one's function and status (for a caller that ran them). */
+export async function runStatuses(
+  db: Db,
+  ids: readonly string[],
+): Promise<{ id: string; functionId: string; status: RunRow['status'] }[]> {
+  if (ids.length === 0) return []
+  return db
+    .select({ id: jobRuns.id, functionId: jobRuns.functionId, status: jobRuns.status })
+    .from(jobRuns)
+    .where(inArray(jobRuns.id, [...ids]))
+}
+
+/**
+ * Milliseconds, by the database's clock, until the first of these runs that waits in the queue
+ * (a retry's backoff, a sleep) is due; null when none waits.
+ */
+export async function msUntilFirstQueued(db: Db, ids: readonly string[]): Promise<number | null> {
+  if (ids.length === 0) return null
+  const [row] = await db
+    .select({
+      // min() of no rows is null (greatest() would turn that into 0).
+      ms: sql<string | number | null>`extract(epoch from (min(${jobRuns.runAfter}) - now())) * 1000`,
+    })
+    .from(jobRuns)
+    .where(and(inArray(jobRuns.id, [...ids]), eq(jobRuns.status, 'queued')))
+  return row?.ms === null || row?.ms === undefined ? null : Math.max(0, Math.ceil(Number(row.ms)))
+}
