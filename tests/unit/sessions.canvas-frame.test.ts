@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { type CanvasReplayer, canvasReplayPlugin } from '@/app/(dashboard)/_components/replay-canvas'
+import {
+  type CanvasReplayer,
+  canvasReplayPlugin,
+  MAX_DECODES,
+  REPLAY_PIXEL_BUDGET,
+} from '@/app/(dashboard)/_components/replay-canvas'
 import {
   canvasFrameOf,
   decodeBase64,
@@ -252,5 +257,61 @@ describe('canvasReplayPlugin', () => {
     h.plugin.handler(hostile, false, { replayer: h.replayer })
     h.plugin.handler(frameEvent(b64(png(2, 2)), 'text/html') as never, false, { replayer: h.replayer })
     expect(h.decodes).toHaveLength(0)
+  })
+})
+
+describe('canvasReplayPlugin across many canvases', () => {
+  it('decodes at most MAX_DECODES frames at once and draws on canvases only within the pixel budget', async () => {
+    const drawnOn = new Set<number>()
+    const nodes = new Map<number, unknown>()
+    const canvas = (id: number, width: number, height: number) => ({
+      nodeName: 'CANVAS',
+      width,
+      height,
+      getContext: () => ({ clearRect: () => {}, drawImage: () => drawnOn.add(id) }),
+    })
+    for (let id = 1; id <= 300; id++) nodes.set(id, canvas(id, 7680, 4320))
+    nodes.set(301, canvas(301, 100, 100))
+    const replayer: CanvasReplayer = {
+      getMirror: () => ({ getNode: (id: number) => (nodes.get(id) as Node | undefined) ?? null }),
+      on: () => {},
+    }
+    let inFlight = 0
+    let most = 0
+    const finish: (() => void)[] = []
+    const skipped: { frames: number; canvases: number }[] = []
+    const plugin = canvasReplayPlugin(
+      () => {
+        most = Math.max(most, ++inFlight)
+        return new Promise<ImageBitmap>((resolve) =>
+          finish.push(() => {
+            inFlight--
+            resolve({ close: () => {} } as unknown as ImageBitmap)
+          }),
+        )
+      },
+      undefined,
+      (s) => skipped.push(s),
+    )
+    const frame = (id: number, width: number, height: number) =>
+      frameEvent(b64(png(width, height)), 'image/png', id) as never
+    // A forged recording: 300 8K canvases, two frames each as playback brings them.
+    for (let round = 0; round < 2; round++)
+      for (let id = 1; id <= 300; id++) plugin.handler(frame(id, 7680, 4320), false, { replayer })
+    while (finish.length > 0) {
+      finish.shift()!()
+      await new Promise((resolve) => setTimeout(resolve, 0))
+    }
+    expect(most).toBe(MAX_DECODES)
+    // Two 8K canvases fill the budget: each drew its newest frame after its first.
+    expect(REPLAY_PIXEL_BUDGET).toBe(2 * 7680 * 4320)
+    expect([...drawnOn].sort((a, b) => a - b)).toEqual([1, 2])
+    // The others waited for a slot, then only their newest frame was counted, never decoded.
+    expect(skipped.at(-1)).toEqual({ frames: 298, canvases: 298 })
+    // Once spent, the budget holds for a small canvas too.
+    plugin.handler(frame(301, 100, 100), false, { replayer })
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(finish).toHaveLength(0)
+    expect(skipped.at(-1)).toEqual({ frames: 299, canvases: 299 })
   })
 })

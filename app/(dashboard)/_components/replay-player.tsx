@@ -3,7 +3,7 @@
 import 'rrweb-player/dist/style.css'
 import { type JSX, useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import type { ReplayLog } from '@/lib/sessions/replay-log'
-import { canvasReplayPlugin } from './replay-canvas'
+import { canvasReplayPlugin, REPLAY_PIXEL_BUDGET } from './replay-canvas'
 import { ReplayControls, SPEEDS } from './replay-controls'
 import { type Loaded, loadEvents, recordedAspect } from './replay-events'
 import { ReplayPanes } from './replay-panes'
@@ -93,6 +93,8 @@ export function ReplayPlayer(props: {
   const [playing, setPlaying] = useState(autoPlay)
   const [speed, setSpeed] = useState(1)
   const [skipInactive, setSkipInactive] = useState(true)
+  // Canvases left undrawn because the replay's canvases exceed REPLAY_PIXEL_BUDGET together.
+  const [canvasesSkipped, setCanvasesSkipped] = useState(0)
   const rootRef = useRef<HTMLDivElement>(null)
   const stageRef = useRef<HTMLDivElement>(null)
   const helpRef = useRef<HTMLDetailsElement>(null)
@@ -131,6 +133,7 @@ export function ReplayPlayer(props: {
     let observer: ResizeObserver | null = null
     const onBlur = () => requestAnimationFrame(() => releaseFocus(stage))
     const aspect = recordedAspect(events)
+    setCanvasesSkipped(0)
     import('rrweb-player').then(
       ({ default: Player }) => {
         if (disposed) return
@@ -144,7 +147,11 @@ export function ReplayPlayer(props: {
             skipInactive: true,
             showController: false,
             // Canvas frames are drawn by this page; UNSAFE_replayCanvas stays off (replay-canvas.ts).
-            plugins: [canvasReplayPlugin()],
+            plugins: [
+              canvasReplayPlugin(undefined, undefined, (skipped) => {
+                if (!disposed) setCanvasesSkipped(skipped.canvases)
+              }),
+            ],
           },
         }) as unknown as PlayerInstance
         playerRef.current = player
@@ -257,6 +264,13 @@ export function ReplayPlayer(props: {
                 playerRef.current?.toggleSkipInactive()
               }}
             />
+          ) : null}
+          {canvasesSkipped > 0 ? (
+            <p className={styles.note} role="status" data-testid="replay-canvas-note">
+              {canvasesSkipped === 1 ? '1 canvas' : `${canvasesSkipped} canvases`} of this recording{' '}
+              {canvasesSkipped === 1 ? 'is' : 'are'} not drawn: the replay draws at most{' '}
+              {Math.round(REPLAY_PIXEL_BUDGET / 1e6)} million canvas pixels in all.
+            </p>
           ) : null}
           {state === 'loading' ? (
             <p className={styles.message} role="status">
