@@ -6,12 +6,12 @@
 import type { TrailEntry, TrailTarget } from '@/lib/analysis/trail'
 import { checkFor } from './assertions'
 import { commentText } from './code'
-import { type Failure, failureOf, type ReproductionIssue } from './failure'
-import { describeTarget } from './locators'
+import { failureOf, type ReproductionIssue } from './failure'
 import { locateMoment } from './moment'
 import { Placeholders } from './placeholders'
+import { originOf } from './site-path'
 import { MAX_STEPS, planSteps, type Step } from './steps'
-import { originOf, writeTest } from './write-test'
+import { writeTest } from './write-test'
 
 export type { ReproductionIssue } from './failure'
 
@@ -31,6 +31,8 @@ export interface ReproductionSession {
   identifiedUser: boolean
   /** The element the finding was triggered by, as analysis resolved it (issue_sessions.evidence). */
   trigger: { selector: string; text: string } | null
+  /** The recorder's user agent, named in the file's header. */
+  userAgent?: string | null
 }
 
 export interface ReproductionDraft {
@@ -75,13 +77,6 @@ function targetOf(trigger: { selector: string; text: string }): TrailTarget {
     type: null,
     href: null,
   }
-}
-
-function elementOf(failure: Failure, steps: Step[], fallback: TrailTarget | null): string {
-  const last = steps.at(-1)
-  const target = last && last.kind !== 'goto' ? last.target : fallback
-  if (target) return describeTarget(target)
-  return failure.kind === 'click' && failure.selector ? failure.selector : 'the element'
 }
 
 /** What the kept steps cannot do by themselves: being signed in, other origins, dropped steps. */
@@ -143,8 +138,15 @@ function fromTrail(
   const failurePage = moment.actions.at(-1)?.pageUrl ?? trail.at(-1)?.pageUrl ?? session.entryUrl
   const write = (maxSteps: number) => {
     const plan = planSteps(moment.actions, failurePage, maxSteps)
-    const check = checkFor(failure, elementOf(failure, plan.steps, null))
-    const test = { issueId: issue.id, title: issue.title, sessionId: session.sessionId, notes: [], check }
+    const check = checkFor(failure)
+    const test = {
+      issueId: issue.id,
+      title: issue.title,
+      sessionId: session.sessionId,
+      userAgent: session.userAgent ?? null,
+      notes: [],
+      check,
+    }
     return { plan, check, written: writeTest({ ...test, ...plan }, new Placeholders()) }
   }
   let maxSteps = MAX_STEPS
@@ -192,12 +194,13 @@ function fromIssue(issue: ReproductionIssue, session: ReproductionSession | null
     .map((line) => `Recorded step: ${commentText(line)}`)
   if (notes.length > 0)
     notes.unshift('Do what the recorded steps below say; only the last click is replayed.')
-  const check = checkFor(failure, elementOf(failure, steps, target))
+  const check = checkFor(failure)
   const written = writeTest(
     {
       issueId: issue.id,
       title: issue.title,
       sessionId: session?.sessionId ?? null,
+      userAgent: session?.userAgent ?? null,
       entryUrl,
       steps,
       notes,

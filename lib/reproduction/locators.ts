@@ -105,6 +105,8 @@ export interface Locator {
   kind: LocatorKind
   /** The name or text it relies on was cut when recorded, so it matches by prefix. */
   partial: boolean
+  /** The recorded attribute it finds the element by (a test id, a name, a text, a selector). */
+  source: string
 }
 
 const present = (text: string | null | undefined): text is string => !!text && text.trim() !== ''
@@ -116,7 +118,12 @@ function nameOption(text: string): { literal: string; exact: boolean } {
 
 export function locatorFor(target: TrailTarget): Locator | null {
   if (present(target.testId)) {
-    return { code: `page.getByTestId(${lit(target.testId)}).first()`, kind: 'testId', partial: false }
+    return {
+      code: `page.getByTestId(${lit(target.testId)}).first()`,
+      kind: 'testId',
+      partial: false,
+      source: target.testId,
+    }
   }
   const role = target.role?.trim().toLowerCase() ?? ''
   if (PLAYWRIGHT_ROLES.has(role) && present(target.name)) {
@@ -125,6 +132,7 @@ export function locatorFor(target: TrailTarget): Locator | null {
       code: `page.getByRole(${lit(role)}, { name: ${name.literal}, exact: ${name.exact} }).first()`,
       kind: 'role',
       partial: !name.exact,
+      source: target.name,
     }
   }
   // A password field has no ARIA role: its label is how a user finds it.
@@ -134,6 +142,7 @@ export function locatorFor(target: TrailTarget): Locator | null {
       code: `page.getByLabel(${name.literal}, { exact: ${name.exact} }).first()`,
       kind: 'label',
       partial: !name.exact,
+      source: target.name,
     }
   }
   if (present(target.text) && target.text.length <= SHORT_TEXT) {
@@ -142,10 +151,16 @@ export function locatorFor(target: TrailTarget): Locator | null {
       code: `page.getByText(${text.literal}, { exact: ${text.exact} }).first()`,
       kind: 'text',
       partial: !text.exact,
+      source: target.text,
     }
   }
   if (present(target.selector) && !wasCut(target.selector)) {
-    return { code: `page.locator(${lit(target.selector)}).first()`, kind: 'css', partial: false }
+    return {
+      code: `page.locator(${lit(target.selector)}).first()`,
+      kind: 'css',
+      partial: false,
+      source: target.selector,
+    }
   }
   return null
 }

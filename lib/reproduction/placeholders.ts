@@ -2,14 +2,19 @@
  * Environment variables that stand in for values the recorder masked. The name says which
  * field it fills (REPRO_EMAIL, REPRO_PASSWORD...), so whoever runs the test knows what to set;
  * it is built from page text, so it is reduced to [A-Z0-9_] and bounded before it becomes code.
+ *
+ * The name comes from the attribute the step's locator finds the element by, and one variable
+ * serves one locator: a forged recording whose field copies the password field's selector and
+ * name but is found by the test id `review-body` gets REPRO_REVIEW_BODY, never REPRO_PASSWORD.
  */
-import type { TrailTarget } from '@/lib/analysis/trail'
 import { withoutCutMarker } from './code'
+import type { Locator } from './locators'
+import { NO_SANDBOX_VARIABLE } from './site-guard'
 
 const MAX_FIELD_NAME = 32
 const PREFIX = 'REPRO_'
 /** Variables of the test itself, which no field may take (a field labelled "Base URL" included). */
-const RESERVED = ['REPRO_BASE_URL']
+const RESERVED = ['REPRO_BASE_URL', NO_SANDBOX_VARIABLE]
 
 function sanitise(text: string): string {
   let out = ''
@@ -29,29 +34,18 @@ function sanitise(text: string): string {
   return out.endsWith('_') ? out.slice(0, -1) : out
 }
 
-/** The field's own name for itself: password fields are REPRO_PASSWORD whatever their label. */
-function fieldName(target: TrailTarget): string {
-  if (target.type?.toLowerCase() === 'password') return 'PASSWORD'
-  for (const candidate of [target.name, target.id, target.testId, target.type]) {
-    const name = candidate ? sanitise(withoutCutMarker(candidate)) : ''
-    if (name !== '') return name
-  }
-  return 'FIELD'
-}
-
-/** Hands out one variable per field, the same one each time the field comes back. */
+/** Hands out one variable per locator, the same one each time the locator comes back. */
 export class Placeholders {
   private readonly byField = new Map<string, string>()
   private readonly taken = new Set<string>(RESERVED)
 
-  nameFor(target: TrailTarget): string {
-    const key = `${target.selector}\u0000${target.name ?? ''}`
-    const known = this.byField.get(key)
+  nameFor(locator: Locator): string {
+    const known = this.byField.get(locator.code)
     if (known) return known
-    const base = `${PREFIX}${fieldName(target)}`
+    const base = `${PREFIX}${sanitise(withoutCutMarker(locator.source)) || 'FIELD'}`
     let name = base
     for (let n = 2; this.taken.has(name); n++) name = `${base}_${n}`
-    this.byField.set(key, name)
+    this.byField.set(locator.code, name)
     this.taken.add(name)
     return name
   }

@@ -7,6 +7,8 @@ import type { Check } from './assertions'
 import { comment, commentText, lit, wasCut } from './code'
 import { describeTarget, type Locator, locatorFor } from './locators'
 import type { Placeholders } from './placeholders'
+import { siteGuardCode, TEST_START } from './site-guard'
+import { originOf, sitePath } from './site-path'
 import type { Step } from './steps'
 
 const INDENT = '  '
@@ -15,6 +17,8 @@ export interface TestPlan {
   issueId: string
   title: string
   sessionId: string | null
+  /** The recorded session's user agent, named in the header (information only). */
+  userAgent: string | null
   entryUrl: string
   steps: Step[]
   /** Lines shown as comments where the steps would be (a fallback without a trail). */
@@ -29,32 +33,18 @@ export interface WrittenTest {
   limitations: string[]
 }
 
-/** The origin of an http(s) URL; null for any other scheme or a URL that does not parse. */
-export function originOf(url: string): string | null {
-  try {
-    const parsed = new URL(url)
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.origin : null
-  } catch {
-    return null
-  }
-}
-
-/** Where a URL leads, for a limitation: its origin, else its scheme. */
+/** Where a URL leads, for a limitation: its origin once its path is resolved, else its scheme. */
 function placeOf(url: string): string {
   try {
     const parsed = new URL(url)
-    return originOf(url) ?? parsed.protocol
+    const origin = originOf(url)
+    if (origin === null) return parsed.protocol
+    // "https://shop.example//evil.example/x" leads to evil.example, not to the shop.
+    return originOf(new URL(`${parsed.pathname}${parsed.search}`, origin).href) ?? origin
   } catch {
     return 'an address that does not parse'
   }
 }
-
-/**
- * Run before a masked value is typed or chosen: a click of the replay may have led to another
- * site, and a test account's password must only ever be typed into the site under test.
- */
-const SAME_SITE_GUARD =
-  "expect(new URL(page.url()).origin, 'still on the site under test').toBe(new URL(BASE_URL).origin)"
 
 class TestWriter {
   readonly lines: string[] = []
@@ -62,6 +52,11 @@ class TestWriter {
   actions = 0
   private partial = false
   private cutValue = false
+  /** The step number of the first masked value typed or chosen, if any. */
+  private firstMasked: number | null = null
+  /** The number of the last step written. */
+  private lastStep = 0
+  masked = false
   /** Origins and schemes of the recorded page loads that are not replayed. */
   private readonly elsewhere = new Set<string>()
 
@@ -79,15 +74,14 @@ class TestWriter {
   }
 
   /**
-   * A page of the site under test, always through BASE_URL; null for any other origin or
-   * scheme. Page text decides every URL of a trail, so a recorded load of another site (or of
-   * a javascript:, data: or file: address) never becomes a page.goto: the test could otherwise
-   * be steered to a page that receives what it types.
+   * A page of the site under test, always through onSite() and BASE_URL; null for any other
+   * origin or scheme, or a path that would leave the site once resolved ("//host", "/\\host").
+   * Page text decides every URL of a trail, so a recorded load elsewhere never becomes a
+   * page.goto: the test could otherwise be steered to a page that receives what it types.
    */
   private onSite(url: string): string | null {
-    if (this.origin === null || originOf(url) !== this.origin) return null
-    const parsed = new URL(url)
-    return `new URL(${lit(`${parsed.pathname}${parsed.search}${parsed.hash}`, TRAIL_LIMITS.url)}, BASE_URL).href`
+    const path = sitePath(url, this.origin)
+    return path === null ? null : `onSite(${lit(path, TRAIL_LIMITS.url)})`
   }
 
   /** Opens `url` when it is on the site under test; false when it is not replayed. */
@@ -100,9 +94,9 @@ class TestWriter {
     return true
   }
 
-  /** A masked value is typed only while the page is still on the site under test. */
-  private fillMasked(line: string) {
-    this.code(SAME_SITE_GUARD, line)
+  private maskedAt(number: number) {
+    this.masked = true
+    this.firstMasked ??= number
   }
 
   private locate(target: TrailTarget, number: number): Locator | null {
@@ -117,6 +111,7 @@ class TestWriter {
   }
 
   step(step: Step, number: number, triggers: boolean) {
+    this.lastStep = number
     const suffix = triggers ? ' (the failure follows this step)' : ''
     if (step.kind === 'goto') {
       if (this.goto(step.url, `Step ${number}: open ${commentText(step.url)}${suffix}`)) return
@@ -148,12 +143,15 @@ class TestWriter {
           this.code(`await ${locator.code}.fill(${lit(step.value, TRAIL_LIMITS.value)})`)
           return
         }
-        const name = this.placeholders.nameFor(step.target)
+        const name = this.placeholders.nameFor(locator)
+        // Checked at run time, whatever the recording says: a password goes only into a password input.
+        const password = step.target.type?.toLowerCase() === 'password' || name.includes('PASSWORD')
         this.note(`The recorder masked what was typed here: set ${name}.`)
-        this.fillMasked(`await ${locator.code}.fill(process.env.${name} ?? '')`)
+        this.maskedAt(number)
+        this.code(`await fillMasked(page, ${locator.code}, process.env.${name}, ${password})`)
         this.limitations.push(
-          name === 'REPRO_PASSWORD'
-            ? `Fill REPRO_PASSWORD: the password typed in step ${number} was masked by the recorder.`
+          password
+            ? `Fill ${name}: the password typed in step ${number} was masked by the recorder.`
             : `Set ${name}: what was typed into ${field} in step ${number} was masked by the recorder.`,
         )
         return
@@ -164,9 +162,11 @@ class TestWriter {
         )
         return
       case 'select': {
-        const name = this.placeholders.nameFor(step.target)
+        const name = this.placeholders.nameFor(locator)
         this.note(`Which option was chosen is not recorded: set ${name} to choose it.`)
-        this.fillMasked(`if (process.env.${name}) await ${locator.code}.selectOption(process.env.${name})`)
+        this.maskedAt(number)
+        this.code(`if (process.env.${name}) {`, '  expectOnSite(page)')
+        this.code(`  await ${locator.code}.selectOption(process.env.${name})`, '}')
         this.limitations.push(`Set ${name}: the option chosen in ${field} in step ${number} is not recorded.`)
         return
       }
@@ -178,6 +178,10 @@ class TestWriter {
   }
 
   finish() {
+    if (this.firstMasked !== null && this.firstMasked < this.lastStep)
+      this.limitations.push(
+        `The steps after step ${this.firstMasked} follow masked values: unless their variables are set to what the user typed (a test account), the page may answer differently from the recording.`,
+      )
     if (this.elsewhere.size > 0)
       this.limitations.push(
         `A step opened another origin or scheme (${[...this.elsewhere]
@@ -198,6 +202,7 @@ export function writeTest(plan: TestPlan, placeholders: Placeholders): WrittenTe
   const origin = originOf(plan.entryUrl)
   const writer = new TestWriter(origin, placeholders)
   const { check } = plan
+  writer.code(...TEST_START)
   writer.code(...check.setup)
   if (plan.steps.length === 0) writer.code(...check.before)
   const opened = writer.goto(
@@ -206,7 +211,9 @@ export function writeTest(plan: TestPlan, placeholders: Placeholders): WrittenTe
   )
   if (!opened)
     writer.note(
-      `The page the user was on, ${commentText(plan.entryUrl, 120)}, is not an http(s) address: it is not opened.`,
+      origin === null
+        ? `The page the user was on, ${commentText(plan.entryUrl, 120)}, is not an http(s) address: it is not opened.`
+        : `The page the user was on, ${commentText(plan.entryUrl, 120)}, leads to another origin (${commentText(placeOf(plan.entryUrl), 80)}): it is not opened.`,
     )
   for (const note of plan.notes) writer.note(note)
   plan.steps.forEach((step, index) => {
@@ -218,34 +225,43 @@ export function writeTest(plan: TestPlan, placeholders: Placeholders): WrittenTe
   writer.finish()
 
   const header = [
-    "import { expect, test } from '@playwright/test'",
+    "import { type BrowserContext, expect, type Locator, type Page, test } from '@playwright/test'",
     '',
     `// Reproduces issue ${plan.issueId}: ${commentText(plan.title)}`,
     plan.sessionId
       ? `// Built from the recorded session ${plan.sessionId}, up to the moment the issue happened.`
       : '// Built from the issue alone: no recorded session of it could be used.',
-    '// It fails while the bug is there and passes once it is fixed.',
-    '// Run it against another copy of the site with REPRO_BASE_URL (for example http://localhost:3000).',
-    origin
-      ? `// Without REPRO_BASE_URL it runs against the recorded site itself: ${commentText(origin, 120)}.`
-      : '// The recorded page is not an http(s) address: set REPRO_BASE_URL to the site to test.',
-    '// It only opens pages of that one site, and types masked values only while on it.',
   ]
+  if (origin)
+    header.push(`// Recorded on ${commentText(origin, 120)} (for reference: the test never opens it).`)
+  if (plan.userAgent) header.push(`// Recorded with the user agent ${commentText(plan.userAgent, 200)}.`)
+  header.push(
+    '// It fails while the bug is there and passes once it is fixed.',
+    '// Run it only against a local or staging copy of the site, never production, for example:',
+    '//   REPRO_BASE_URL=http://localhost:3000 npx playwright test',
+    '// It opens pages of that site only: every navigation elsewhere (a link, a redirect, a popup)',
+    '// is aborted, and masked values are typed only there (a password only into a password input).',
+  )
   const names = placeholders.names
   if (names.length > 0) header.push(`// Values the recorder masked come from: ${names.join(', ')}.`)
   const code = [
     ...header,
     '',
-    `const BASE_URL = process.env.REPRO_BASE_URL ?? ${lit(origin ?? 'http://localhost:3000', TRAIL_LIMITS.url)}`,
+    ...siteGuardCode({ masked: writer.masked }),
+    ...(check.constants.length > 0 ? ['', ...check.constants] : []),
     '',
-    `test(${lit(plan.title, 200)}, async ({ page }) => {`,
+    `test(${lit(`issue ${plan.issueId}: the recorded failure does not happen`)}, async ({ page }) => {`,
     ...writer.lines,
     '})',
     '',
   ].join('\n')
   if (origin === null)
     writer.limitations.push(
-      'The page the user was on is not an http(s) address, so the test does not open it: set REPRO_BASE_URL and add the first page.goto by hand.',
+      'The page the user was on is not an http(s) address, so the test does not open it: add the first page.goto(onSite(…)) by hand.',
+    )
+  else if (!opened)
+    writer.limitations.push(
+      `The page the user was on leads to another origin (${commentText(placeOf(plan.entryUrl), 80)}), so the test does not open it: add the first page.goto(onSite(…)) by hand.`,
     )
   return { code, actions: writer.actions, limitations: writer.limitations }
 }
