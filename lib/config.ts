@@ -38,6 +38,15 @@ const httpsOrigin = z.string().refine((value) => {
   }
 }, 'must be a comma-separated list of https origins (scheme and host only)')
 
+const httpOrigin = z.string().refine((value) => {
+  try {
+    const url = new URL(value)
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value.replace(/\/$/, '')
+  } catch {
+    return false
+  }
+}, 'must be a comma-separated list of http(s) origins (scheme, host and port only)')
+
 const absoluteUriWithoutFragment = z.string().refine((value) => {
   try {
     const url = new URL(value)
@@ -114,6 +123,7 @@ const EnvSchema = z.object({
   OAUTH_AUTHORIZATION_CODE_TTL_SECONDS: positiveInt.default(60),
   OAUTH_HOSTED_REDIRECT_ORIGINS: commaList(httpsOrigin).default(DEFAULT_HOSTED_REDIRECT_ORIGINS.split(',')),
   OAUTH_EXTRA_REDIRECT_URIS: commaList(absoluteUriWithoutFragment).default([]),
+  MCP_ALLOWED_ORIGINS: commaList(httpOrigin).default([]),
   OAUTH_REFRESH_REUSE_GRACE_SECONDS: wholeNumber().min(0, 'must be 0 or more').default(0),
   INGEST_AUTOMATED_SESSIONS: z.enum(['store', 'drop'], { error: 'must be store or drop' }).default('store'),
   SESSION_IDLE_SECONDS: positiveInt.default(60),
@@ -228,6 +238,8 @@ export interface Config {
    * (killed, frozen) before another instance takes it over.
    */
   jobsLeaseSeconds: number
+  /** Browser origins besides BASE_URL's that may call /api/mcp (an Origin header outside them is refused). */
+  mcpAllowedOrigins: string[]
   /** One session's analysis budget in its worker thread. */
   analysis: { timeoutSeconds: number; memoryMb: number }
   insights: { intervalHours: number }
@@ -415,6 +427,7 @@ export function parseConfig(rawEnv: Record<string, string | undefined>): Config 
       refreshReuseGraceSeconds: env.OAUTH_REFRESH_REUSE_GRACE_SECONDS,
     },
     jobsLeaseSeconds: env.JOBS_LEASE_SECONDS,
+    mcpAllowedOrigins: env.MCP_ALLOWED_ORIGINS.map((o) => new URL(o).origin),
     sessions: {
       idleSeconds: env.SESSION_IDLE_SECONDS,
       finalizerIntervalSeconds: env.FINALIZER_INTERVAL_SECONDS,

@@ -52,11 +52,40 @@ function boundElsewhere(principal: Principal): boolean {
   return principal.resource.replace(/\/$/, '') !== canonicalResource(getConfig())
 }
 
+/**
+ * The MCP transport spec's defence against DNS rebinding: a request whose Origin header names a
+ * site other than this service (or one MCP_ALLOWED_ORIGINS names) is refused before anything
+ * else. Clients outside a browser (the SDK, CLI agents, hosted agents' servers) send no Origin
+ * and are not affected; `null` (sandboxed frames, file pages) is a foreign origin too.
+ */
+function originAllowed(origin: string | null, config: Config): boolean {
+  if (origin === null) return true
+  let parsed: string
+  try {
+    parsed = new URL(origin).origin
+  } catch {
+    return false
+  }
+  return parsed === new URL(config.baseUrl).origin || config.mcpAllowedOrigins.includes(parsed)
+}
+
+/** 403 with a JSON-RPC error that has no id, as the transport spec suggests. */
+function foreignOrigin(): Response {
+  return json(
+    {
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'Forbidden: this Origin may not call the MCP endpoint.' },
+      id: null,
+    },
+    403,
+  )
+}
+
 // The syntax resolveBearer accepts; needed here to tell "no token" from "a bad token".
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
 
 /**
- * The MCP surface: bearer credential (OAuth access token bound to this resource, `svc_api_`
+ * The MCP surface: Origin (when a browser sends one) → bearer credential (OAuth access token bound to this resource, `svc_api_`
  * or `svc_mcp_` key) → `read:service` → handler. Failures at this level are HTTP answers
  * with the challenges MCP clients use for discovery; everything inside the protocol (tool
  * errors, rate limits) is the handler's business. Every answer carries CORS headers and a
@@ -73,6 +102,8 @@ export function mcpRoute(handler: (ctx: McpRequest) => Promise<Response>) {
       }
       let response: Response
       try {
+        if (!originAllowed(req.headers.get('origin'), getConfig()))
+          return withHeaders(foreignOrigin(), headers)
         const authorization = req.headers.get('authorization')
         const token = BEARER.exec(authorization ?? '')?.[1]
         const db = await getDb()

@@ -5,6 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { oauthAccessTokens } from '@/db/schema'
+import { parseConfig, setConfigForTests } from '@/lib/config'
 import { createKey } from '@/lib/credentials/create-key'
 import { revokeKey } from '@/lib/credentials/revoke-key'
 import { useDatabase } from '@/lib/db'
@@ -197,5 +198,28 @@ describe('HTTP surface', () => {
     expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
     const body = (await response.json()) as { result: { serverInfo: { name: string } } }
     expect(body.result.serverInfo.name).toBe('session-replay-issues')
+  })
+
+  it('refuses a foreign Origin (DNS rebinding) even with a valid credential; its own and an allowed one pass', async () => {
+    const key = (await createKey(database.db, { organizationId: org, type: 'mcp' })).key
+    for (const origin of ['http://evil.example.com', 'http://localhost:3001', 'null']) {
+      const response = await rawPost(server.url, { ...bearer(key), origin })
+      expect(response.status, origin).toBe(403)
+      expect(await response.json()).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Forbidden: this Origin may not call the MCP endpoint.' },
+        id: null,
+      })
+      expect(response.headers.get('access-control-allow-origin')).toBe('*')
+    }
+    // BASE_URL is http://localhost:3000 in the tests; without Origin see the test above.
+    expect((await rawPost(server.url, { ...bearer(key), origin: 'http://localhost:3000' })).status).toBe(200)
+    setConfigForTests(parseConfig({ ...process.env, MCP_ALLOWED_ORIGINS: 'http://localhost:6274' }))
+    try {
+      const inspector = await rawPost(server.url, { ...bearer(key), origin: 'http://localhost:6274' })
+      expect(inspector.status).toBe(200)
+    } finally {
+      setConfigForTests(undefined)
+    }
   })
 })
