@@ -183,6 +183,11 @@ const sessionPaths = {
       queryParam('release', "Sessions of this release (exact), as the recorder's `release` option named it"),
       queryParam('from', 'Started at or after (ISO 8601 with a time zone)', { type: 'string' }),
       queryParam('to', 'Started at or before (ISO 8601 with a time zone)', { type: 'string' }),
+      queryParam(
+        'automation',
+        "Automated traffic (reproduction runs, browsers driven by automation, bots) is left out by default: `include` adds it, `only` lists nothing else. Such sessions are never counted; each session's `automation` says why it is one",
+        { type: 'string', enum: ['include', 'only'] },
+      ),
     ]),
   },
   '/api/v1/sessions/{sessionId}': {

@@ -49,6 +49,7 @@ export async function listSessionsRequest({ db, principal, query }: ApiRequest<u
     issueId: optional(query, 'issueId'),
     signalId: optional(query, 'signalId'),
     release: optional(query, 'release'),
+    automation: optional(query, 'automation'),
     from: optional(query, 'from'),
     to: optional(query, 'to'),
   })

@@ -51,7 +51,7 @@ function who(session: SessionItem, untrusted: UntrustedMarkers): string {
 
 export function sessionLine(session: SessionItem, untrusted: UntrustedMarkers): string {
   const pages = session.pageCount === null ? 'not analysed' : plural(session.pageCount, 'page')
-  return `- ${session.startedAt} · ${seconds(session.durationMs)} · ${pages} · ${session.status}${session.degraded ? ' · degraded recording' : ''} · user ${who(session, untrusted)} · ${issueList(session, untrusted)} (id ${session.id})`
+  return `- ${session.startedAt} · ${seconds(session.durationMs)} · ${pages} · ${session.status}${session.degraded ? ' · degraded recording' : ''}${session.automation ? ` · automated (${session.automation})` : ''} · user ${who(session, untrusted)} · ${issueList(session, untrusted)} (id ${session.id})`
 }
 
 export function sessionFacts(session: SessionDetails, untrusted: UntrustedMarkers): string[] {
@@ -67,6 +67,8 @@ export function sessionFacts(session: SessionDetails, untrusted: UntrustedMarker
           'Recording: degraded, the recorder stopped recording a part of the page that changed too fast; the replay misses its changes',
         ]
       : []),
+    // Our own label (an enum): why the session is kept out of every count.
+    ...(session.automation ? [`Automated traffic: ${session.automation}, not counted`] : []),
     `Entry URL: ${untrusted.wrap(oneLine(session.entryUrl))}`,
     `Errors: ${figure(counts.errors)} · Rage clicks: ${figure(counts.rageClicks)} · Dead clicks: ${figure(counts.deadClicks)}`,
     `Summary (${session.summary.source}): ${untrusted.wrap(session.summary.text)}`,

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ISSUE_PRIORITIES, ISSUE_STATUSES, SESSION_STATUSES } from '@/db/schema'
+import { AUTOMATION_KINDS, ISSUE_PRIORITIES, ISSUE_STATUSES, SESSION_STATUSES } from '@/db/schema'
 import { TRAIL_KINDS } from '@/lib/analysis/trail'
 
 /**
@@ -42,6 +42,10 @@ export const SessionItem = z.object({
   degraded: z.boolean().meta({
     description:
       "The recorder's mutation guard stopped recording a part of the page that changed faster than its budget (or paused the whole page for a while): the replay misses those changes",
+  }),
+  automation: z.enum(AUTOMATION_KINDS).nullable().meta({
+    description:
+      "Why the session is automated traffic, null for a person's visit: `reproduction` (a generated reproduction test ran), `webdriver` (the browser was driven by automation) or `bot` (a known crawler or headless user agent). Automated sessions are never counted and are listed only with the `automation` filter",
   }),
   status: z.enum(SESSION_STATUSES).meta({ description: 'Processing status' }),
   issues: z.array(SessionIssueRef).meta({

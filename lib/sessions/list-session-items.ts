@@ -8,7 +8,13 @@ import { afterCursor, type Page, toPage } from '@/lib/pagination/keyset'
 import { isStorableText, NOT_STORABLE } from '@/lib/validation'
 import type { SessionItem } from './api-views'
 import { parseInstant } from './instant'
-import { containing, LIST_COLUMNS } from './list-sessions'
+import {
+  AUTOMATION_FILTERS,
+  type AutomationFilter,
+  automationCondition,
+  containing,
+  LIST_COLUMNS,
+} from './list-sessions'
 import { LINKS_PER_SESSION, type SessionLinks, sessionLinks, sessionReplayUrl } from './session-links'
 import { USER_AGENT_PARSE_MAX } from './user-agent'
 import { toSessionListItem } from './views'
@@ -37,6 +43,8 @@ export interface SessionItemsQuery {
   /** ISO 8601; on the session's start. */
   from?: string
   to?: string
+  /** People's visits by default; `include` adds automated traffic, `only` shows only it. */
+  automation?: string
 }
 
 function text(value: string | undefined, name: string): string | undefined {
@@ -67,6 +75,13 @@ function urlCondition(url: string): SQL {
   ) as SQL
 }
 
+function automationFilter(value: string | undefined): AutomationFilter | undefined {
+  if (value === undefined || value === '') return undefined
+  const known = AUTOMATION_FILTERS.find((filter) => filter === value)
+  if (!known) throw new InvalidInputError(`automation must be one of ${AUTOMATION_FILTERS.join(', ')}`)
+  return known
+}
+
 function validated(query: SessionItemsQuery) {
   const from = query.from ? parseInstant(query.from, 'from') : undefined
   const to = query.to ? parseInstant(query.to, 'to') : undefined
@@ -79,6 +94,7 @@ function validated(query: SessionItemsQuery) {
     issueId: uuid(query.issueId, 'issueId'),
     signalId: uuid(query.signalId, 'signalId'),
     release: text(query.release, 'release'),
+    automation: automationFilter(query.automation),
     from,
     to,
   }
@@ -99,8 +115,8 @@ export async function listSessionItems(
   const request = {
     limit: query.limit,
     cursor: query.cursor || undefined,
-    // The release is appended only when given, so cursors of pages without it stay valid.
-    scope: `api-sessions:${organizationId}:${JSON.stringify([f.userId, f.userEmail, f.url, f.hasErrors, f.issueId, f.signalId, f.from?.getTime(), f.to?.getTime(), ...(f.release === undefined ? [] : [f.release])])}`,
+    // The release and automation are appended only when given, so cursors of pages without them stay valid.
+    scope: `api-sessions:${organizationId}:${JSON.stringify([f.userId, f.userEmail, f.url, f.hasErrors, f.issueId, f.signalId, f.from?.getTime(), f.to?.getTime(), ...(f.release === undefined ? [] : [f.release]), ...(f.automation === undefined ? [] : [`automation:${f.automation}`])])}`,
   }
   const rows = await db
     .select(LIST_COLUMNS)
@@ -147,6 +163,7 @@ export async function listSessionItems(
                 ),
             ),
         f.release === undefined ? undefined : eq(replaySessions.release, f.release),
+        automationCondition(f.automation),
         f.from === undefined ? undefined : gte(replaySessions.startedAt, f.from),
         f.to === undefined ? undefined : lte(replaySessions.startedAt, f.to),
         afterCursor(request, replaySessions.createdAt, replaySessions.id),
@@ -209,6 +226,7 @@ export function toSessionItem(
     userAgent: item.userAgent === null ? null : cutText(item.userAgent, USER_AGENT_PARSE_MAX),
     release: item.release,
     degraded: item.degraded,
+    automation: item.automation,
     status: item.status,
     issues: links?.issues ?? [],
     issueCount: links?.issueCount ?? 0,

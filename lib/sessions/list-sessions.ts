@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, ilike, or, type SQL } from 'drizzle-orm'
+import { and, desc, eq, gt, ilike, isNotNull, isNull, or, type SQL } from 'drizzle-orm'
 import { z } from 'zod'
 import type { DbOrTx } from '@/db/client'
 import { replaySessions } from '@/db/schema'
@@ -10,6 +10,18 @@ import { type SessionListItem, toSessionListItem } from './views'
 export const SESSIONS_PAGE = { default: 25, max: 100 }
 export const MAX_SEARCH_LENGTH = 200
 
+/**
+ * Which sessions a list shows: people's visits by default; `include` adds automated traffic,
+ * `only` shows nothing else (docs/hostile-input.md#automated-traffic).
+ */
+export const AUTOMATION_FILTERS = ['include', 'only'] as const
+export type AutomationFilter = (typeof AUTOMATION_FILTERS)[number]
+
+export function automationCondition(filter: AutomationFilter | undefined): SQL | undefined {
+  if (filter === 'include') return undefined
+  return filter === 'only' ? isNotNull(replaySessions.automation) : isNull(replaySessions.automation)
+}
+
 const Query = z.object({
   limit: z.number().int().min(1).max(SESSIONS_PAGE.max),
   cursor: z.string().optional(),
@@ -19,6 +31,7 @@ const Query = z.object({
     .max(MAX_SEARCH_LENGTH, { error: `Search for at most ${MAX_SEARCH_LENGTH} characters` })
     .optional(),
   errorsOnly: z.boolean().optional(),
+  automation: z.enum(AUTOMATION_FILTERS).optional(),
 })
 
 export type ListSessionsQuery = z.input<typeof Query>
@@ -43,6 +56,7 @@ export const LIST_COLUMNS = {
   userAgent: replaySessions.userAgent,
   release: replaySessions.release,
   degraded: replaySessions.degraded,
+  automation: replaySessions.automation,
 }
 
 /** `%`, `_` and `\` typed by a user are literal characters, not LIKE wildcards. */
@@ -74,12 +88,13 @@ export async function listSessions(
   organizationId: string,
   query: ListSessionsQuery,
 ): Promise<Page<SessionListItem>> {
-  const { limit, cursor, search, errorsOnly } = parseInput(Query, query)
+  const { limit, cursor, search, errorsOnly, automation } = parseInput(Query, query)
   const term = search || undefined
   const request = {
     limit,
     cursor: cursor || undefined,
-    scope: `sessions:${organizationId}:${errorsOnly ? 'errors' : '*'}:${term ?? ''}`,
+    // The automation filter is appended only when given, so earlier cursors stay valid.
+    scope: `sessions:${organizationId}:${errorsOnly ? 'errors' : '*'}:${term ?? ''}${automation ? `:${automation}` : ''}`,
   }
   const rows = await db
     .select(LIST_COLUMNS)
@@ -88,6 +103,7 @@ export async function listSessions(
       and(
         eq(replaySessions.organizationId, organizationId),
         errorsOnly ? gt(replaySessions.errorCount, 0) : undefined,
+        automationCondition(automation),
         term ? searchCondition(term) : undefined,
         afterCursor(request, replaySessions.createdAt, replaySessions.id),
       ),

@@ -1,4 +1,4 @@
-import type { replaySessions, SessionStatus, Viewport } from '@/db/schema'
+import type { AutomationKind, replaySessions, SessionStatus, Viewport } from '@/db/schema'
 
 /** Who the session belongs to, with whatever the recorder was told about them. */
 export interface SessionUser {
@@ -32,6 +32,11 @@ export interface SessionListItem {
    * the replay misses that part's changes.
    */
   degraded: boolean
+  /**
+   * Why the session is automated traffic (a reproduction run, a WebDriver-driven browser, a bot),
+   * null for a person's visit; automated sessions are never counted (docs/hostile-input.md#automated-traffic).
+   */
+  automation: AutomationKind | null
 }
 
 export interface SessionDetail extends SessionListItem {
@@ -80,6 +85,7 @@ export function toSessionListItem(
     | 'userAgent'
     | 'release'
     | 'degraded'
+    | 'automation'
   >,
 ): SessionListItem {
   return {
@@ -97,6 +103,7 @@ export function toSessionListItem(
     userAgent: row.userAgent,
     release: row.release,
     degraded: row.degraded,
+    automation: row.automation,
   }
 }
 

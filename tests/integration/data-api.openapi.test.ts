@@ -278,10 +278,13 @@ describe('GET /api/v1/openapi.json', () => {
       viewport: null,
       userAgent: null,
     })
+    await seedSession(db, org, { automation: 'reproduction' })
 
     await expectDocumented('/api/v1/sessions', 'get', await api.listSessions(read))
     await expectDocumented('/api/v1/sessions', 'get', await api.listSessions(read, { limit: 1 }))
     await expectDocumented('/api/v1/sessions', 'get', await api.listSessions(read, { hasErrors: 'maybe' }))
+    await expectDocumented('/api/v1/sessions', 'get', await api.listSessions(read, { automation: 'only' }))
+    await expectDocumented('/api/v1/sessions', 'get', await api.listSessions(read, { automation: 'all' }))
     await expectDocumented('/api/v1/sessions', 'get', await api.listSessions(null))
     const writeOnly = (await seedOAuthToken(db, org, { scope: 'write:issues' })).token
     await expectDocumented('/api/v1/sessions', 'get', await api.listSessions(writeOnly))

@@ -279,6 +279,7 @@ describe('GET /api/v1/sessions', () => {
         'userAgent',
         'release',
         'degraded',
+        'automation',
       ].sort(),
     )
     expect(checkout).toMatchObject({
@@ -292,6 +293,7 @@ describe('GET /api/v1/sessions', () => {
       userAgent: expect.stringContaining('Chrome/131'),
       release: null,
       degraded: false,
+      automation: null,
       issues: [
         { id: issue.id, title: issue.title, kind: 'js_error', priority: 'critical', status: 'unresolved' },
         {

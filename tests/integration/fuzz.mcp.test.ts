@@ -197,6 +197,7 @@ const SESSION_TOOL_FIELDS: Record<string, string[]> = {
     'signalId',
     'from',
     'to',
+    'automation',
   ],
   get_session: ['sessionId', 'around', 'windowMs', 'limit', 'cursor', 'kinds'],
   get_issue_reproduction: ['issueId'],

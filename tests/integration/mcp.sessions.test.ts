@@ -140,6 +140,7 @@ describe('tools/list', () => {
         'url',
         'userEmail',
         'userId',
+        'automation',
       ].sort(),
     )
     expect(props('get_session').limit).toMatchObject({ minimum: 1, maximum: 200, default: 50 })

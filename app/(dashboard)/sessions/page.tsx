@@ -7,7 +7,13 @@ import { getDb } from '@/lib/db'
 import { InvalidInputError } from '@/lib/errors'
 import { requireMember } from '@/lib/http/session'
 import { recorderSnippet } from '@/lib/sdk/snippet'
-import { listSessions, MAX_SEARCH_LENGTH, SESSIONS_PAGE } from '@/lib/sessions/list-sessions'
+import {
+  AUTOMATION_FILTERS,
+  type AutomationFilter,
+  listSessions,
+  MAX_SEARCH_LENGTH,
+  SESSIONS_PAGE,
+} from '@/lib/sessions/list-sessions'
 import { shortUrl } from '@/lib/sessions/session-timeline'
 import { type SessionListItem, userLabel } from '@/lib/sessions/views'
 import { DegradedBadge } from './degraded-badge'
@@ -20,10 +26,23 @@ type Param = string | string[] | undefined
 
 const one = (value: Param) => (Array.isArray(value) ? value[0] : value)
 
-function listHref(filters: { q: string; errorsOnly: boolean }, cursor?: string): string {
+type Filters = { q: string; errorsOnly: boolean; automation: AutomationFilter | undefined }
+
+const TRAFFIC_LABELS: Record<AutomationFilter | '', string> = {
+  '': 'People',
+  include: 'People and automated',
+  only: 'Automated only',
+}
+
+/** Anything but the two known values is the default: people's visits. */
+const automationParam = (value: string | undefined): AutomationFilter | undefined =>
+  AUTOMATION_FILTERS.find((filter) => filter === value)
+
+function listHref(filters: Filters, cursor?: string): string {
   const params = new URLSearchParams()
   if (filters.q) params.set('q', filters.q)
   if (filters.errorsOnly) params.set('errors', '1')
+  if (filters.automation) params.set('automation', filters.automation)
   if (cursor) params.set('cursor', cursor)
   const query = params.toString()
   return query ? `/sessions?${query}` : '/sessions'
@@ -40,13 +59,17 @@ function userDetail(session: SessionListItem): string {
 export default async function SessionsPage({
   searchParams,
 }: {
-  searchParams: Promise<{ q?: Param; errors?: Param; cursor?: Param }>
+  searchParams: Promise<{ q?: Param; errors?: Param; automation?: Param; cursor?: Param }>
 }) {
   const { organization } = await requireMember('/sessions')
   const params = await searchParams
-  const filters = { q: (one(params.q) ?? '').trim(), errorsOnly: one(params.errors) === '1' }
+  const filters: Filters = {
+    q: (one(params.q) ?? '').trim(),
+    errorsOnly: one(params.errors) === '1',
+    automation: automationParam(one(params.automation)),
+  }
   const cursor = one(params.cursor) || undefined
-  const filtered = filters.q !== '' || filters.errorsOnly
+  const filtered = filters.q !== '' || filters.errorsOnly || filters.automation !== undefined
   const now = Date.now()
 
   let page: Awaited<ReturnType<typeof listSessions>> | null = null
@@ -57,6 +80,7 @@ export default async function SessionsPage({
       cursor,
       search: filters.q,
       errorsOnly: filters.errorsOnly,
+      automation: filters.automation,
     })
   } catch (error) {
     if (!(error instanceof InvalidInputError)) throw error
@@ -82,6 +106,10 @@ export default async function SessionsPage({
             <Link href="/settings/keys">Create an ingest key</Link> if you do not have one at hand.
           </p>
           <p className="muted">Sessions appear here a few seconds after a visitor opens a page.</p>
+          <p className="muted">
+            Visits by automation (test runs, crawlers, headless browsers) are kept apart:{' '}
+            <Link href="/sessions?automation=only">show automated sessions</Link>.
+          </p>
         </section>
       </>
     )
@@ -113,6 +141,21 @@ export default async function SessionsPage({
             <input type="checkbox" name="errors" value="1" defaultChecked={filters.errorsOnly} /> With errors
             only
           </label>
+          <div className="field">
+            <label htmlFor="session-traffic">Traffic</label>
+            <select
+              className="select"
+              id="session-traffic"
+              name="automation"
+              defaultValue={filters.automation ?? ''}
+            >
+              {Object.entries(TRAFFIC_LABELS).map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </div>
           <button className="btn" type="submit">
             Search
           </button>
@@ -131,7 +174,9 @@ export default async function SessionsPage({
               ? 'No more sessions.'
               : filters.q
                 ? `No session matches “${filters.q}”${filters.errorsOnly ? ' with errors' : ''}.`
-                : 'No session has errors.'}
+                : filters.errorsOnly
+                  ? 'No session has errors.'
+                  : 'No automated session was recorded.'}
           </p>
           <p className="muted">
             {cursor ? (
@@ -212,6 +257,18 @@ export default async function SessionsPage({
                           {status.label}
                         </span>
                         <DegradedBadge degraded={session.degraded} />
+                        {session.automation ? (
+                          <>
+                            {' '}
+                            <span
+                              className="badge badge-low"
+                              title="Automated traffic (a reproduction run, a browser driven by automation or a bot): never counted"
+                              data-testid="session-automated"
+                            >
+                              {session.automation}
+                            </span>
+                          </>
+                        ) : null}
                       </td>
                     </tr>
                   )

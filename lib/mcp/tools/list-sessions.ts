@@ -3,6 +3,7 @@ import { parseCursor } from '@/lib/api/params'
 import { SCOPES } from '@/lib/credentials/scopes'
 import { SessionItem } from '@/lib/sessions/api-views'
 import { listSessionItems, SESSION_ITEMS_PAGE } from '@/lib/sessions/list-session-items'
+import { AUTOMATION_FILTERS } from '@/lib/sessions/list-sessions'
 import { cursorInput, limitInput, moreLine, nextCursorOutput, plural } from '../inputs'
 import { boundedLines, sessionLine } from '../session-text'
 import { defineTool } from '../tool'
@@ -15,7 +16,8 @@ export const listSessionsTool = defineTool({
   description: [
     "List your organization's recorded browser sessions, newest first, with their user, length,",
     'pages, processing status, and the issues and signals each belongs to. Filter by user id or',
-    'e-mail, a URL fragment, hasErrors, an issue or a signal, a release, or a start time range; page with',
+    'e-mail, a URL fragment, hasErrors, an issue or a signal, a release, or a start time range; automated',
+    "traffic (reproduction runs, bots) only with automation: 'include' or 'only'. Page with",
     'the returned nextCursor. Call get_session for the summary and timeline of one session.',
     UNTRUSTED_TOOL_NOTE,
   ].join(' '),
@@ -37,6 +39,12 @@ export const listSessionsTool = defineTool({
       .describe("Only sessions of this release (exact, as the recorder's release option named it)"),
     from: z.string().optional().describe('Started at or after this ISO 8601 time, e.g. 2026-01-31T12:00:00Z'),
     to: z.string().optional().describe('Started at or before this ISO 8601 time'),
+    automation: z
+      .enum(AUTOMATION_FILTERS)
+      .optional()
+      .describe(
+        "Automated traffic (reproduction runs, WebDriver, bots) is left out by default: 'include' adds it, 'only' lists nothing else",
+      ),
   }),
   outputSchema: z.object({ sessions: z.array(SessionItem), nextCursor: nextCursorOutput }),
   requiredScopes: [SCOPES.read],
