@@ -33,14 +33,17 @@ export class AnalysisStopped extends Error {
 
 /**
  * A symbolication stopped while its worker was parsing one map (`blobKey`): over the budget,
- * or the worker died. The pool remembers the map (AnalysisPool.stoppedOn); the caller may
- * retry without it.
+ * or the worker died. `alone`: the map was the first its worker parsed, in a worker started
+ * for this call, so nothing else held the worker's memory or time; only then is the map to
+ * blame, and the pool remembers it (AnalysisPool.stoppedOn). Otherwise the maps before it may
+ * have spent the budget: the caller retries it alone (`fresh`) and the others without it.
  */
 export class MapStopped extends AnalysisStopped {
   override name = 'MapStopped'
 
   constructor(
     readonly blobKey: string,
+    readonly alone: boolean,
     stopped: AnalysisStopped,
   ) {
     super(stopped.stopCause, stopped.budget, { cause: stopped.cause })
@@ -48,9 +51,9 @@ export class MapStopped extends AnalysisStopped {
 }
 
 /**
- * Maps a worker was stopped on, remembered on this thread: the worker's own memory of failed
- * maps goes with the worker. Bounded, and for a while only: a map may have been unlucky (the
- * budget spent by the maps before it, a busy machine).
+ * Maps a worker was stopped on alone, remembered on this thread: the worker's own memory of
+ * failed maps goes with the worker. Bounded, and for a while only: a map may have been
+ * unlucky (a busy machine).
  */
 const STOPPED_MAPS = { max: 500, ttlMs: 10 * 60_000 }
 
@@ -64,11 +67,8 @@ export interface StoredBatch {
   bytes: Uint8Array
 }
 
-/** A source map's JSON as storage holds it; null when storage had none under the key. */
-export interface MapBytes {
-  blobKey: string
-  bytes: Uint8Array | null
-}
+/** Reads a source map's JSON from storage; null when storage had none under the key. */
+export type ReadMap = (blobKey: string) => Promise<Uint8Array | null>
 
 /** One map of an upload: the relative path it was sent as, and its JSON. */
 export interface UploadedMap {
@@ -98,6 +98,8 @@ interface Slot {
   worker: Worker
   memoryMb: number
   busy: boolean
+  /** Released at least once: it has served a call and may hold that call's cached maps. */
+  used: boolean
   idleTimer?: ReturnType<typeof setTimeout>
   /** The last 'error' the worker emitted: it tells an out-of-memory exit from a crash. */
   error?: unknown
@@ -180,8 +182,9 @@ export class AnalysisPool {
   }
 
   /**
-   * Why a worker was stopped while parsing the map under `blobKey` in the last 10 minutes;
-   * undefined when it was not. Its frames are better failed than sent to a worker again.
+   * Why a fresh worker was stopped while parsing the map under `blobKey` alone in the last 10
+   * minutes; undefined when it was not. Its frames are better failed than sent to a worker
+   * again.
    */
   stoppedOn(blobKey: string): StopCause | undefined {
     return this.stoppedMaps.get(blobKey)
@@ -242,25 +245,32 @@ export class AnalysisPool {
 
   /**
    * Resolves stack frames through source maps in a worker (docs/source-maps.md), within
-   * `budget`: the worker names the maps it has not cached and `readMaps` reads them here
-   * (storage time is not counted); they are sent one per message. Throws as `analyse` does:
-   * AnalysisStopped when the worker ran over the budget or died, MapStopped (remembered, see
-   * `stoppedOn`) when that happened while it parsed a map, AnalysisFailed when it reported an
-   * error.
+   * `budget`: the worker names the maps it has not cached and `readMap` reads each here when
+   * its turn comes (storage time is not counted); they are sent one per message, and the
+   * worker drops each once its frames are resolved. `fresh`: in a newly started worker, with
+   * nothing cached (to try a map alone). Throws as `analyse` does: AnalysisStopped when the
+   * worker ran over the budget or died, MapStopped when that happened while it parsed a map
+   * (remembered, see `stoppedOn`, only when the map was alone), AnalysisFailed when it
+   * reported an error.
    */
   async symbolicate(
     lookups: FrameLookup[],
-    readMaps: (blobKeys: string[]) => Promise<MapBytes[]>,
+    readMap: ReadMap,
     budget: AnalysisBudget,
+    options: { fresh?: boolean } = {},
   ): Promise<Record<string, SymbolicatedFrame>> {
-    const slot = await this.acquire(budget.memoryMb)
+    const slot = await this.acquire(budget.memoryMb, options.fresh)
     const clock = new BusyClock(budget.timeoutMs)
     let reusable = false
     try {
       let reply = await this.request(slot, { type: 'symbolicate', lookups }, [], clock, budget)
       if (reply.type === 'maps-needed') {
-        for (const { blobKey, bytes } of await readMaps(reply.blobKeys)) {
+        let first = !slot.used
+        for (const blobKey of reply.blobKeys) {
+          const bytes = await readMap(blobKey)
           const buffer = bytes ? ownBuffer(bytes) : null
+          const alone = first
+          first = false
           try {
             reply = await this.request(
               slot,
@@ -271,8 +281,8 @@ export class AnalysisPool {
             )
           } catch (error) {
             if (!(error instanceof AnalysisStopped)) throw error
-            this.stoppedMaps.set(blobKey, error.stopCause)
-            throw new MapStopped(blobKey, error)
+            if (alone) this.stoppedMaps.set(blobKey, error.stopCause)
+            throw new MapStopped(blobKey, alone, error)
           }
           if (reply.type !== 'map-loaded') break
         }
@@ -334,9 +344,10 @@ export class AnalysisPool {
     await Promise.all([...this.slots].map((slot) => this.retire(slot)))
   }
 
-  private async acquire(memoryMb: number): Promise<Slot> {
+  /** A worker for one call: an idle one with this heap limit, or (`fresh`, or none idle) a new one. */
+  private async acquire(memoryMb: number, fresh = false): Promise<Slot> {
     for (;;) {
-      const idle = this.slots.find((slot) => !slot.busy && slot.memoryMb === memoryMb)
+      const idle = fresh ? undefined : this.slots.find((slot) => !slot.busy && slot.memoryMb === memoryMb)
       if (idle) {
         clearTimeout(idle.idleTimer)
         idle.busy = true
@@ -344,7 +355,7 @@ export class AnalysisPool {
         return idle
       }
       if (this.slots.length < this.options.size) return this.start(memoryMb)
-      // An idle worker with another heap limit makes room for one with this limit.
+      // An idle worker with another heap limit (or any, for a fresh one) makes room.
       const other = this.slots.find((slot) => !slot.busy)
       if (other) {
         void this.retire(other)
@@ -365,7 +376,7 @@ export class AnalysisPool {
         maxYoungGenerationSizeMb: Math.max(4, Math.min(32, Math.floor(memoryMb / 8))),
       },
     })
-    const slot: Slot = { worker, memoryMb, busy: true }
+    const slot: Slot = { worker, memoryMb, busy: true, used: false }
     // Always listened to: an unheard 'error' would be thrown on the server thread.
     worker.on('error', (error) => {
       slot.error = error
@@ -401,6 +412,7 @@ export class AnalysisPool {
   private release(slot: Slot): void {
     if (!this.slots.includes(slot)) return
     slot.busy = false
+    slot.used = true
     // An idle worker does not keep the process (a CLI command, a test) alive.
     slot.worker.unref()
     slot.idleTimer = setTimeout(() => void this.retire(slot), this.options.idleMs)

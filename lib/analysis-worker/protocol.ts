@@ -24,13 +24,16 @@ export type ToWorker =
    */
   | { type: 'symbolicate'; lookups: FrameLookup[] }
   /**
-   * The maps asked for: their JSON, transferred; null when storage had none. The worker parses
-   * them and answers `symbolicated`; an empty list resolves with the maps sent one by one.
+   * Ends a symbolication: any maps listed (their JSON, transferred; null when storage had none)
+   * are parsed first, one after the other; the worker answers `symbolicated`. The pool sends
+   * an empty list after the maps it sent one by one.
    */
   | { type: 'maps'; maps: { blobKey: string; bytes: ArrayBuffer | null }[] }
   /**
-   * One map asked for, answered `map-loaded` once parsed: sent one per message, so that the
-   * server thread knows which map the worker was parsing when it ran over its budget.
+   * One map asked for, answered `map-loaded` once parsed and applied to every frame that needs
+   * it, after which the worker keeps it only in its bounded cache: sent one per message, so
+   * that one map at a time is resident and the server thread knows which map the worker was
+   * parsing when it ran over its budget.
    */
   | { type: 'map'; blobKey: string; bytes: ArrayBuffer | null }
   /**
@@ -47,7 +50,7 @@ export type FromWorker =
   /** The batch could not be parsed or the analyser threw; the worker stays usable. */
   | { type: 'failed'; message: string }
   | { type: 'maps-needed'; blobKeys: string[] }
-  /** The map of a `map` message is parsed (or failed) and held for the symbolication. */
+  /** The map of a `map` message is parsed (or failed) and its frames resolved. */
   | { type: 'map-loaded'; blobKey: string }
   /** Every lookup's frame, by frameKey. */
   | { type: 'symbolicated'; frames: Record<string, SymbolicatedFrame> }

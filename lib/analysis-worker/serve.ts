@@ -4,7 +4,7 @@ import { createAnalyzer } from '../analysis/analyzer'
 import type { Analyzer, RrwebEvent } from '../analysis/types'
 import { checkMap } from '../sourcemaps/validate-map'
 import { defaultMapCacheBytes, MapCache } from '../symbolication/map-cache'
-import { type FrameLookup, type MapState, symbolicateLookups } from '../symbolication/symbolicate-frames'
+import { LookupResolver } from '../symbolication/symbolicate-frames'
 import type { FromWorker, ToWorker } from './protocol'
 
 export interface ServeHooks {
@@ -34,48 +34,43 @@ function eventsOf(bytes: ArrayBuffer): RrwebEvent[] {
  */
 export function serveAnalysis(port: MessagePort, hooks: ServeHooks = {}): void {
   let analyzer: Analyzer | null = null
-  // Parsed maps outlive sessions: the next session of a release needs the same ones.
+  // Parsed maps outlive sessions: the next session of a release needs the same ones. The
+  // cache is bounded by estimated heap; nothing else keeps a map past its turn.
   const maps = new MapCache({ maxBytes: defaultMapCacheBytes(resourceLimits.maxOldGenerationSizeMb) })
-  // A symbolication waiting for the maps it asked for, with the cached maps it found: held
-  // here, so that parsing the others cannot evict them from the cache meanwhile.
-  let pending: { lookups: FrameLookup[]; held: Map<string, MapState> } | null = null
+  // A symbolication waiting for the maps it asked for. Each map is applied as it arrives and
+  // dropped (docs/source-maps.md, "Memory"): one map at a time is resident, however many a
+  // session names, beside the cache.
+  let pending: LookupResolver | null = null
   const reply = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer)
-  const symbolicated = (lookups: FrameLookup[], held: Map<string, MapState>) => {
-    const mapFor = (blobKey: string): MapState => held.get(blobKey) ?? { failed: 'the map was not sent' }
-    reply({ type: 'symbolicated', frames: symbolicateLookups(lookups, mapFor) })
+  const load = (resolver: LookupResolver, blobKey: string, bytes: ArrayBuffer | null) => {
+    hooks.beforeMapParse?.(blobKey)
+    resolver.apply(blobKey, maps.load(blobKey, bytes ? new Uint8Array(bytes) : null))
   }
   port.on('message', (message: ToWorker) => {
     try {
       if (message.type === 'symbolicate') {
-        const held = new Map<string, MapState>()
-        const needed = new Set<string>()
-        for (const lookup of message.lookups)
-          for (const key of [lookup.mapKey, ...lookup.callers.map((caller) => caller.mapKey)]) {
-            const cached = maps.get(key)
-            if (cached) held.set(key, cached)
-            else needed.add(key)
-          }
-        if (needed.size === 0) return symbolicated(message.lookups, held)
-        pending = { lookups: message.lookups, held }
-        return reply({ type: 'maps-needed', blobKeys: [...needed] })
+        const resolver = new LookupResolver(message.lookups)
+        const needed: string[] = []
+        for (const key of resolver.mapKeys) {
+          const cached = maps.get(key)
+          if (cached) resolver.apply(key, cached)
+          else needed.push(key)
+        }
+        if (needed.length === 0) return reply({ type: 'symbolicated', frames: resolver.result() })
+        pending = resolver
+        return reply({ type: 'maps-needed', blobKeys: needed })
       }
       if (message.type === 'map') {
         if (!pending) throw new Error('no symbolication begun')
-        hooks.beforeMapParse?.(message.blobKey)
-        const bytes = message.bytes ? new Uint8Array(message.bytes) : null
-        pending.held.set(message.blobKey, maps.load(message.blobKey, bytes))
+        load(pending, message.blobKey, message.bytes)
         return reply({ type: 'map-loaded', blobKey: message.blobKey })
       }
       if (message.type === 'maps') {
         const waiting = pending
         pending = null
         if (!waiting) throw new Error('no symbolication begun')
-        // Held for this request too, not only cached: a map larger than the cache still serves it.
-        for (const map of message.maps) {
-          hooks.beforeMapParse?.(map.blobKey)
-          waiting.held.set(map.blobKey, maps.load(map.blobKey, map.bytes ? new Uint8Array(map.bytes) : null))
-        }
-        return symbolicated(waiting.lookups, waiting.held)
+        for (const map of message.maps) load(waiting, map.blobKey, map.bytes)
+        return reply({ type: 'symbolicated', frames: waiting.result() })
       }
       if (message.type === 'check-map') {
         hooks.beforeMapParse?.(message.path)

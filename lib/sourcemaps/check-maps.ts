@@ -8,6 +8,8 @@ export interface CheckedMapFile {
   path: string
   bytes: Buffer
   debugId: string | null
+  /** Heap the worker needs to parse it (lib/symbolication/heap-estimate.ts), stored with its row. */
+  heapEstimateBytes: number
   sha256: string
 }
 
@@ -30,6 +32,7 @@ export async function* checkMapsInWorker(
         path,
         bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
         debugId: check.debugId,
+        heapEstimateBytes: check.heapEstimateBytes,
         sha256: check.sha256,
       }
       current++

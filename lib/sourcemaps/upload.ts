@@ -99,7 +99,13 @@ export async function uploadSourcemaps(
     maps.map((m) => m.path),
     [...minified].map(([path, m]) => ({ path, sourceMappingUrl: m.sourceMappingUrl })),
   )
-  const planned: { url: string; debugId: string | null; bytes: Buffer; blobKey: string }[] = []
+  const planned: {
+    url: string
+    debugId: string | null
+    bytes: Buffer
+    blobKey: string
+    heapEstimateBytes: number
+  }[] = []
   // In the maps' order, each checked before the next is parsed: the first refusal is the same
   // as when this ran here, and stops the worker's work on the rest.
   for await (const map of checkMapsInWorker(deps.analysis ?? getSessionAnalysis(), maps)) {
@@ -119,6 +125,7 @@ export async function uploadSourcemaps(
       url,
       debugId: fromMap ?? fromFile,
       bytes: map.bytes,
+      heapEstimateBytes: map.heapEstimateBytes,
       blobKey: sourcemapBlobKeyOfDigest(input.organizationId, map.sha256),
     })
   }
@@ -147,6 +154,7 @@ export async function uploadSourcemaps(
           debugId: p.debugId,
           blobKey: p.blobKey,
           sizeBytes: p.bytes.byteLength,
+          heapEstimateBytes: p.heapEstimateBytes,
         })),
       )
       .onConflictDoUpdate({
@@ -155,6 +163,7 @@ export async function uploadSourcemaps(
           debugId: sql`excluded.debug_id`,
           blobKey: sql`excluded.blob_key`,
           sizeBytes: sql`excluded.size_bytes`,
+          heapEstimateBytes: sql`excluded.heap_estimate_bytes`,
           uploadedAt: sql`now()`,
           lastUsedAt: sql`now()`,
         },

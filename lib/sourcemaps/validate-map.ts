@@ -1,8 +1,14 @@
+import { mapHeapEstimate } from '../symbolication/heap-estimate'
 import { checkRegularMap, MapRejected } from '../symbolication/parse-map'
 import { normalizeDebugId } from './comments'
 
-/** What checking one uploaded map found: its debug ID, or the refusal worded for the uploader. */
-export type MapCheck = { ok: true; debugId: string | null } | { ok: false; error: string }
+/**
+ * What checking one uploaded map found: its debug ID and the heap symbolication will need to
+ * parse it (lib/symbolication/heap-estimate.ts), or the refusal worded for the uploader.
+ */
+export type MapCheck =
+  | { ok: true; debugId: string | null; heapEstimateBytes: number }
+  | { ok: false; error: string }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
@@ -10,7 +16,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
  * Checks that a map is one the symbolicator can read: JSON, an object with `version: 3`, a
  * string `mappings` and a `sources` array. Index maps (`sections`) are refused: bundlers
  * write them only when asked to, and a regular map per file is what frames are looked up in.
- * Answers the map's debug ID (`debugId` or `debug_id`), lowercase, or null.
+ * Answers the map's debug ID (`debugId` or `debug_id`), lowercase, or null, and its heap
+ * estimate, from the numbers the mappings check counted: no second parse.
  *
  * Parsing up to 20 MB of JSON takes hundreds of milliseconds: this runs in an analysis worker
  * (lib/analysis-worker, `check-map`), never on the thread that answers requests. It answers
@@ -35,15 +42,17 @@ export function checkMap(path: string, bytes: Uint8Array): MapCheck {
     return { ok: false, error: `${path} is not a version 3 source map ("version": 3)` }
   if (typeof fields.mappings !== 'string') return { ok: false, error: `${path} has no "mappings" string` }
   if (!Array.isArray(fields.sources)) return { ok: false, error: `${path} has no "sources" array` }
+  let integers: number
   try {
-    checkRegularMap(fields)
+    integers = checkRegularMap(fields)
   } catch (error) {
     if (!(error instanceof MapRejected)) throw error
     return { ok: false, error: `${path} cannot be used for symbolication: ${error.message}` }
   }
+  const heapEstimateBytes = mapHeapEstimate(bytes.byteLength, integers)
   const raw = Object.hasOwn(fields, 'debugId') ? fields.debugId : fields.debug_id
-  if (raw === undefined || raw === null) return { ok: true, debugId: null }
+  if (raw === undefined || raw === null) return { ok: true, debugId: null, heapEstimateBytes }
   const debugId = typeof raw === 'string' ? normalizeDebugId(raw) : null
   if (!debugId) return { ok: false, error: `${path}: "debugId" must be a UUID` }
-  return { ok: true, debugId }
+  return { ok: true, debugId, heapEstimateBytes }
 }

@@ -5,6 +5,7 @@
  * would otherwise decode into millions of arrays. Runs in the analysis worker only.
  */
 import { decodedMappings, FlattenMap, TraceMap } from '@jridgewell/trace-mapping'
+import { BYTES_PER_MAPPING_INTEGER } from './heap-estimate'
 
 /** Largest map read from storage; bigger ones fail their frames without being read. */
 export const MAX_MAP_BYTES = 40 * 1024 * 1024
@@ -15,8 +16,6 @@ export const MAX_MAP_BYTES = 40 * 1024 * 1024
  */
 const MAX_MAPPING_LINES = 1_000_000
 const MAX_MAPPING_INTEGERS = 10_000_000
-/** Heap a decoded number of the mappings takes, for the cache's count. */
-const BYTES_PER_MAPPING_INTEGER = 20
 const MAX_SOURCES = 100_000
 const MAX_NAMES = 1_000_000
 /** Index maps (`sections`): only one level, and only this many sections. */
@@ -32,7 +31,10 @@ export interface ParsedMap {
   trace: TraceMap
   /** Size of the JSON it was parsed from. */
   bytes: number
-  /** Estimated heap it holds: its JSON's size plus its decoded mappings. What the cache counts. */
+  /**
+   * Estimated heap it holds once parsed: its JSON's size plus its decoded mappings. What the
+   * cache counts (the peak while parsing, heap-estimate.ts, is higher).
+   */
   heapBytes: number
   /** Start offset of each line of a source's content, by source index, computed on first use. */
   lineStarts: Map<number, Uint32Array>

@@ -137,49 +137,83 @@ function cutOrNull(value: string | null | undefined, max: number): string | null
   return value ? clip(value, max) : null
 }
 
-/** The callee's name at a caller's call site, when it is written in the same original source. */
-function callerName(input: FrameInput, source: string): string | null {
-  for (const caller of input.callers) {
-    if ('failed' in caller.map) continue
-    const position = originalPosition(caller.map, caller.frame)
-    if (position?.name && caller.map.trace.resolvedSources[position.source] === source) return position.name
-  }
-  return null
+/** What a caller's call site says of its callee: the name written there, in its original source. */
+interface CallSite {
+  name: string
+  source: string
 }
 
-/**
- * One frame's original position, source context and function name. The name is, in order:
- * the nearest enclosing named function in the original source; the name the caller's call
- * site records (the next frame down, when it maps into the same source: a call expression
- * names its callee as written); the name the map records at the position itself (often the
- * token that threw); else null. The scan comes first because it depends on the frame's own
- * position only: the name goes into the error's fingerprint, and a function called through
- * an alias in one session must not be named after the alias there.
- *
- * Names and sources come from an uploaded map and are cut to bounds: they travel into
- * memoized step results, evidence, texts and model prompts.
- */
-export function symbolicateFrame(input: FrameInput): SymbolicatedFrame {
-  const { frame, map } = input
-  if ('failed' in map) return { minified: frame, original: null, status: 'failed' }
+/** A frame resolved through its own map, before its callers' call sites may name it. */
+interface OwnResolution {
+  frame: SymbolicatedFrame
+  /** The original source it maps into (uncut), compared with the callers' sources. */
+  source: string
+  /** The enclosing function's name read from the source, and the mapping's own name. */
+  scanned: string | null
+  named: string | null
+}
+
+function callSite(map: MapState, frame: MinifiedFrame): CallSite | null {
+  if ('failed' in map) return null
   const position = originalPosition(map, frame)
-  if (!position) return { minified: frame, original: null, status: 'no_mapping' }
+  if (!position?.name) return null
+  return { name: position.name, source: map.trace.resolvedSources[position.source] ?? '' }
+}
+
+function resolveOwn(frame: MinifiedFrame, map: MapState): OwnResolution {
+  const unresolved = { source: '', scanned: null, named: null }
+  if ('failed' in map) return { frame: { minified: frame, original: null, status: 'failed' }, ...unresolved }
+  const position = originalPosition(map, frame)
+  if (!position) return { frame: { minified: frame, original: null, status: 'no_mapping' }, ...unresolved }
   const source = map.trace.resolvedSources[position.source] ?? ''
   const content = sourceContent(map, position.source)
   const starts = content === null ? null : lineStarts(map, position.source, content)
   const original: OriginalFrame = {
-    fn: cutOrNull(
-      (content !== null && starts ? scannedName(content, starts, position.line, position.column) : null) ??
-        callerName(input, source) ??
-        position.name,
-      MAX_ORIGINAL_NAME_CHARS,
-    ),
+    fn: null,
     source: clip(source, MAX_ORIGINAL_SOURCE_CHARS),
     line: position.line + 1,
     column: position.column + 1,
     context: content !== null && starts ? contextOf(content, starts, position.line, position.column) : null,
   }
-  return { minified: frame, original, status: 'mapped' }
+  return {
+    frame: { minified: frame, original, status: 'mapped' },
+    source,
+    scanned: content !== null && starts ? scannedName(content, starts, position.line, position.column) : null,
+    named: position.name,
+  }
+}
+
+/** The frame with its function name: read from the source, else the first call site in the same source, else the mapping's. */
+function withName(own: OwnResolution, callSites: (CallSite | null)[]): SymbolicatedFrame {
+  const { frame } = own
+  if (!frame.original) return frame
+  const caller = callSites.find((site) => site !== null && site.source === own.source)?.name ?? null
+  return {
+    ...frame,
+    original: {
+      ...frame.original,
+      fn: cutOrNull(own.scanned ?? caller ?? own.named, MAX_ORIGINAL_NAME_CHARS),
+    },
+  }
+}
+
+/**
+ * One frame's original position, source context and function name. The name is, in order:
+ * the nearest enclosing named function in the original source; the name the caller's call
+ * site records (the next frame down, when it maps into the same original source: a call
+ * expression names its callee as written); the name the map records at the position itself
+ * (often the token that threw); else null. The scan comes first because it depends on the
+ * frame's own position only: the name goes into the error's fingerprint, and a function
+ * called through an alias in one session must not be named after the alias there.
+ *
+ * Names and sources come from an uploaded map and are cut to bounds: they travel into
+ * memoized step results, evidence, texts and model prompts.
+ */
+export function symbolicateFrame(input: FrameInput): SymbolicatedFrame {
+  return withName(
+    resolveOwn(input.frame, input.map),
+    input.callers.map((caller) => callSite(caller.map, caller.frame)),
+  )
 }
 
 /** A frame to resolve as the server thread sends it to the worker: maps named by blob key. */
@@ -189,18 +223,60 @@ export interface FrameLookup {
   callers: { frame: MinifiedFrame; mapKey: string }[]
 }
 
-/** Resolves each lookup with the maps `mapFor` gives, by frameKey. */
-export function symbolicateLookups(
-  lookups: FrameLookup[],
-  mapFor: (blobKey: string) => MapState,
-): Record<string, SymbolicatedFrame> {
-  const frames: Record<string, SymbolicatedFrame> = {}
-  for (const lookup of lookups) {
-    frames[frameKey(lookup.frame)] = symbolicateFrame({
-      frame: lookup.frame,
-      map: mapFor(lookup.mapKey),
-      callers: lookup.callers.map((caller) => ({ frame: caller.frame, map: mapFor(caller.mapKey) })),
+/**
+ * Resolves lookups one map at a time (docs/source-maps.md, "Memory"): each map is `apply`-ed
+ * once, to every frame and call site that needs it, and can be dropped before the next is
+ * parsed. Between maps only the small per-frame answers are kept, never a map, so the memory
+ * a symbolication holds does not grow with the number of maps it reads.
+ */
+export class LookupResolver {
+  private readonly own: (OwnResolution | undefined)[] = []
+  private readonly sites: (CallSite | null)[][]
+  /** For each map, the lookups it resolves and the call sites ([lookup, caller]) it reads. */
+  private readonly uses = new Map<string, { frames: number[]; callers: [number, number][] }>()
+
+  constructor(private readonly lookups: FrameLookup[]) {
+    this.sites = lookups.map((lookup) => lookup.callers.map(() => null))
+    const use = (key: string) => {
+      let entry = this.uses.get(key)
+      if (!entry) {
+        entry = { frames: [], callers: [] }
+        this.uses.set(key, entry)
+      }
+      return entry
+    }
+    lookups.forEach((lookup, i) => {
+      use(lookup.mapKey).frames.push(i)
+      lookup.callers.forEach((caller, j) => {
+        use(caller.mapKey).callers.push([i, j])
+      })
     })
   }
-  return frames
+
+  /** The maps the lookups need, in the order they first name them. */
+  get mapKeys(): string[] {
+    return [...this.uses.keys()]
+  }
+
+  /**
+   * Resolves with one map everything that needs it. What is kept is cloned: a context line or
+   * a name is a slice of the map's sourcesContent, and a slice keeps the whole source alive.
+   */
+  apply(blobKey: string, map: MapState): void {
+    const uses = this.uses.get(blobKey)
+    if (!uses) return
+    for (const i of uses.frames) this.own[i] = structuredClone(resolveOwn(this.lookups[i]!.frame, map))
+    for (const [i, j] of uses.callers)
+      this.sites[i]![j] = structuredClone(callSite(map, this.lookups[i]!.callers[j]!.frame))
+  }
+
+  /** Every lookup's frame, by frameKey; a frame whose map was never applied is `failed`. */
+  result(): Record<string, SymbolicatedFrame> {
+    const frames: Record<string, SymbolicatedFrame> = {}
+    this.lookups.forEach((lookup, i) => {
+      const own = this.own[i] ?? resolveOwn(lookup.frame, { failed: 'the map was not sent' })
+      frames[frameKey(lookup.frame)] = withName(own, this.sites[i]!)
+    })
+    return frames
+  }
 }

@@ -8,11 +8,12 @@ import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { sourcemapFiles } from '@/db/schema'
 import { cutQuery } from '@/lib/analysis/stack'
-import { AnalysisFailed, AnalysisStopped, type MapBytes, MapStopped } from '@/lib/analysis-worker/pool'
+import { AnalysisFailed, AnalysisStopped, MapStopped } from '@/lib/analysis-worker/pool'
 import { logger } from '@/lib/log'
 import { getSessionAnalysis, type SessionAnalysis } from '@/lib/processing/analyse-session'
 import { readCapped } from '@/lib/storage/read-capped'
 import type { BlobStore } from '@/lib/storage/types'
+import { admitsMap, mapHeapBudgetBytes, storedHeapEstimate } from './heap-estimate'
 import { frameAddresses } from './map-address'
 import { MAX_MAP_BYTES } from './parse-map'
 import type { FrameLookup } from './symbolicate-frames'
@@ -34,8 +35,9 @@ export const MAX_SESSION_MAP_BYTES = 96 * 1024 * 1024
 /** Callers looked at per frame for its name (the call sites of different stacks). */
 const MAX_CALLERS = 4
 /**
- * Calls to the worker per session: the first, and one more without the map it was stopped on.
- * Each may take the whole budget, so a session costs at most twice its budget.
+ * Calls to the worker per session: the first, and one more without the map it was stopped on;
+ * besides, each map it was stopped on is tried once alone in a fresh worker before it is
+ * blamed. Each call may take the whole budget, so a session costs at most four budgets.
  */
 const MAX_ATTEMPTS = 2
 
@@ -52,6 +54,7 @@ interface MapRow {
   debugId: string | null
   blobKey: string
   sizeBytes: number
+  heapEstimateBytes: number | null
   uploadedAt: Date
 }
 
@@ -173,6 +176,7 @@ export async function symbolicateSession(
     debugId: sourcemapFiles.debugId,
     blobKey: sourcemapFiles.blobKey,
     sizeBytes: sourcemapFiles.sizeBytes,
+    heapEstimateBytes: sourcemapFiles.heapEstimateBytes,
     uploadedAt: sourcemapFiles.uploadedAt,
   }
   // Two queries, each bounded by what it looks for: one address is one row of the release, and
@@ -216,11 +220,29 @@ export async function symbolicateSession(
   }
   const analysis = deps.analysis ?? getSessionAnalysis()
   const admitted = new Map<string, MapRow>()
+  const overBudget = new Set<string>()
   const admit = (row: MapRow): boolean => {
     if (admitted.has(row.blobKey)) return true
     // A map a worker was stopped on lately would stop the next one too: not sent again.
     if (analysis.pool.stoppedOn(row.blobKey)) return false
     if (admitted.size >= MAX_SESSION_MAPS || row.sizeBytes > MAX_MAP_BYTES) return false
+    // A map that would take more heap than a worker gives one map is never read: it would
+    // stop the worker whatever else it held. It is not remembered as stopped (nothing ran).
+    if (!admitsMap(row, analysis.budget.memoryMb)) {
+      if (!overBudget.has(row.blobKey))
+        logger.warn(
+          {
+            organizationId,
+            release,
+            url: row.url,
+            heapEstimateBytes: storedHeapEstimate(row),
+            budgetBytes: mapHeapBudgetBytes(analysis.budget.memoryMb),
+          },
+          'source map over the worker heap budget, not read',
+        )
+      overBudget.add(row.blobKey)
+      return false
+    }
     admitted.set(row.blobKey, row)
     return true
   }
@@ -240,38 +262,67 @@ export async function symbolicateSession(
   }
   if (lookups.length === 0) return { release, frames: out }
 
-  const readMaps = async (blobKeys: string[]): Promise<MapBytes[]> => {
-    const maps: MapBytes[] = []
-    let total = 0
-    // One at a time: what this thread holds is bounded by MAX_SESSION_MAP_BYTES, not by a burst.
-    for (const blobKey of blobKeys) {
-      const row = admitted.get(blobKey)
-      const max = Math.min(row?.sizeBytes ?? 0, MAX_MAP_BYTES, MAX_SESSION_MAP_BYTES - total)
-      const stream = row && max > 0 ? await deps.blobs.stream(blobKey) : null
-      const bytes = stream ? await readCapped(stream, max) : null
-      total += bytes?.byteLength ?? 0
-      maps.push({ blobKey, bytes })
-    }
-    return maps
+  let total = 0
+  // One at a time, when the worker asks: what this thread holds is one map, and what it reads
+  // in all is bounded by MAX_SESSION_MAP_BYTES.
+  const readMap = async (blobKey: string): Promise<Uint8Array | null> => {
+    const row = admitted.get(blobKey)
+    const max = Math.min(row?.sizeBytes ?? 0, MAX_MAP_BYTES, MAX_SESSION_MAP_BYTES - total)
+    const stream = row && max > 0 ? await deps.blobs.stream(blobKey) : null
+    const bytes = stream ? await readCapped(stream, max) : null
+    total += bytes?.byteLength ?? 0
+    return bytes
   }
+  const run = (attempt: FrameLookup[], fresh: boolean) =>
+    analysis.pool.symbolicate(attempt, readMap, analysis.budget, { fresh })
+  const isStop = (error: unknown) => error instanceof AnalysisStopped || error instanceof AnalysisFailed
+  // Maps a worker was stopped on with other maps before them: the lookups that need each, and
+  // what to send to try the map alone.
+  const suspects = new Map<string, { own: FrameLookup[]; alone: FrameLookup[] }>()
   let attempt = lookups
   for (let tries = 1; attempt.length > 0; tries++) {
     try {
-      Object.assign(out, await analysis.pool.symbolicate(attempt, readMaps, analysis.budget))
+      Object.assign(out, await run(attempt, false))
       break
     } catch (error) {
-      if (!(error instanceof AnalysisStopped || error instanceof AnalysisFailed)) throw error
+      if (!isStop(error)) throw error
       logger.warn({ err: error, organizationId, release }, 'symbolication stopped')
       const culprit = error instanceof MapStopped ? error.blobKey : null
+      const suspect = error instanceof MapStopped && !error.alone ? culprit : null
       const retry: FrameLookup[] = []
+      const own: FrameLookup[] = []
       for (const lookup of attempt) {
-        if (culprit === null || tries >= MAX_ATTEMPTS || lookup.mapKey === culprit)
+        if (lookup.mapKey === suspect) own.push(lookup)
+        else if (culprit === null || tries >= MAX_ATTEMPTS || lookup.mapKey === culprit)
           out[frameKey(lookup.frame)] = failed(lookup.frame)
         else retry.push({ ...lookup, callers: lookup.callers.filter((caller) => caller.mapKey !== culprit) })
       }
-      // Only the map the worker was parsing is to blame: the others' frames go to a fresh worker.
+      if (suspect) {
+        const alone = own.map((lookup) => ({
+          ...lookup,
+          callers: lookup.callers.filter((caller) => caller.mapKey === suspect),
+        }))
+        // A map named only by callers is tried through one of them; that answer is not used.
+        const caller = attempt.flatMap((lookup) => lookup.callers).find((c) => c.mapKey === suspect)
+        if (alone.length === 0 && caller) alone.push({ frame: caller.frame, mapKey: suspect, callers: [] })
+        suspects.set(suspect, { own, alone })
+      }
+      // The map the worker was parsing is set aside: the others' frames go to a fresh worker.
       attempt = retry
     }
+  }
+  // Each suspect alone, in a worker started for it: only a map that fails there is to blame
+  // (and the pool remembers it); one that the maps before it had crowded out resolves.
+  for (const { own, alone } of suspects.values()) {
+    let frames: Record<string, SymbolicatedFrame> = {}
+    try {
+      frames = await run(alone, true)
+    } catch (error) {
+      if (!isStop(error)) throw error
+      logger.warn({ err: error, organizationId, release }, 'symbolication stopped on a map alone')
+    }
+    for (const lookup of own)
+      out[frameKey(lookup.frame)] = frames[frameKey(lookup.frame)] ?? failed(lookup.frame)
   }
   return { release, frames: out }
 }

@@ -178,7 +178,7 @@ async function main(): Promise<void> {
     const request = { organizationId: org.id, release: 'r1', debugIds: null, frames, stacks }
     // The worker's start-up (seconds from TypeScript source) is no part of a session's cost.
     await symbolicate({ ...request, frames: [{ fn: '', url: 'https://x/none.js', line: 1, column: 1 }] })
-    await pool.symbolicate([], async () => [], budget)
+    await pool.symbolicate([], async () => null, budget)
     const first = await measure(() => symbolicate(request))
     const mapped = Object.values(first.result.frames).filter((frame) => frame.status === 'mapped').length
     const again: number[] = []

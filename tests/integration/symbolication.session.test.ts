@@ -12,6 +12,7 @@ import { createOrganization } from '@/lib/orgs/create-organization'
 import { uploadSourcemaps } from '@/lib/sourcemaps/upload'
 import { LocalBlobStore } from '@/lib/storage/local'
 import type { BlobStore } from '@/lib/storage/types'
+import { mapHeapBudgetBytes } from '@/lib/symbolication/heap-estimate'
 import {
   createSymbolicator,
   MAX_SESSION_MAPS,
@@ -50,6 +51,7 @@ async function addRow(row: {
   debugId?: string
   blobKey: string
   sizeBytes: number
+  heapEstimateBytes?: number
 }) {
   await database.db.insert(sourcemapFiles).values(row)
 }
@@ -317,14 +319,17 @@ describe('createSymbolicator', () => {
     expect(result.frames[frameKey(vendor)]!.status).not.toBe('no_map')
   })
 
-  /** A pool of stuck-map workers (all maps, or only `stuckOn`), counting starts and map messages. */
-  function stuckPool(stuckOn?: string) {
+  /**
+   * A pool of stuck-map workers (all maps, only `stuckOn`, or every map after a worker's first),
+   * counting starts and map messages.
+   */
+  function stuckPool(workerData: { stuckOn?: string; afterFirst?: boolean } = {}) {
     const started: Worker[] = []
     const sentMaps: string[] = []
     const spawn = (options: WorkerOptions) => {
       const worker = typeScriptWorker(path.join(process.cwd(), 'tests/helpers/stuck-map-worker.ts'), {
         ...options,
-        workerData: { stuckOn },
+        workerData,
       })
       const post = worker.postMessage.bind(worker)
       worker.postMessage = (message: ToWorker, transfer?: readonly ArrayBuffer[]) => {
@@ -366,7 +371,7 @@ describe('createSymbolicator', () => {
       JSON.stringify({ version: 3, sources: ['slow.ts'], names: [], mappings: 'AAAA' }),
     )
     await addRow({ organizationId: orgA, release: 'r1', url: '~/assets/slow.js', ...slow })
-    const stuck = stuckPool(slow.blobKey)
+    const stuck = stuckPool({ stuckOn: slow.blobKey })
     try {
       const symbolicate = createSymbolicator({
         db: database.db,
@@ -397,6 +402,127 @@ describe('createSymbolicator', () => {
       expect(stuck.sentMaps).toEqual([slow.blobKey, appMapKey])
     } finally {
       await stuck.pool.close()
+    }
+  })
+
+  it('tries a map stopped after other maps alone in a fresh worker, and remembers it only when it fails there', async () => {
+    const late = await putMap(
+      JSON.stringify({ version: 3, sources: ['late.ts'], names: [], mappings: 'AAAA' }),
+    )
+    await addRow({ organizationId: orgA, release: 'r1', url: '~/assets/late.js', ...late })
+    const lateFrame: MinifiedFrame = {
+      fn: 'l',
+      url: 'https://shop.example/assets/late.js',
+      line: 1,
+      column: 1,
+    }
+    // The late map's frame last: the app's map is parsed before it in the same worker.
+    const frames = [...stack, lateFrame]
+    const budget = { timeoutMs: 1_000, memoryMb: 128 }
+    // Innocent: the worker stops on it only because a map came before it.
+    const crowded = stuckPool({ afterFirst: true })
+    try {
+      const symbolicate = createSymbolicator({
+        db: database.db,
+        blobs,
+        analysis: { pool: crowded.pool, budget },
+      })
+      const result = await symbolicate(request(orgA, 'r1', frames))
+      expect(frames.map((frame) => result.frames[frameKey(frame)]!.status)).toEqual(
+        frames.map(() => 'mapped'),
+      )
+      // Stopped with the app's map, the app's frames again without it, the late map alone.
+      expect(crowded.sentMaps).toEqual([appMapKey, late.blobKey, appMapKey, late.blobKey])
+      expect(crowded.started).toHaveLength(3)
+      expect(crowded.pool.stoppedOn(late.blobKey)).toBeUndefined()
+    } finally {
+      await crowded.pool.close()
+    }
+    // Guilty: it stops a fresh worker alone too, and only then is it remembered.
+    const stuck = stuckPool({ stuckOn: late.blobKey })
+    try {
+      const symbolicate = createSymbolicator({
+        db: database.db,
+        blobs,
+        analysis: { pool: stuck.pool, budget },
+      })
+      const result = await symbolicate(request(orgA, 'r1', frames))
+      expect(frames.map((frame) => result.frames[frameKey(frame)]!.status)).toEqual([
+        ...stack.map(() => 'mapped'),
+        'failed',
+      ])
+      expect(stuck.sentMaps).toEqual([appMapKey, late.blobKey, appMapKey, late.blobKey])
+      expect(stuck.pool.stoppedOn(late.blobKey)).toBe('time')
+      expect(stuck.pool.stoppedOn(appMapKey)).toBeUndefined()
+    } finally {
+      await stuck.pool.close()
+    }
+  })
+
+  it("keeps one map at a time in the worker: a session whose maps together exceed the worker's heap cannot switch symbolication off", async () => {
+    // A small worker (ANALYSIS_MEMORY_MB=64), so that the maps can stay small.
+    const budget = { timeoutMs: 30_000, memoryMb: 64 }
+    const small = new AnalysisPool({ size: 1, idleMs: 60_000 })
+    let streams = 0
+    const counting: BlobStore = Object.assign(Object.create(blobs) as BlobStore, {
+      stream: (key: string) => {
+        streams++
+        return blobs.stream(key)
+      },
+    })
+    const deps = { db: database.db, blobs: counting, analysis: { pool: small, budget } }
+    try {
+      // Six maps of 1 MB, each 800,000 numbers on one line: about 19 MB of heap each to parse.
+      const encoder = new TextEncoder()
+      const mappings = `AAAA${',CAAC'.repeat(200_000)}`
+      const files = Array.from({ length: 6 }, (_, i) => ({
+        name: `heavy${i}.js.map`,
+        bytes: encoder.encode(JSON.stringify({ version: 3, sources: [`heavy${i}.ts`], names: [], mappings })),
+      }))
+      await uploadSourcemaps(
+        database.db,
+        blobs,
+        { organizationId: orgA, release: 'heavy', files },
+        { analysis: { pool: small, budget } },
+      )
+      const rows = await database.db.select().from(sourcemapFiles).where(eq(sourcemapFiles.release, 'heavy'))
+      const estimates = rows.map((row) => row.heapEstimateBytes ?? 0)
+      expect(estimates).toHaveLength(6)
+      for (const estimate of estimates) expect(estimate).toBeLessThanOrEqual(mapHeapBudgetBytes(64))
+      expect(estimates.reduce((sum, estimate) => sum + estimate, 0)).toBeGreaterThan(64 * 1024 * 1024)
+      // And one map whose estimate is over what a worker gives one map: never read.
+      await addRow({
+        organizationId: orgA,
+        release: 'heavy',
+        url: '~/huge.js',
+        blobKey: appMapKey,
+        sizeBytes: 1_000,
+        heapEstimateBytes: mapHeapBudgetBytes(64) + 1,
+      })
+      const frames: MinifiedFrame[] = [
+        ...Array.from({ length: 6 }, (_, i) => ({
+          fn: '',
+          url: `https://shop.example/heavy${i}.js`,
+          line: 1,
+          column: 1_000 + i,
+        })),
+        { fn: '', url: 'https://shop.example/huge.js', line: 1, column: 1 },
+      ]
+      const result = await symbolicateSession(deps, request(orgA, 'heavy', frames))
+      expect(frames.map((frame) => result.frames[frameKey(frame)]!.status)).toEqual([
+        ...frames.slice(0, 6).map(() => 'mapped'),
+        'failed',
+      ])
+      expect(result.frames[frameKey(frames[2]!)]!.original).toMatchObject({ source: 'heavy2.ts', line: 1 })
+      expect(streams).toBe(6)
+      for (const row of rows) expect(small.stoppedOn(row.blobKey)).toBeUndefined()
+      expect(small.stoppedOn(appMapKey)).toBeUndefined()
+      // The organization's other sessions, right after: symbolicated, in the same worker.
+      const next = await symbolicateSession(deps, request(orgA, 'r1'))
+      expect(Object.values(next.frames).map((frame) => frame.status)).toEqual(stack.map(() => 'mapped'))
+      expect(small.workerCount).toBe(1)
+    } finally {
+      await small.close()
     }
   })
 

@@ -15,6 +15,7 @@ import {
   type UploadedMap,
 } from '@/lib/analysis-worker/pool'
 import { parseConfig } from '@/lib/config'
+import { mapHeapEstimate } from '@/lib/symbolication/heap-estimate'
 import { recorderBatches } from '../helpers/batches'
 import { loadRecording } from '../helpers/pipeline'
 import { waitFor } from '../helpers/wait'
@@ -140,8 +141,13 @@ describe('checking uploaded source maps (check-map)', () => {
     ]
     const checked = await collect(pool.checkMaps(maps, BUDGET))
     const sha256 = createHash('sha256').update(valid).digest('hex')
+    // The JSON's size and the four numbers of its mappings (`AAAA`), counted by the check.
+    const heapEstimateBytes = mapHeapEstimate(valid.length, 4)
     expect(checked.map(({ path, check }) => ({ path, check }))).toEqual([
-      { path: 'a.js.map', check: { ok: true, debugId: '4e4ba1c2-7d3f-4b8e-9c55-0d1e2f3a4b5c', sha256 } },
+      {
+        path: 'a.js.map',
+        check: { ok: true, debugId: '4e4ba1c2-7d3f-4b8e-9c55-0d1e2f3a4b5c', heapEstimateBytes, sha256 },
+      },
       {
         path: 'b.js.map',
         check: { ok: false, error: 'b.js.map is not valid JSON: a source map must be a JSON object' },
@@ -156,7 +162,10 @@ describe('checking uploaded source maps (check-map)', () => {
         path: 'f.js.map',
         check: { ok: false, error: 'f.js.map is not valid JSON: a source map must be a JSON object' },
       },
-      { path: 'g.js.map', check: { ok: true, debugId: '4e4ba1c2-7d3f-4b8e-9c55-0d1e2f3a4b5c', sha256 } },
+      {
+        path: 'g.js.map',
+        check: { ok: true, debugId: '4e4ba1c2-7d3f-4b8e-9c55-0d1e2f3a4b5c', heapEstimateBytes, sha256 },
+      },
     ])
     expect(new TextDecoder().decode(checked[0]!.bytes)).toBe(valid)
     expect(new TextDecoder().decode(checked[6]!.bytes)).toBe(valid)

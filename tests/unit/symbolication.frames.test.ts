@@ -1,10 +1,19 @@
 import { encode } from '@jridgewell/sourcemap-codec'
-import { eachMapping, TraceMap } from '@jridgewell/trace-mapping'
+import { decodedMappings, eachMapping, TraceMap } from '@jridgewell/trace-mapping'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { checkMap } from '@/lib/sourcemaps/validate-map'
 import { enclosingFunctionName } from '@/lib/symbolication/function-name'
+import {
+  admitsMap,
+  HEAP_PER_STORED_BYTE,
+  mapHeapBudgetBytes,
+  mapHeapEstimate,
+  storedHeapEstimate,
+} from '@/lib/symbolication/heap-estimate'
 import { MapCache } from '@/lib/symbolication/map-cache'
-import { type MapState, symbolicateFrame } from '@/lib/symbolication/symbolicate-frames'
+import { LookupResolver, type MapState, symbolicateFrame } from '@/lib/symbolication/symbolicate-frames'
 import type { MinifiedFrame } from '@/lib/symbolication/types'
+import { frameKey } from '@/lib/symbolication/types'
 import { type Bundle, bundle, stackOf } from '../helpers/source-maps'
 
 const URL = 'https://cdn.example/assets/app-3f9a.js'
@@ -319,5 +328,56 @@ describe('enclosingFunctionName', () => {
     ['if blocks in functions', 'function check(a) {\n  if (a) {\n    for (;;) { HERE }\n  }\n}', 'check'],
   ])('%s', (_, source, name) => {
     expect(nameAt(source)).toBe(name)
+  })
+})
+
+describe('one map at a time, within a heap budget', () => {
+  it('resolves lookups map by map as one pass over every map would, and fails a frame whose map never came', () => {
+    const [top, caller] = appStack
+    const map = state(app.map)
+    // The caller's map under another key: the frame's name comes from a map applied separately.
+    const lookups = [
+      { frame: top!, mapKey: 'a', callers: [{ frame: caller!, mapKey: 'b' }] },
+      { frame: caller!, mapKey: 'b', callers: [] },
+      { frame: { fn: '', url: URL, line: 1, column: 2 }, mapKey: 'never', callers: [] },
+    ]
+    const resolver = new LookupResolver(lookups)
+    expect(resolver.mapKeys).toEqual(['a', 'b', 'never'])
+    resolver.apply('b', map)
+    resolver.apply('a', state(app.map))
+    const frames = resolver.result()
+    expect(frames[frameKey(top!)]).toEqual(
+      symbolicateFrame({ frame: top!, map, callers: [{ frame: caller!, map }] }),
+    )
+    expect(frames[frameKey(caller!)]).toEqual(symbolicateFrame({ frame: caller!, map, callers: [] }))
+    expect(frames[frameKey(lookups[2]!.frame)]!.status).toBe('failed')
+  })
+
+  it('estimates at upload the heap a map takes while parsed, from its size and the numbers of its mappings', () => {
+    const check = checkMap('app.js.map', bytes(app.map))
+    if (!check.ok) throw new Error(check.error)
+    const numbers = decodedMappings(new TraceMap(app.map))
+      .flat()
+      .reduce((sum, segment) => sum + segment.length, 0)
+    expect(check.heapEstimateBytes).toBe(mapHeapEstimate(bytes(app.map).byteLength, numbers))
+    // The peak while parsing is above what the parsed map keeps (the cache's figure).
+    const parsed = state(app.map)
+    if ('failed' in parsed) throw new Error(parsed.failed)
+    expect(check.heapEstimateBytes).toBeGreaterThan(parsed.heapBytes)
+  })
+
+  it('admits a map whose estimate fits the share of the worker heap, and estimates older uploads from their size', () => {
+    const budget = mapHeapBudgetBytes(64)
+    expect(budget).toBe(Math.floor(64 * 1024 * 1024 * 0.4))
+    expect(admitsMap({ sizeBytes: 1, heapEstimateBytes: budget }, 64)).toBe(true)
+    expect(admitsMap({ sizeBytes: 1, heapEstimateBytes: budget + 1 }, 64)).toBe(false)
+    // A small map with a huge stored estimate is judged by the estimate, not its size.
+    expect(admitsMap({ sizeBytes: 1_000, heapEstimateBytes: 10 * budget }, 64)).toBe(false)
+    expect(storedHeapEstimate({ sizeBytes: 1_000, heapEstimateBytes: null })).toBe(
+      1_000 * HEAP_PER_STORED_BYTE,
+    )
+    const fits = Math.floor(budget / HEAP_PER_STORED_BYTE)
+    expect(admitsMap({ sizeBytes: fits, heapEstimateBytes: null }, 64)).toBe(true)
+    expect(admitsMap({ sizeBytes: fits + 1, heapEstimateBytes: null }, 64)).toBe(false)
   })
 })
