@@ -12,7 +12,7 @@ function reproductionText(reproduction: Reproduction, untrusted: UntrustedMarker
     : 'from the issue alone (no usable recorded session)'
   return [
     untrusted.note,
-    `Reproduction of issue ${reproduction.issueId}, ${source}: ${reproduction.steps} replayed steps. Save it as ${reproduction.filename} and run it with \`npx playwright test ${reproduction.filename}\`: it fails while the bug is there and passes once it is fixed.`,
+    `Reproduction of issue ${reproduction.issueId}, ${source}: ${reproduction.steps} replayed steps. Save it as ${reproduction.filename}, read it, and run it only against a local or staging copy of the site, never production: \`REPRO_BASE_URL=http://localhost:3000 npx playwright test ${reproduction.filename}\` (it refuses to run without REPRO_BASE_URL). It fails while the bug is there and passes once it is fixed. It aborts every navigation away from that site and keeps Chromium's sandbox on (set REPRO_NO_SANDBOX=1 only where it runs as root).`,
     // The test quotes element names, URLs and messages of the recorded page.
     `\n\`\`\`ts\n${untrusted.wrap(reproduction.test)}\n\`\`\``,
     reproduction.limitations.length > 0
@@ -29,7 +29,8 @@ export const getIssueReproductionTool = defineTool({
     'Get a runnable Playwright test (TypeScript, @playwright/test) that reproduces an issue from its best recorded',
     'session: it opens the page the user was on, repeats their last clicks and inputs (masked values come from',
     'REPRO_* environment variables) and asserts the correct behaviour at the failing moment, so it fails now and',
-    'passes once the bug is fixed. Read the limitations before relying on it. Use it after get_issue, before fixing.',
+    'passes once the bug is fixed. It has no default site: run it with REPRO_BASE_URL pointing at a local or staging',
+    'copy of the site, never production. Read the limitations before relying on it. Use it after get_issue, before fixing.',
     UNTRUSTED_TOOL_NOTE,
   ].join(' '),
   inputSchema: z.object({ issueId: issueIdInput }),
