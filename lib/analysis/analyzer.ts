@@ -44,8 +44,10 @@ class SessionAnalyzer implements Analyzer {
   private deadline = Number.POSITIVE_INFINITY
   private finished = false
   private readonly actions: UserActions
+  private readonly latestAt: number
 
   constructor(options: AnalyzerOptions) {
+    this.latestAt = options.latestAt ?? Number.POSITIVE_INFINITY
     const store = new FindingStore()
     const timeline = new Timeline()
     this.ctx = {
@@ -74,8 +76,10 @@ class SessionAnalyzer implements Analyzer {
   push(event: RrwebEvent): void {
     if (this.finished) throw new Error('Analyzer already finished')
     this.eventCount++
-    const at = event?.timestamp
-    if (typeof event?.type !== 'number' || typeof at !== 'number' || !Number.isFinite(at)) return
+    const recorded = event?.timestamp
+    if (typeof event?.type !== 'number' || typeof recorded !== 'number' || !Number.isFinite(recorded)) return
+    // The browser's clock, but never after the server received the session (plus the skew).
+    const at = Math.min(recorded, this.latestAt)
     const seq = ++this.seq
     if (Number.isNaN(this.first)) {
       this.first = at

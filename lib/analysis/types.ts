@@ -109,6 +109,12 @@ export interface AnalyzerOptions {
    * `evidence.frames`; without, nothing changes.
    */
   symbolication?: Symbolication
+  /**
+   * Epoch ms no event is taken to be later than: the server's receipt of the session's last
+   * batch plus the allowed clock skew (docs/hostile-input.md#times-come-from-the-server). Later
+   * timestamps are read as this one, so no finding, trail entry or figure lies in the future.
+   */
+  latestAt?: number
 }
 
 /** Push events in order, then finish once. Memory does not grow with session length. */

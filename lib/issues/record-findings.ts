@@ -67,7 +67,9 @@ export async function recordFindings(
   const result: RecordedFindings = { created: [], linked: [], regressed: [] }
   const { release } = input
   for (const finding of input.findings) {
-    const seenAt = new Date(finding.firstTimestamp)
+    // The recording's time, already no later than its receipt plus the clock skew (analysis
+    // clamps it); never after now either, so no stored occurrence lies in the future.
+    const seenAt = sql`least(${new Date(finding.firstTimestamp).toISOString()}::timestamptz, now())`
     // Chosen here rather than by the database so the preview URL can name the issue; a known
     // fingerprint keeps its own id (and URL) and this one is discarded.
     const newId = randomUUID()
@@ -95,7 +97,9 @@ export async function recordFindings(
         firstRelease: release,
         lastRelease: release,
         firstSeenAt: seenAt,
-        lastSeenAt: new Date(finding.lastTimestamp),
+        // Server time: lists rank issues by it, and a recording's clock is the sender's to set
+        // (docs/hostile-input.md#times-come-from-the-server).
+        lastSeenAt: sql`now()`,
         // `pageUrl`, not `url`: a failed request's own URL is the evidence's `url`.
         evidence: { ...finding.evidence, pathPattern: finding.pathPattern, pageUrl: finding.url },
       })
@@ -104,7 +108,7 @@ export async function recordFindings(
         // Being seen again is not an edit: updatedAt keeps the time of the last change (it
         // also tells when a resolved issue was resolved).
         set: {
-          lastSeenAt: sql`greatest(${issues.lastSeenAt}, excluded.last_seen_at)`,
+          lastSeenAt: sql`now()`,
           updatedAt: sql`${issues.updatedAt}`,
         },
       })
@@ -133,7 +137,7 @@ export async function recordFindings(
         // Re-processing sees the whole session again: the count is replaced, not added.
         set: { occurrences: finding.occurrences },
       })
-      .returning({ inserted: sql<boolean>`(xmax = 0)` })
+      .returning({ inserted: sql<boolean>`(xmax = 0)`, firstOccurrenceAt: issueSessions.firstOccurrenceAt })
     if (!link?.inserted) continue
 
     // Only a newly linked session moves lastRelease: re-processing an older one does not.
@@ -162,7 +166,7 @@ export async function recordFindings(
     result.linked.push(issueId)
 
     // Seen again after it was resolved: a regression (only for an occurrence after resolving).
-    if (issue!.status === 'resolved' && finding.firstTimestamp > issue!.updatedAt.getTime()) {
+    if (issue!.status === 'resolved' && link.firstOccurrenceAt > issue!.updatedAt) {
       await tx
         .update(issues)
         .set({ status: 'unresolved', updatedAt: sql`now()` })

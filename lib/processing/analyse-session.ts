@@ -1,7 +1,10 @@
+import { eq, max } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
+import { replayBatches } from '@/db/schema'
 import type { AnalysisResult, AnalyzerOptions } from '@/lib/analysis/types'
 import { type AnalysisBudget, AnalysisPool, type AnalysisStopped } from '@/lib/analysis-worker/pool'
 import { getConfig } from '@/lib/config'
+import { CLOCK_SKEW_MS } from '@/lib/ingest/clock-skew'
 import { readSessionBatches, sessionBatches } from '@/lib/sessions/read-events'
 import type { BlobStore } from '@/lib/storage/types'
 
@@ -34,8 +37,21 @@ export async function setAnalysisPoolForTests(pool: AnalysisPool | undefined): P
 }
 
 /**
+ * When the server received the session's latest batch: no event can have happened later than
+ * that by more than the clock skew (docs/hostile-input.md#times-come-from-the-server).
+ */
+async function lastReceivedAt(db: DbOrTx, sessionId: string): Promise<number | null> {
+  const [row] = await db
+    .select({ at: max(replayBatches.createdAt) })
+    .from(replayBatches)
+    .where(eq(replayBatches.sessionId, sessionId))
+  return row?.at ? new Date(row.at).getTime() : null
+}
+
+/**
  * Analyses every stored batch of a session in a worker thread: this thread only reads the
- * batches, in order, and hands their bytes over.
+ * batches, in order, and hands their bytes over. Event times are read no later than the
+ * server's receipt of the last batch plus the clock skew.
  */
 export async function analyseStoredSession(
   db: DbOrTx,
@@ -45,7 +61,9 @@ export async function analyseStoredSession(
   analysis: SessionAnalysis,
 ): Promise<{ result: AnalysisResult; throughSequence: number }> {
   const batches = await sessionBatches(db, sessionId)
-  const result = await analysis.pool.analyse(readSessionBatches(blobs, batches), options, analysis.budget)
+  const received = await lastReceivedAt(db, sessionId)
+  const bounded = received === null ? options : { ...options, latestAt: received + CLOCK_SKEW_MS }
+  const result = await analysis.pool.analyse(readSessionBatches(blobs, batches), bounded, analysis.budget)
   return { result, throughSequence: batches.at(-1)?.sequence ?? -1 }
 }
 
