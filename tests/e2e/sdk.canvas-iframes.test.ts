@@ -14,6 +14,7 @@ import { organizations, replayBatches, replaySessions } from '@/db/schema'
 import { createKey } from '@/lib/credentials/create-key'
 import { createBlobStore } from '@/lib/storage'
 import type { BlobStore } from '@/lib/storage/types'
+import { makeBatch } from '../fixtures/replay-batch'
 import { eventually } from '../helpers/wait'
 import { type ServerOnPostgres, signUpOwner, startServerOnPostgres } from './dashboard'
 import { launchChromium } from './server'
@@ -306,6 +307,82 @@ describe('canvas recording', () => {
     )
     expect(near(await pixel(500, 100), [0, 0, 255])).toBe(true)
     expect(near(await pixel(320, 340), [0, 255, 0])).toBe(true)
+    await dashboard.close()
+  }, 240_000)
+
+  it('a forged recording of many 8K canvases is drawn only within the pixel budget, with a note', async () => {
+    // Three 8K canvases and a frame for each: two fill the budget, the third is counted, not drawn.
+    // The frames are bare PNG headers: nothing decodes them (the budget is charged first).
+    const externalId = `forged-canvas-${Date.now()}`
+    const batch = makeBatch({ sessionId: externalId, events: 2, flush: 'final', start: Date.now() - 60_000 })
+    const [, snapshot] = batch.replay.events as {
+      timestamp: number
+      data: { node: { childNodes: unknown[] } }
+    }[]
+    const ids = [100, 101, 102]
+    const body = (snapshot!.data.node.childNodes[1] as { childNodes: { childNodes: unknown[] }[] })
+      .childNodes[0]!
+    body.childNodes = ids.map((id) => ({
+      type: 2,
+      tagName: 'canvas',
+      attributes: { width: '7680', height: '4320' },
+      id,
+      childNodes: [],
+    }))
+    const header = Buffer.alloc(33)
+    header.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52])
+    header.writeUInt32BE(7680, 16)
+    header.writeUInt32BE(4320, 20)
+    const at = snapshot!.timestamp
+    for (const [i, id] of ids.entries())
+      batch.replay.events.push({
+        type: 3,
+        timestamp: at + 100 + i,
+        data: {
+          source: 9,
+          id,
+          type: 0,
+          commands: [
+            { property: 'clearRect', args: [0, 0, 7680, 4320] },
+            {
+              property: 'drawImage',
+              args: [
+                {
+                  rr_type: 'ImageBitmap',
+                  args: [
+                    {
+                      rr_type: 'Blob',
+                      data: [{ rr_type: 'ArrayBuffer', base64: header.toString('base64') }],
+                      type: 'image/png',
+                    },
+                  ],
+                },
+                0,
+                0,
+              ],
+            },
+          ],
+        },
+      })
+    // A later event, so that the frames come before the moment the replay opens at.
+    batch.replay.events.push({
+      type: 3,
+      timestamp: at + 1000,
+      data: { source: 1, positions: [{ x: 10, y: 10, id: 100, timeOffset: 0 }] },
+    })
+    batch.session.startedAt = at
+    batch.session.lastActivityAt = at + 1000
+    const response = await fetch(`${running.server.baseUrl}/api/sdk/replay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-api-key': apiKey },
+      body: JSON.stringify(batch),
+    })
+    expect(response.status).toBe(200)
+    const { id } = await storedSession(externalId)
+    const dashboard = await replayAtEnd(id)
+    const note = dashboard.locator('[data-testid="replay-canvas-note"]')
+    await note.waitFor({ timeout: 30_000 })
+    expect(await note.textContent()).toContain('1 canvas of this recording is not drawn')
     await dashboard.close()
   }, 240_000)
 })
