@@ -50,6 +50,9 @@ async function jobsRun(...options: string[]) {
   })
   expect({ code, stderr }).toEqual({ code: 0, stderr: [] })
   return JSON.parse(stdout.join('\n')) as {
+    finalized: number
+    insights: number
+    deliveries: number
     completed: Record<string, number>
     failed: Record<string, number>
     waiting: Record<string, number>
@@ -120,6 +123,12 @@ describe('admin jobs:run', () => {
     const report = await jobsRun('--insights')
 
     expect(report.completed['generate-insights']).toBe(1)
+    // The figures the command answered before it ran the job list are still there.
+    expect(report).toMatchObject({ finalized: 0, deliveries: 0 })
+    expect(report.insights).toBeGreaterThanOrEqual(1)
+    // Without an option it asks for the three groups it always ran; never the retention sweep,
+    // which deletes data.
+    expect((await jobsRun()).completed['retention-sweep']).toBeUndefined()
     // The insight's event starts its jobs in the same run.
     expect(report.completed['alerts-evaluate-insight-generated']).toBe(1)
     const [insight] = await database.db.select().from(insights).where(eq(insights.organizationId, org.id))

@@ -1,11 +1,18 @@
+import { and, count, eq, gte } from 'drizzle-orm'
+import type { Db } from '@/db/client'
+import { insights, replaySessions, webhookDeliveryAttempts } from '@/db/schema'
 import { createLocalJobsEngine } from '@/inngest/app'
+import { databaseNow } from '@/lib/alerts/clock'
 import { getConfig } from '@/lib/config'
-import type { JobDefinition } from '@/lib/jobs'
 import type { IdleReport } from '@/lib/jobs/in-process'
 import { sweepOutbox } from '@/lib/outbox/sweep'
 import type { CliCommand } from '../command'
 
-/** The scheduled jobs each option runs now; without an option, every scheduled job runs. */
+/**
+ * The scheduled jobs each option runs now; without an option, all three groups (as before the
+ * command ran the job list). The retention sweep deletes data, so it only ever runs on its
+ * schedule or through `retention:run`, never as a side effect of asking for background work.
+ */
 const GROUPS = {
   finalize: ['finalize-idle-sessions', 'outbox-sweep'],
   insights: ['generate-insights'],
@@ -17,10 +24,30 @@ const MAX_WAIT_MS = 60_000
 // Short backoffs: the operator is waiting for the command, not a server for its next poll.
 const BACKOFF = { baseMs: 1000, maxMs: 10_000 }
 
-function scheduledJobs(definitions: JobDefinition[], values: Record<string, unknown>): string[] {
-  const chosen = Object.entries(GROUPS).flatMap(([option, ids]) => (values[option] ? ids : []))
-  if (chosen.length > 0) return chosen
-  return definitions.filter((d) => !('event' in d.trigger)).map((d) => d.id)
+function scheduledJobs(values: Record<string, unknown>): string[] {
+  const all = !values.finalize && !values.insights && !values.deliveries
+  return Object.entries(GROUPS).flatMap(([option, ids]) => (all || values[option] ? ids : []))
+}
+
+/**
+ * The figures the command answered before it ran the job list (`finalized` sessions, written
+ * `insights`, webhook `deliveries` attempted), kept so scripts that read them still work. Counted
+ * from the rows written since `since` by the database's clock: a server's engine on the same
+ * database may have contributed some of them.
+ */
+async function legacyFigures(db: Db, since: Date) {
+  const [[sessions], [written], [attempts]] = await Promise.all([
+    db
+      .select({ n: count() })
+      .from(replaySessions)
+      .where(and(eq(replaySessions.status, 'processed'), gte(replaySessions.processedAt, since))),
+    db.select({ n: count() }).from(insights).where(gte(insights.createdAt, since)),
+    db
+      .select({ n: count() })
+      .from(webhookDeliveryAttempts)
+      .where(gte(webhookDeliveryAttempts.startedAt, since)),
+  ])
+  return { finalized: sessions?.n ?? 0, insights: written?.n ?? 0, deliveries: attempts?.n ?? 0 }
 }
 
 const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0)
@@ -55,12 +82,13 @@ export const jobsRun: CliCommand = {
   async run(db, values, io) {
     const config = getConfig()
     // Handlers get the CLI's database and this engine, so what they send runs here too.
-    const { engine, definitions } = createLocalJobsEngine(db, {
+    const started = await databaseNow(db)
+    const { engine } = createLocalJobsEngine(db, {
       leaseMs: config.jobsLeaseSeconds * 1000,
       backoff: BACKOFF,
     })
     const report = await engine.runUntilIdle({
-      scheduled: scheduledJobs(definitions, values),
+      scheduled: scheduledJobs(values),
       // Work that commits events without an engine at hand (this process has no app engine)
       // leaves them in the outbox; they are handed to this run rather than left for a server.
       whenIdle: () => sweepOutbox(db, engine),
@@ -68,6 +96,7 @@ export const jobsRun: CliCommand = {
     })
     for (const [id, n] of Object.entries(report.failed))
       io.warn(`${n} run(s) of ${id} failed; their errors are in job_runs.last_error and the log`)
-    return { json: { ...report }, text: summary(report) }
+    const legacy = await legacyFigures(db, started)
+    return { json: { ...legacy, ...report }, text: summary(report) }
   },
 }
