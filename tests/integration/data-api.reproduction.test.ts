@@ -122,11 +122,17 @@ describe('GET /api/v1/issues/{issueId}/reproduction', () => {
       steps: 3,
       limitations: [],
     })
-    expect(reproduction.test).toContain("import { expect, test } from '@playwright/test'")
+    expect(reproduction.test).toContain(
+      "import { type BrowserContext, expect, type Locator, type Page, test } from '@playwright/test'",
+    )
     expect(reproduction.test).toContain(
       'page.getByRole("button", { name: "Add item", exact: true }).first().click()',
     )
-    expect(reproduction.test).toContain(`text.includes(${JSON.stringify(MESSAGE)})`)
+    // The recorded message is matched from a constant, and the check prints our own label only.
+    expect(reproduction.test).toContain(`const RECORDED_MESSAGE = ${JSON.stringify(MESSAGE)}`)
+    expect(reproduction.test).toContain(
+      'expect(errors.filter((text) => text.includes(RECORDED_MESSAGE)).length, "uncaught errors with the recorded message").toBe(0)',
+    )
   })
 
   it('prefers a session with a trail that holds the failing moment, then the fewest steps', async () => {
@@ -193,7 +199,7 @@ describe('GET /api/v1/issues/{issueId}/reproduction', () => {
     const issue = await jsIssue()
     const reproduction = await reproductionOf(await api.getReproduction(readKey, issue.id))
     expect(reproduction.sessionId).toBeNull()
-    expect(reproduction.test).toContain(`await page.goto(new URL("/", BASE_URL).href)`)
+    expect(reproduction.test).toContain(`await page.goto(onSite("/"))`)
     expect(reproduction.limitations[0]).toMatch(/No recorded session of this issue could be used/)
   })
 
@@ -282,7 +288,7 @@ describe('get_issue_reproduction (MCP)', () => {
       const id = /id "([0-9a-f]{16})" in this result/.exec(text)?.[1]
       expect(id).toBeDefined()
       // The test quotes the page: it sits between the result's markers, in a ts block.
-      expect(text).toContain(`\`\`\`ts\n<untrusted-data id="${id}">import { expect, test }`)
+      expect(text).toContain(`\`\`\`ts\n<untrusted-data id="${id}">import { type BrowserContext, expect,`)
       expect(text).toContain(`</untrusted-data id="${id}">\n\`\`\``)
       expect(text).toContain('Limitations:')
       expect(text).toContain(`<untrusted-data id="${id}">The user was probably signed in`)

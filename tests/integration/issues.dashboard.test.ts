@@ -740,7 +740,9 @@ describe("the issue page's Reproduction card", () => {
     const issue = await seedIssue(db, organizationId)
     const shown = await loadReproduction(db, organizationId, issue.id)
     expect(shown?.issueId).toBe(issue.id)
-    expect(shown?.test).toContain("import { expect, test } from '@playwright/test'")
+    expect(shown?.test).toContain(
+      "import { type BrowserContext, expect, type Locator, type Page, test } from '@playwright/test'",
+    )
 
     const failure = new Error('the trail could not be read')
     const select = vi.spyOn(db, 'select').mockImplementation(() => {
