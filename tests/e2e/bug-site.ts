@@ -11,6 +11,8 @@ export interface BugSite {
   url: string
   /** From now on, serve the fixed page and API. */
   fix(): void
+  /** From now on, serve the buggy page and API again (a staging site not yet fixed). */
+  unfix(): void
   stop(): Promise<void>
 }
 
@@ -92,6 +94,9 @@ export async function startBugSite(options: { serviceUrl: string; apiKey: string
     url: `http://localhost:${port}`,
     fix: () => {
       fixed = true
+    },
+    unfix: () => {
+      fixed = false
     },
     stop: () =>
       new Promise<void>((resolve) => {

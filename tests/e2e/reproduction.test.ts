@@ -263,4 +263,107 @@ describe('a reproduction per bug, run with Playwright before and after the fix',
       ).toBe(true)
     }
   })
+
+  it('running the reproductions on a site that carries the recorder counts nothing, reopens nothing and replaces no replay (issue 32)', async () => {
+    const { sql } = await import('drizzle-orm')
+    type Issue = { id: string; status: string; sessionCount: number; previewUrl: string | null }
+    type Listed = { id: string; status: string; automation: string | null }
+    const sessions = async (query = '') =>
+      (await dataApi<{ sessions: Listed[] }>(`/api/v1/sessions?limit=100${query}`)).sessions
+    const typeError = reproductions.get('TypeError')!
+    const [owner] = (await database.db.execute(
+      sql`select organization_id from issues where id = ${typeError.issueId}`,
+    )) as unknown as { organization_id: string }[]
+    const write = (
+      await createKey(database.db, { organizationId: owner!.organization_id, type: 'api', write: true })
+    ).key
+    const resolved = await fetch(`${server.baseUrl}/api/v1/issues/${typeError.issueId}`, {
+      method: 'PATCH',
+      headers: { Authorization: `Bearer ${write}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ status: 'resolved' }),
+    })
+    expect(resolved.status).toBe(200)
+    // Users per issue as the dashboard counts them: distinct users of its sessions.
+    const users = async (issueId: string) => {
+      const [row] = (await database.db.execute(
+        sql`select count(distinct coalesce(s.user_id, s.anonymous_id))::int as n from issue_sessions l
+            join replay_sessions s on s.id = l.session_id where l.issue_id = ${issueId}`,
+      )) as unknown as { n: number }[]
+      return row!.n
+    }
+    const figures = async () =>
+      Promise.all(
+        BUGS.map(async (bug) => {
+          const { issueId } = reproductions.get(bug.name)!
+          const { issue } = await dataApi<{ issue: Issue }>(`/api/v1/issues/${issueId}`)
+          const { reproduction } = await dataApi<{ reproduction: Reproduction }>(
+            `/api/v1/issues/${issueId}/reproduction`,
+          )
+          return {
+            status: issue.status,
+            sessionCount: issue.sessionCount,
+            users: await users(issueId),
+            previewUrl: issue.previewUrl,
+            reproducedFrom: reproduction.sessionId,
+          }
+        }),
+      )
+    // The person's session only: the runs above were automated traffic already.
+    const people = await sessions()
+    expect(people).toHaveLength(1)
+    const before = await figures()
+    expect(before[0]).toMatchObject({ status: 'resolved', sessionCount: 1, users: 1 })
+
+    // Again against the still-buggy site (a verification run on staging): the TypeError's test fails.
+    site.unfix()
+    const runStarted = new Date(Date.now() - 1_000).toISOString()
+    const results = await runPlaywright()
+    expect(results.get(typeError.filename)?.ok).toBe(false)
+    // A headless browser as automation starts it, and a crawler's user agent in a person's browser.
+    const automated = await launchChromium({ automated: true })
+    const person = browser
+    for (const [client, userAgent] of [
+      [automated, undefined],
+      [person, 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)'],
+    ] as const) {
+      const context = await client.newContext(userAgent ? { userAgent } : {})
+      const shop = await context.newPage()
+      await shop.goto(site.url)
+      await shop.waitForFunction(() => typeof window.SessionReplay !== 'undefined')
+      await shop.getByRole('button', { name: 'Apply coupon' }).click()
+      await shop.waitForTimeout(1_000)
+      await shop.evaluate(() => window.SessionReplay!.stop())
+      await context.close()
+    }
+    await automated.close()
+
+    // Every session processed (the runs' end when the finalizer finds them idle).
+    const marked = await waitFor(
+      "the runs' sessions to be processed",
+      async () => {
+        const all = await sessions(`&automation=include&from=${encodeURIComponent(runStarted)}`)
+        const done = all.length >= 5 && all.every((s) => s.status === 'processed')
+        return done ? all : undefined
+      },
+      180_000,
+      2_000,
+    )
+    const kinds = new Set(marked.map((s) => s.automation))
+    expect(
+      [...kinds].every((kind) => kind === 'reproduction' || kind === 'webdriver' || kind === 'bot'),
+    ).toBe(true)
+    // The headless browser is marked as WebDriver, the crawler as a bot: both kept apart alike.
+    expect(kinds.has('bot')).toBe(true)
+    expect(kinds.has('webdriver') || kinds.has('reproduction')).toBe(true)
+    const runs = await sessions('&automation=only')
+    expect(
+      runs.every(
+        (s) => s.automation === 'reproduction' || s.automation === 'webdriver' || s.automation === 'bot',
+      ),
+    ).toBe(true)
+    expect(runs.length).toBeGreaterThanOrEqual(marked.length)
+
+    expect((await sessions()).map((s) => s.id)).toEqual(people.map((s) => s.id))
+    expect(await figures()).toEqual(before)
+  }, 300_000)
 })

@@ -8,19 +8,52 @@ import { freePort } from '../helpers/free-port'
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
 /** The flags this machine needs: no sandbox as root, and no calls to Google's services. */
-export function launchChromium(): Promise<Browser> {
+const MACHINE_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
+
+let personUserAgent: Promise<string> | undefined
+
+/**
+ * This Chromium's own user agent as a person's browser shows it: headless Chromium says
+ * `HeadlessChrome/<version>`, which the recorder marks as a bot. Read once from the browser
+ * itself, so it follows whatever Chromium the machine has.
+ */
+function chromeUserAgent(): Promise<string> {
+  personUserAgent ??= (async () => {
+    const probe = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: MACHINE_ARGS })
+    try {
+      const page = await probe.newPage()
+      return (await page.evaluate(() => navigator.userAgent)).replace('HeadlessChrome/', 'Chrome/')
+    } finally {
+      await probe.close()
+    }
+  })()
+  return personUserAgent
+}
+
+/**
+ * Chromium for the browser tests. By default it stands for a person's visit: without the
+ * automation switch (so `navigator.webdriver` is false) and with a user agent without
+ * `Headless`, or the recorder would mark every session as automated traffic
+ * (docs/hostile-input.md#automated-traffic). `{ automated: true }` is Chromium as automation
+ * starts it, for the tests of that marking.
+ */
+export async function launchChromium(options: { automated?: boolean } = {}): Promise<Browser> {
+  if (options.automated)
+    return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: MACHINE_ARGS })
+  const userAgent = await chromeUserAgent()
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    ignoreDefaultArgs: ['--enable-automation'],
+    args: [...MACHINE_ARGS, '--disable-blink-features=AutomationControlled', `--user-agent=${userAgent}`],
   })
 }
 
