@@ -265,7 +265,9 @@ describe('the issues pages in Chromium', () => {
     const reproduction = page.getByTestId('reproduction')
     await reproduction.getByRole('heading', { name: 'Reproduction' }).waitFor()
     const test = (await page.getByTestId('reproduction-test').textContent()) ?? ''
-    expect(test).toContain("import { expect, test } from '@playwright/test'")
+    expect(test).toContain(
+      "import { type BrowserContext, expect, type Locator, type Page, test } from '@playwright/test'",
+    )
     expect(test).toContain("Cannot read properties of undefined (reading 'price')")
     await reproduction.getByRole('button', { name: /^Copy issue-[0-9a-f]{8}\.spec\.ts$/ }).click()
     await reproduction
