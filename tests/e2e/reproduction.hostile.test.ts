@@ -7,8 +7,7 @@
  * password is never typed into anything but the password field. The generator is used directly:
  * no service is needed for what the file does once handed out.
  */
-import { spawn } from 'node:child_process'
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
@@ -19,7 +18,7 @@ import {
   type ReproductionIssue,
   type ReproductionSession,
 } from '@/lib/reproduction/build-reproduction'
-import { CHROMIUM_PATH } from './server'
+import { preparePlaywrightDir, runPlaywright } from './playwright-run'
 
 const WORK_DIR = path.join(process.cwd(), '.data', `e2e-hostile-reproductions-${process.pid}`)
 const SECRET = 'marker-secret-4f1c9'
@@ -191,78 +190,6 @@ function forgedTrails(): Record<string, ReproductionSession> {
   }
 }
 
-interface PlaywrightReport {
-  suites: {
-    file: string
-    specs: { ok: boolean; tests: { results: { errors: { message?: string }[] }[] }[] }[]
-  }[]
-  errors: { message?: string }[]
-}
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the escape that starts a terminal colour
-const COLOURS = /\u001b\[[0-9;]*m/g
-
-/** One run of every file with Playwright's own runner; each file's failure messages. */
-function runPlaywright(): Promise<Map<string, string>> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        path.join(process.cwd(), 'node_modules/@playwright/test/cli.js'),
-        'test',
-        '-c',
-        'playwright.config.mjs',
-      ],
-      {
-        cwd: WORK_DIR,
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: process.env.HOME ?? '',
-          NODE_ENV: 'test',
-          CI: '1',
-          FORCE_COLOR: '0',
-          REPRO_BASE_URL: SITE,
-          REPRO_PASSWORD: SECRET,
-          // This machine runs the tests as root, where Chromium's sandbox cannot start.
-          REPRO_NO_SANDBOX: '1',
-        },
-      },
-    )
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk
-    })
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk
-    })
-    child.on('error', reject)
-    child.on('close', () => {
-      try {
-        const report = JSON.parse(stdout) as PlaywrightReport
-        const byFile = new Map<string, string>()
-        for (const suite of report.suites)
-          byFile.set(
-            path.basename(suite.file),
-            suite.specs
-              .flatMap((spec) => spec.tests.flatMap((t) => t.results.flatMap((r) => r.errors)))
-              .map((error) => error.message ?? '')
-              .join('\n')
-              .replace(COLOURS, ''),
-          )
-        expect(report.errors, 'files that did not load').toEqual([])
-        resolve(byFile)
-      } catch (error) {
-        reject(
-          new Error(
-            `no usable report from Playwright (${String(error)}):\n${stdout.slice(0, 4000)}\n${stderr.slice(0, 4000)}`,
-          ),
-        )
-      }
-    })
-  })
-}
-
 beforeAll(async () => {
   ;({ server: attacker, url: ATTACKER } = await startServer((request, response) => {
     attackerRequests.push(`${request.method} ${request.url}`)
@@ -296,22 +223,7 @@ beforeAll(async () => {
       .writeHead(render ? 200 : 404, { 'content-type': 'text/html' })
       .end(render ? render() : 'not found')
   }))
-  rmSync(WORK_DIR, { recursive: true, force: true })
-  mkdirSync(WORK_DIR, { recursive: true })
-  writeFileSync(
-    path.join(WORK_DIR, 'playwright.config.mjs'),
-    `export default ${JSON.stringify({
-      testDir: '.',
-      testMatch: '*.spec.ts',
-      outputDir: 'out',
-      workers: 1,
-      retries: 0,
-      timeout: 20_000,
-      reporter: 'json',
-      // No --no-sandbox here: the files turn the sandbox on unless REPRO_NO_SANDBOX=1.
-      use: { headless: true, launchOptions: { executablePath: CHROMIUM_PATH } },
-    })}\n`,
-  )
+  preparePlaywrightDir(WORK_DIR, { timeoutMs: 20_000 })
 })
 
 afterAll(async () => {
@@ -325,7 +237,9 @@ describe('reproductions from forged trails, run with Playwright', () => {
     const files = forgedTrails()
     for (const [name, forged] of Object.entries(files))
       writeFileSync(path.join(WORK_DIR, name), buildReproduction(issue, forged).test)
-    const results = await runPlaywright()
+    const run = await runPlaywright(WORK_DIR, { REPRO_BASE_URL: SITE, REPRO_PASSWORD: SECRET })
+    expect(run.errors, 'files that did not load').toEqual([])
+    const results = new Map([...run.files].map(([name, result]) => [name, result.messages]))
     expect([...results.keys()].sort()).toEqual(Object.keys(files).sort())
 
     expect(attackerRequests, 'requests that reached the attacker origin').toEqual([])

@@ -5,8 +5,7 @@
  * the bugs are there every test fails, and for the recorded reason; once the same origin serves
  * the fixed site, the same tests pass.
  */
-import { spawn } from 'node:child_process'
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -16,7 +15,8 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { waitFor } from '../helpers/wait'
 import { type BugSite, startBugSite } from './bug-site'
 import { POSTGRES_URL } from './dashboard'
-import { CHROMIUM_PATH, launchChromium, type RunningServer, startBuiltServer } from './server'
+import { preparePlaywrightDir, runPlaywright } from './playwright-run'
+import { launchChromium, type RunningServer, startBuiltServer } from './server'
 
 // Inside the checkout, so the saved tests resolve @playwright/test from its node_modules; not
 // under test-results/, which Playwright's runs may clear.
@@ -75,85 +75,10 @@ async function dataApi<T>(pathname: string): Promise<T> {
   return (await response.json()) as T
 }
 
-interface PlaywrightReport {
-  suites: {
-    file: string
-    specs: { ok: boolean; tests: { results: { status: string; errors: { message?: string }[] }[] }[] }[]
-  }[]
-}
-
-interface RunResult {
-  ok: boolean
-  output: string
-  /** The failures' messages as a terminal would show them, without colours. */
-  messages: string
-}
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the escape that starts a terminal colour
-const COLOURS = /\u001b\[[0-9;]*m/g
-
-/** Runs the saved tests with Playwright's own runner, as a user would; the JSON report per file. */
-function runPlaywright(): Promise<Map<string, RunResult>> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        path.join(process.cwd(), 'node_modules/@playwright/test/cli.js'),
-        'test',
-        '-c',
-        'playwright.config.mjs',
-      ],
-      {
-        cwd: WORK_DIR,
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: process.env.HOME ?? '',
-          NODE_ENV: 'test',
-          CI: '1',
-          FORCE_COLOR: '0',
-          // The files have no default site; this is the local copy they run against.
-          REPRO_BASE_URL: site.url,
-          // This machine runs the tests as root, where Chromium's sandbox cannot start.
-          REPRO_NO_SANDBOX: '1',
-        },
-      },
-    )
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk
-    })
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk
-    })
-    child.on('error', reject)
-    child.on('close', () => {
-      try {
-        const report = JSON.parse(stdout) as PlaywrightReport
-        const byFile = new Map<string, RunResult>()
-        for (const suite of report.suites) {
-          const results = suite.specs.flatMap((spec) => spec.tests.flatMap((t) => t.results))
-          const output = JSON.stringify(results)
-          const messages = results
-            .flatMap((result) => result.errors.map((error) => error.message ?? ''))
-            .join('\n')
-            .replace(COLOURS, '')
-          byFile.set(path.basename(suite.file), {
-            ok: suite.specs.every((spec) => spec.ok),
-            output,
-            messages,
-          })
-        }
-        resolve(byFile)
-      } catch (error) {
-        reject(
-          new Error(
-            `no JSON report from Playwright (${String(error)}):\n${stdout.slice(0, 4000)}\n${stderr.slice(0, 4000)}`,
-          ),
-        )
-      }
-    })
-  })
+/** One run of every saved file against the bug site. */
+async function runReproductions() {
+  // The files have no default site; this is the local copy they run against.
+  return (await runPlaywright(WORK_DIR, { REPRO_BASE_URL: site.url })).files
 }
 
 beforeAll(async () => {
@@ -165,22 +90,7 @@ beforeAll(async () => {
   apiKey = (await createKey(database.db, { organizationId: org.id, type: 'api' })).key
   site = await startBugSite({ serviceUrl: server.baseUrl, apiKey: ingest.key })
   browser = await launchChromium()
-  rmSync(WORK_DIR, { recursive: true, force: true })
-  mkdirSync(WORK_DIR, { recursive: true })
-  writeFileSync(
-    path.join(WORK_DIR, 'playwright.config.mjs'),
-    `export default ${JSON.stringify({
-      testDir: '.',
-      testMatch: '*.spec.ts',
-      outputDir: 'out',
-      workers: 1,
-      retries: 0,
-      timeout: 30_000,
-      reporter: 'json',
-      // No --no-sandbox here: the files turn the sandbox on unless REPRO_NO_SANDBOX=1.
-      use: { headless: true, launchOptions: { executablePath: CHROMIUM_PATH } },
-    })}\n`,
-  )
+  preparePlaywrightDir(WORK_DIR, { timeoutMs: 30_000 })
 })
 
 afterAll(async () => {
@@ -238,7 +148,7 @@ describe('a reproduction per bug, run with Playwright before and after the fix',
   })
 
   it('each test fails against the buggy site, for the recorded reason', async () => {
-    const results = await runPlaywright()
+    const results = await runReproductions()
     for (const bug of BUGS) {
       const reproduction = reproductions.get(bug.name)!
       const result = results.get(reproduction.filename)
@@ -253,7 +163,7 @@ describe('a reproduction per bug, run with Playwright before and after the fix',
 
   it('the same tests pass once the same origin serves the fixed site', async () => {
     site.fix()
-    const results = await runPlaywright()
+    const results = await runReproductions()
     for (const bug of BUGS) {
       const reproduction = reproductions.get(bug.name)!
       const result = results.get(reproduction.filename)
@@ -317,7 +227,7 @@ describe('a reproduction per bug, run with Playwright before and after the fix',
     // Again against the still-buggy site (a verification run on staging): the TypeError's test fails.
     site.unfix()
     const runStarted = new Date(Date.now() - 1_000).toISOString()
-    const results = await runPlaywright()
+    const results = await runReproductions()
     expect(results.get(typeError.filename)?.ok).toBe(false)
     // A headless browser as automation starts it, and a crawler's user agent in a person's browser.
     const automated = await launchChromium({ automated: true })
