@@ -126,6 +126,35 @@ const EnvSchema = z.object({
   MCP_ALLOWED_ORIGINS: commaList(httpOrigin).default([]),
   OAUTH_REFRESH_REUSE_GRACE_SECONDS: wholeNumber().min(0, 'must be 0 or more').default(0),
   INGEST_AUTOMATED_SESSIONS: z.enum(['store', 'drop'], { error: 'must be store or drop' }).default('store'),
+  /**
+   * Key-encryption keys of session data keys (docs/privacy.md#encryption): `id:base64` pairs,
+   * comma-separated, the first one active; each key 32 bytes. Unset: one derived from AUTH_SECRET.
+   */
+  DATA_ENCRYPTION_KEYS: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === '') return []
+      const keys: { id: string; key: Buffer }[] = []
+      for (const entry of value.split(',')) {
+        const [id, encoded, extra] = entry.trim().split(':')
+        const key = encoded ? Buffer.from(encoded, 'base64') : Buffer.alloc(0)
+        if (!id || !/^[A-Za-z0-9_-]{1,32}$/.test(id) || extra !== undefined || key.length !== 32) {
+          ctx.addIssue({
+            code: 'custom',
+            message:
+              'must be id:base64 pairs, comma-separated, each key 32 bytes (`openssl rand -base64 32`)',
+          })
+          return z.NEVER
+        }
+        if (keys.some((k) => k.id === id)) {
+          ctx.addIssue({ code: 'custom', message: `names key ${id} twice` })
+          return z.NEVER
+        }
+        keys.push({ id, key })
+      }
+      return keys
+    }),
   SESSION_IDLE_SECONDS: positiveInt.default(60),
   JOBS_LEASE_SECONDS: wholeNumber().min(5, 'must be at least 5 (seconds)').default(60),
   FINALIZER_INTERVAL_SECONDS: positiveInt.default(15),
@@ -233,6 +262,8 @@ export interface Config {
    * but never counted, or not stored at all (docs/hostile-input.md#automated-traffic).
    */
   ingest: { automatedSessions: 'store' | 'drop' }
+  /** Key-encryption keys from DATA_ENCRYPTION_KEYS, the active one first; empty: derive from AUTH_SECRET. */
+  dataEncryptionKeys: { id: string; key: Buffer }[]
   /**
    * In-process engine: how long a claimed run stays with an instance that stopped renewing it
    * (killed, frozen) before another instance takes it over.
@@ -433,6 +464,7 @@ export function parseConfig(rawEnv: Record<string, string | undefined>): Config 
       finalizerIntervalSeconds: env.FINALIZER_INTERVAL_SECONDS,
     },
     ingest: { automatedSessions: env.INGEST_AUTOMATED_SESSIONS },
+    dataEncryptionKeys: env.DATA_ENCRYPTION_KEYS,
     analysis: { timeoutSeconds: env.ANALYSIS_TIMEOUT_SECONDS, memoryMb: env.ANALYSIS_MEMORY_MB },
     insights: {
       intervalHours:

@@ -15,6 +15,8 @@ export const insights = pgTable(
     /** Markdown body; `contentPreview` is its first 280 characters as plain text. */
     content: text('content').notNull(),
     contentPreview: text('content_preview').notNull(),
+    /** Set when an erasure removed sessions this insight was written from (docs/privacy.md#erasure). */
+    redactedAt: ts('redacted_at'),
     createdAt: createdAt(),
   },
   (t) => [

@@ -25,6 +25,13 @@ export const organizations = pgTable(
     networkDetails: text('network_details', { enum: NETWORK_DETAIL_POLICIES }).notNull().default('redact'),
     /** More JSON key words ingest redacts in captured bodies, beside the built-in list. */
     networkRedactKeys: text('network_redact_keys').array().notNull().default(sql`'{}'::text[]`),
+    /**
+     * Masking the organization added after the fact (docs/privacy.md#re-masking): CSS selectors
+     * whose elements' text and values are masked, and text patterns masked wherever they appear.
+     * Ingest applies them to every batch it stores; the recorder receives them in its answer.
+     */
+    maskSelectors: text('mask_selectors').array().notNull().default(sql`'{}'::text[]`),
+    maskPatterns: text('mask_patterns').array().notNull().default(sql`'{}'::text[]`),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -68,6 +68,12 @@ export const replaySessions = pgTable(
      * regressions, alerts, insights or signals.
      */
     automation: text('automation', { enum: AUTOMATION_KINDS }),
+    /**
+     * Kept past the organization's retention (docs/privacy.md#retention) until
+     * `pinnedAt` + the pin maximum; null when the session follows retention.
+     */
+    pinnedAt: ts('pinned_at'),
+    pinnedBy: text('pinned_by'),
     batchCount: integer('batch_count').notNull().default(0),
     eventCount: integer('event_count').notNull().default(0),
     byteSize: bigint('byte_size', { mode: 'number' }).notNull().default(0),

@@ -4,6 +4,11 @@ export const SCOPES = {
   ingest: 'ingest',
   /** Data API keys that upload source maps (POST /api/v1/sourcemaps); chosen when the key is made. */
   writeSourcemaps: 'write:sourcemaps',
+  /**
+   * Privacy work on end users' data (docs/privacy.md): erasures, exports, re-masking, retention
+   * and reading the audit trail. Only owners create keys with it.
+   */
+  writePrivacy: 'write:privacy',
 } as const
 
 export type Scope = (typeof SCOPES)[keyof typeof SCOPES]

@@ -6,7 +6,15 @@ import { getConfig } from '@/lib/config'
  * environment never signs two kinds of thing with the same key (cursors, CSRF tokens,
  * webhook-secret encryption).
  */
-export type KeyPurpose = 'cursor-v1' | 'csrf-v1' | 'webhook-secret-v1' | 'integration-secret-v1'
+export type KeyPurpose =
+  | 'cursor-v1'
+  | 'csrf-v1'
+  | 'webhook-secret-v1'
+  | 'integration-secret-v1'
+  /** Privacy requests' person identifiers, sealed while the request runs. */
+  | 'privacy-person-v1'
+  /** The key-encryption key of session data keys when DATA_ENCRYPTION_KEYS is not set. */
+  | 'session-data-kek-v1'
 
 const cache = new Map<string, Buffer>()
 

@@ -1,10 +1,12 @@
 import { and, eq } from 'drizzle-orm'
 import { type AutomationKind, replayBatches, replaySessions } from '@/db/schema'
+import { sealBytes } from '@/lib/crypto/sealed'
 import type { Db } from '@/lib/db'
 import type { JobsEngine } from '@/lib/jobs/types'
 import { currentRequestId } from '@/lib/log'
 import { handOver } from '@/lib/outbox/commit'
 import { pendingEvents } from '@/lib/outbox/pending'
+import { sessionKeyForWrite } from '@/lib/privacy/data-keys'
 import type { BlobStore } from '@/lib/storage/types'
 import { batchBlobKey } from './blob-key'
 import type { ReplayBatch } from './schema'
@@ -47,7 +49,7 @@ const isForeignKeyViolation = (error: unknown) =>
   typeof error === 'object' && error !== null && 'code' in error && error.code === '23503'
 
 /**
- * Stores one accepted batch: its bytes in blob storage first, then its rows — the session,
+ * Stores one accepted batch: its bytes (sealed) in blob storage first, then its rows — the session,
  * the batch and (for `flush: final`) the outbox event that asks for processing — atomically.
  * A row never names a blob that is not durable; a failed upload leaves no row; a re-sent batch
  * (also concurrently) is stored once and its copy of the bytes removed when it differs; a
@@ -67,7 +69,9 @@ export async function storeBatch(
   const sequence = batch.replay.sequence
 
   const blobKey = batchBlobKey(organizationId, externalId, sequence, body)
-  await blobs.put(blobKey, body, { contentType: 'application/json' })
+  // Sealed with the session's data key (docs/privacy.md#encryption): erasing the key erases every copy.
+  const dataKey = await sessionKeyForWrite(db, organizationId, externalId)
+  await blobs.put(blobKey, sealBytes(body, dataKey), { contentType: 'application/octet-stream' })
 
   const events = batch.replay.events
   const firstTimestamp = Math.floor(events[0]!.timestamp)

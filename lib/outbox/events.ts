@@ -17,6 +17,12 @@ export const EVENTS = {
   signalCreated: 'signal/created',
   /** An insight was written (webhook `insight.generated`). */
   insightGenerated: 'insight/generated',
+  /** An erasure of one person was requested (docs/privacy.md#erasure); never sent to webhooks. */
+  erasureRequested: 'privacy/erasure.requested',
+  /** A re-masking of stored sessions was requested (docs/privacy.md#re-masking). */
+  remaskRequested: 'privacy/remask.requested',
+  /** An access request's export was requested (docs/privacy.md#exports). */
+  exportRequested: 'privacy/export.requested',
 } as const
 
 export type EventName = (typeof EVENTS)[keyof typeof EVENTS]

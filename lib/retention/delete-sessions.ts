@@ -2,6 +2,7 @@ import { and, eq, inArray } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { replayBatches, replaySessions } from '@/db/schema'
 import { sessionBlobFolder } from '@/lib/ingest/blob-key'
+import { forgetSessionKeys } from '@/lib/privacy/data-keys'
 import type { BlobStore } from '@/lib/storage'
 
 export interface DeletedSessions {
@@ -12,9 +13,9 @@ export interface DeletedSessions {
 const BLOB_DELETE_CHUNK = 500
 
 /**
- * Deletes sessions of one organization with everything recorded for them: the replay blobs
- * first, then the rows (batches, issue and signal links go by cascade). In this order a failure
- * half-way leaves a session whose replay is gone but which the next run deletes again, never
+ * Deletes sessions of one organization with everything recorded for them: their data keys
+ * (docs/privacy.md#encryption), the replay blobs, then the rows (batches, issue and signal
+ * links go by cascade). In this order a failure half-way leaves a session whose replay is gone but which the next run deletes again, never
  * replay data that no row points to any more. Issues keep their counts: they describe what
  * happened, not what is still stored.
  */
@@ -43,6 +44,12 @@ export async function deleteSessions(
   for (const session of sessions)
     for (const key of await blobs.list(sessionBlobFolder(input.organizationId, session.externalId)))
       keys.add(key)
+  // The data keys first: from here on no copy of these batches can be read, wherever it is.
+  await forgetSessionKeys(
+    db,
+    input.organizationId,
+    sessions.map((s) => s.externalId),
+  )
   const all = [...keys]
   for (let i = 0; i < all.length; i += BLOB_DELETE_CHUNK)
     await blobs.delete(all.slice(i, i + BLOB_DELETE_CHUNK))

@@ -1,20 +1,48 @@
-import { asc, eq } from 'drizzle-orm'
+import { and, asc, eq } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
-import { replayBatches } from '@/db/schema'
+import { replayBatches, replaySessions, sessionDataKeys } from '@/db/schema'
 import type { RrwebEvent } from '@/lib/analysis/types'
+import { isSealedBytes, openBytes } from '@/lib/crypto/sealed'
+import { unwrapDataKey } from '@/lib/privacy/data-keys'
 import type { BlobStore } from '@/lib/storage/types'
 
 export interface SessionBatchRef {
   sequence: number
   blobKey: string
+  /** The session's data key (docs/privacy.md#encryption); null when it was erased. */
+  dataKey?: Uint8Array | null
 }
 
 export async function sessionBatches(db: DbOrTx, sessionId: string): Promise<SessionBatchRef[]> {
-  return db
-    .select({ sequence: replayBatches.sequence, blobKey: replayBatches.blobKey })
+  const rows = await db
+    .select({
+      sequence: replayBatches.sequence,
+      blobKey: replayBatches.blobKey,
+      wrappedKey: sessionDataKeys.wrappedKey,
+      kekId: sessionDataKeys.kekId,
+    })
     .from(replayBatches)
+    .innerJoin(replaySessions, eq(replaySessions.id, replayBatches.sessionId))
+    .leftJoin(
+      sessionDataKeys,
+      and(
+        eq(sessionDataKeys.organizationId, replaySessions.organizationId),
+        eq(sessionDataKeys.externalId, replaySessions.externalId),
+      ),
+    )
     .where(eq(replayBatches.sessionId, sessionId))
     .orderBy(asc(replayBatches.sequence))
+  const first = rows[0]
+  const dataKey = first?.wrappedKey && first.kekId ? unwrapDataKey(first.wrappedKey, first.kekId) : null
+  return rows.map((row) => ({ sequence: row.sequence, blobKey: row.blobKey, dataKey }))
+}
+
+/** A stored batch's JSON bytes: opened with the session's key, or as stored before sealing existed. */
+export function openStoredBatch(batch: SessionBatchRef, stored: Uint8Array): Uint8Array {
+  if (!isSealedBytes(stored)) return stored
+  if (!batch.dataKey)
+    throw new Error(`Replay batch ${batch.sequence} cannot be read: its session's data key was erased`)
+  return openBytes(stored, batch.dataKey)
 }
 
 /**
@@ -29,7 +57,7 @@ export async function* readSessionBatches(
     const bytes = await blobs.get(batch.blobKey)
     if (!bytes)
       throw new Error(`Replay batch ${batch.sequence} is missing from blob storage (${batch.blobKey})`)
-    yield { sequence: batch.sequence, bytes }
+    yield { sequence: batch.sequence, bytes: openStoredBatch(batch, bytes) }
   }
 }
 

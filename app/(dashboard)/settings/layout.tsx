@@ -10,6 +10,9 @@ const SETTINGS_NAV = [
   { href: '/settings/alerts', label: 'Alerts' },
   { href: '/settings/source-maps', label: 'Source maps' },
   { href: '/settings/connected-apps', label: 'Connected apps' },
+  { href: '/settings/privacy', label: 'Privacy' },
+  { href: '/settings/masking', label: 'Masking' },
+  { href: '/settings/audit', label: 'Audit log' },
 ]
 
 export default function SettingsLayout({ children }: { children: ReactNode }) {
