@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { credentials, outbox, replayBatches, replaySessions } from '@/db/schema'
 import { createKey } from '@/lib/credentials/create-key'
 import { revokeKey } from '@/lib/credentials/revoke-key'
+import { isSealedBytes } from '@/lib/crypto/sealed'
 import { useDatabase } from '@/lib/db'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import {
@@ -21,6 +22,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { freezeRateLimitClock } from '../helpers/frozen-rate-limit'
 import { preflight, sendBatch } from '../helpers/ingest'
 import { startS3Server } from '../helpers/s3-server'
+import { storedBatchText } from '../helpers/stored-batch'
 
 let database: TestDatabase
 let organizationId: string
@@ -101,8 +103,11 @@ describe('POST /api/sdk/replay: accepting batches', () => {
       pageUrl: batch.page.url,
       flush: 'normal',
     })
+    // Stored sealed with the session's data key (docs/privacy.md#encryption), opened as sent.
     const stored = await getBlobStore().get(batches[0]!.blobKey)
-    expect(Buffer.from(stored!).toString()).toBe(body)
+    expect(isSealedBytes(stored!)).toBe(true)
+    expect(Buffer.from(stored!).toString()).not.toContain(batch.session.id)
+    expect(await storedBatchText(database.db, batches[0]!.blobKey)).toBe(body)
   })
 
   it('adds later batches to the session and keeps what identify() learnt', async () => {
@@ -149,7 +154,7 @@ describe('POST /api/sdk/replay: accepting batches', () => {
     const response = await sendBatch(body, { key: ingestKey, gzip: true })
     expect(response.status).toBe(200)
     const { batches } = await rowsFor(sessionId)
-    expect(Buffer.from((await getBlobStore().get(batches[0]!.blobKey))!).toString()).toBe(body)
+    expect(await storedBatchText(database.db, batches[0]!.blobKey)).toBe(body)
   })
 })
 
@@ -371,7 +376,7 @@ describe('POST /api/sdk/replay: validation', () => {
     const body = JSON.stringify(batch)
     expect((await sendBatch(body, { key: ingestKey })).status).toBe(200)
     const { batches } = await rowsFor(sessionId)
-    expect(Buffer.from((await getBlobStore().get(batches[0]!.blobKey))!).toString()).toBe(body)
+    expect(await storedBatchText(database.db, batches[0]!.blobKey)).toBe(body)
   })
 
   it.each([
