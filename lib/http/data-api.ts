@@ -11,7 +11,7 @@ import { type BodyLimits, readBody, readForm } from './body'
 import { errorResponse, rateLimitHeaders } from './respond'
 import { traced } from './traced'
 
-export type DataApiScope = 'read:service' | 'write:issues' | 'write:sourcemaps'
+export type DataApiScope = 'read:service' | 'write:issues' | 'write:sourcemaps' | 'write:privacy'
 
 export const MISSING_TOKEN = 'Missing or invalid bearer token'
 
@@ -31,8 +31,11 @@ interface Access {
    */
   body?: 'json' | 'form'
   bodyLimits?: BodyLimits
-  /** The status of a successful answer: 201 for a route that creates something, else 200. */
-  status?: 200 | 201
+  /**
+   * The status of a successful answer: 201 for a route that creates something, 202 for one that
+   * queues work (a privacy request), else 200.
+   */
+  status?: 200 | 201 | 202
 }
 
 /**
@@ -89,6 +92,13 @@ export function dataApiRoute<P = Record<string, never>>(
           body,
           requestId,
         })
+        // A handler that streams (an export's file) builds its own Response; the wrapper's
+        // request id and rate-limit headers still go on it.
+        if (answer instanceof Response) {
+          for (const [name, value] of Object.entries(headers))
+            if (name !== 'Content-Type') answer.headers.set(name, value)
+          return answer
+        }
         const text = answer instanceof JsonText ? answer.text : JSON.stringify(answer)
         return new Response(text, { status: access.status ?? 200, headers })
       } catch (error) {
