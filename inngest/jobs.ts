@@ -5,12 +5,14 @@ import { sweepDigests } from '@/lib/alerts/digests'
 import { evaluateEvent } from '@/lib/alerts/evaluate'
 import { firstAttempts } from '@/lib/alerts/jobs'
 import { pruneAlertHistory } from '@/lib/alerts/prune'
+import { pruneAuditTrail } from '@/lib/audit/prune'
 import type { Config } from '@/lib/config'
 import { generateInsightsForInterval, lastInterval } from '@/lib/insights/generate'
 import { defineJob, every, type JobDefinition } from '@/lib/jobs'
 import { EVENTS } from '@/lib/outbox/events'
 import { sweepOutbox } from '@/lib/outbox/sweep'
 import { sweepSessions } from '@/lib/processing/finalizer'
+import { failErasure, runErasure } from '@/lib/privacy/erase-person'
 import { type ProcessingDeps, processSession } from '@/lib/processing/process-session'
 import { sweepRetention } from '@/lib/retention/sweep'
 import { backfillSignal } from '@/lib/signals/backfill'
@@ -37,6 +39,9 @@ const ALERT_DIGEST_SECONDS = 60
 
 const SessionEvent = z.object({ organizationId: z.string(), sessionId: z.string() })
 const SignalEvent = z.object({ organizationId: z.string(), signalId: z.string() })
+const ErasureEvent = z.object({ organizationId: z.string(), erasureId: z.string() })
+// Retries of an erasure: each continues where the last stopped (docs/privacy.md#erasure).
+const ERASURE_RETRIES = 5
 const AnyPayload = z.record(z.string(), z.unknown())
 const Tick = z.object({}).loose()
 
@@ -211,6 +216,23 @@ export function defineJobs(config: Config, deps: () => Promise<JobDeps>): JobDef
         step.run('sweep', async () => ({ attempted: await deliverDueSlack((await deps()).db, { delays }) })),
     }),
     defineJob({
+      id: 'erase-person',
+      name: 'Erase one person’s sessions and what was derived from them',
+      trigger: { event: EVENTS.erasureRequested },
+      retries: ERASURE_RETRIES,
+      payload: ErasureEvent,
+      handler: async ({ event, step, attempt }) =>
+        step.run('erase', async () => {
+          const { db, blobs } = await deps()
+          try {
+            return await runErasure({ db, blobs }, event.data)
+          } catch (error) {
+            if (attempt >= ERASURE_RETRIES) await failErasure(db, event.data)
+            throw error
+          }
+        }),
+    }),
+    defineJob({
       id: 'retention-sweep',
       name: 'Delete replay data past each organization’s retention',
       trigger: { cron: config.retention.cron },
@@ -228,7 +250,9 @@ export function defineJobs(config: Config, deps: () => Promise<JobDeps>): JobDef
         })
         // Alert rules' history (decisions and messages) is kept 90 days (docs/alerts.md).
         const alerts = await step.run('alerts', async () => pruneAlertHistory((await deps()).db))
-        return { ...sessions, sourcemaps, alerts }
+        // Audit entries are kept AUDIT_RETENTION_DAYS (docs/privacy.md#audit-trail).
+        const audit = await step.run('audit', async () => pruneAuditTrail((await deps()).db))
+        return { ...sessions, sourcemaps, alerts, audit }
       },
     }),
   ]
