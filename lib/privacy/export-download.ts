@@ -1,0 +1,56 @@
+import type { DbOrTx } from '@/db/client'
+import type { Actor } from '@/lib/actor'
+import { recordAudit } from '@/lib/audit/record'
+import { ConflictError, NotFoundError } from '@/lib/errors'
+import type { BlobStore } from '@/lib/storage/types'
+import { unwrapDataKey } from './data-keys'
+import { exportFileStream } from './export-file'
+import { exportRowOf } from './export-lookup'
+import { EXPORT_EXPIRED, isExpired } from './export-view'
+
+export interface ExportDownload {
+  stream: ReadableStream<Uint8Array>
+  fileName: string
+  byteSize: number
+}
+
+/**
+ * A completed export's file, decrypted part by part as it is read, and the audit entry that
+ * says who fetched it. Expired → not found (the file is gone or about to be); not completed
+ * yet → conflict, with the status to poll.
+ */
+export async function openExportDownload(
+  db: DbOrTx,
+  blobs: BlobStore,
+  actor: Actor,
+  exportId: string,
+): Promise<ExportDownload> {
+  const row = await exportRowOf(db, actor.organizationId, exportId)
+  if (isExpired(row) || !row.wrappedKey || !row.kekId) throw new NotFoundError(EXPORT_EXPIRED)
+  if (row.status !== 'completed')
+    throw new ConflictError(`Export is not ready (status ${row.status}); fetch it again when completed`)
+  const dataKey = unwrapDataKey(row.wrappedKey, row.kekId)
+  await recordAudit(db, actor, {
+    action: 'export.downloaded',
+    targetType: 'export',
+    targetId: row.id,
+    metadata: { byteSize: row.byteSize },
+  })
+  return {
+    stream: exportFileStream(blobs, row.organizationId, row.id, row.counts.parts ?? 0, dataKey),
+    fileName: `export-${row.id}.ndjson`,
+    byteSize: row.byteSize ?? 0,
+  }
+}
+
+/** The HTTP answer both the Data API and the dashboard give for a download. */
+export function exportDownloadResponse(download: ExportDownload): Response {
+  return new Response(download.stream, {
+    headers: {
+      'Content-Type': 'application/x-ndjson; charset=utf-8',
+      'Content-Disposition': `attachment; filename="${download.fileName}"`,
+      'Content-Length': String(download.byteSize),
+      'X-Content-Type-Options': 'nosniff',
+    },
+  })
+}
