@@ -1,0 +1,129 @@
+import { and, eq, sql } from 'drizzle-orm'
+import type { Db } from '@/db/client'
+import { erasures, replaySessions } from '@/db/schema'
+import { recordAudit } from '@/lib/audit/record'
+import { getConfig } from '@/lib/config'
+import { logger } from '@/lib/log'
+import { deleteSessions } from '@/lib/retention/delete-sessions'
+import type { BlobStore } from '@/lib/storage'
+import { silenceDeliveries } from './erasure-deliveries'
+import { eraseDerived } from './erasure-derived'
+import { erasureView, getErasureRow } from './erasures'
+import { openPerson, personSessionsWhere } from './person'
+
+export interface ErasureDeps {
+  db: Db
+  blobs: BlobStore
+}
+
+// Sessions handled per transaction: their links, counts and messages, then their keys and blobs.
+const CHUNK = 100
+
+type Counts = Record<string, number>
+
+function added(counts: Counts, more: object): Counts {
+  const next = { ...counts }
+  for (const [name, value] of Object.entries(more))
+    if (typeof value === 'number') next[name] = (next[name] ?? 0) + value
+  return next
+}
+
+/**
+ * Runs one erasure to its end (docs/privacy.md#erasure): every session of the person, also
+ * those recorded after the request, a chunk at a time — first what was derived from them
+ * (issues, signals, insights, queued messages: eraseDerived, silenceDeliveries), then the
+ * sessions themselves (data keys, blobs, rows: deleteSessions) — then the messages naming the
+ * person, and last the request forgets the person. Counts are saved after each chunk, so GET
+ * shows progress; a retry continues where a failed run stopped, and a completed erasure is
+ * left as it is.
+ */
+export async function runErasure(
+  deps: ErasureDeps,
+  input: { organizationId: string; erasureId: string },
+): Promise<{ status: string; counts: Counts }> {
+  const { db, blobs } = deps
+  const row = await getErasureRow(db, input.organizationId, input.erasureId)
+  if (row.status === 'completed') return { status: row.status, counts: row.counts }
+  if (!row.personSealed) throw new Error(`erasure ${row.id} has no person to erase`)
+  const person = openPerson(row.personKind, row.personSealed)
+  const thisErasure = and(eq(erasures.organizationId, row.organizationId), eq(erasures.id, row.id))
+  await db
+    .update(erasures)
+    .set({ status: 'running', startedAt: sql`coalesce(${erasures.startedAt}, now())`, error: null })
+    .where(thisErasure)
+  let counts = row.counts
+  const baseUrl = getConfig().baseUrl
+  try {
+    for (;;) {
+      const sessions = await db
+        .select({ id: replaySessions.id, externalId: replaySessions.externalId })
+        .from(replaySessions)
+        .where(personSessionsWhere(row.organizationId, person))
+        .limit(CHUNK)
+      if (sessions.length === 0) break
+      const ids = sessions.map((s) => s.id)
+      counts = await db.transaction(async (tx) => {
+        const derived = await eraseDerived(tx, {
+          organizationId: row.organizationId,
+          sessionIds: ids,
+          baseUrl,
+        })
+        const silenced = await silenceDeliveries(tx, row.organizationId, [
+          ...ids,
+          ...sessions.map((s) => s.externalId),
+          ...derived.deletedIssueIds,
+        ])
+        const next = added(counts, { ...derived, ...silenced })
+        await tx.update(erasures).set({ counts: next }).where(thisErasure)
+        return next
+      })
+      const deleted = await deleteSessions(db, blobs, { organizationId: row.organizationId, sessionIds: ids })
+      counts = added(counts, deleted)
+      await db.update(erasures).set({ counts }).where(thisErasure)
+    }
+    const finished = await db.transaction(async (tx) => {
+      const silenced = await silenceDeliveries(tx, row.organizationId, [person.value], {
+        caseless: person.kind === 'email',
+      })
+      const final = added(counts, silenced)
+      const [done] = await tx
+        .update(erasures)
+        .set({ counts: final, status: 'completed', completedAt: sql`now()`, personSealed: null, error: null })
+        .where(thisErasure)
+        .returning()
+      await recordAudit(
+        tx,
+        { organizationId: row.organizationId, actorType: 'system', actorId: 'erasure' },
+        { action: 'erasure.completed', targetType: 'erasure', targetId: row.id, metadata: { counts: final } },
+      )
+      return done!
+    })
+    return { status: finished.status, counts: erasureView(finished).counts }
+  } catch (error) {
+    // The request stays `running` with what it did so far: the job's retry continues it.
+    const message = error instanceof Error ? error.message : String(error)
+    await db
+      .update(erasures)
+      .set({ error: message.slice(0, 500) })
+      .where(thisErasure)
+    logger.warn({ err: error, erasureId: row.id }, 'erasure stopped; its retry continues it')
+    throw error
+  }
+}
+
+/** Marks an erasure failed once its job has given up (the error stays; the person stays sealed). */
+export async function failErasure(
+  db: Db,
+  input: { organizationId: string; erasureId: string },
+): Promise<void> {
+  await db
+    .update(erasures)
+    .set({ status: 'failed' })
+    .where(
+      and(
+        eq(erasures.organizationId, input.organizationId),
+        eq(erasures.id, input.erasureId),
+        sql`${erasures.status} <> 'completed'`,
+      ),
+    )
+}
