@@ -10,6 +10,8 @@ import type { Config } from '@/lib/config'
 import { generateInsightsForInterval, lastInterval } from '@/lib/insights/generate'
 import { defineJob, every, type JobDefinition } from '@/lib/jobs'
 import { EVENTS } from '@/lib/outbox/events'
+import { runExport } from '@/lib/privacy/export-run'
+import { sweepExpiredExports } from '@/lib/privacy/export-sweep'
 import { sweepOutbox } from '@/lib/outbox/sweep'
 import { sweepSessions } from '@/lib/processing/finalizer'
 import { failErasure, runErasure } from '@/lib/privacy/erase-person'
@@ -39,6 +41,7 @@ const ALERT_DIGEST_SECONDS = 60
 
 const SessionEvent = z.object({ organizationId: z.string(), sessionId: z.string() })
 const SignalEvent = z.object({ organizationId: z.string(), signalId: z.string() })
+const ExportEvent = z.object({ organizationId: z.string(), exportId: z.string() })
 const ErasureEvent = z.object({ organizationId: z.string(), erasureId: z.string() })
 // Retries of an erasure: each continues where the last stopped (docs/privacy.md#erasure).
 const ERASURE_RETRIES = 5
@@ -233,6 +236,18 @@ export function defineJobs(config: Config, deps: () => Promise<JobDeps>): JobDef
         }),
     }),
     defineJob({
+      id: 'privacy-export',
+      name: "Write one person's data export (access request)",
+      trigger: { event: EVENTS.exportRequested },
+      retries: 2,
+      payload: ExportEvent,
+      handler: async ({ event, step }) =>
+        step.run('export', async () => {
+          const { db, blobs } = await deps()
+          return runExport({ db, blobs }, event.data)
+        }),
+    }),
+    defineJob({
       id: 'retention-sweep',
       name: 'Delete replay data past each organization’s retention',
       trigger: { cron: config.retention.cron },
@@ -252,7 +267,12 @@ export function defineJobs(config: Config, deps: () => Promise<JobDeps>): JobDef
         const alerts = await step.run('alerts', async () => pruneAlertHistory((await deps()).db))
         // Audit entries are kept AUDIT_RETENTION_DAYS (docs/privacy.md#audit-trail).
         const audit = await step.run('audit', async () => pruneAuditTrail((await deps()).db))
-        return { ...sessions, sourcemaps, alerts, audit }
+        // Access requests' files live EXPORT_LIFETIME_DAYS (docs/privacy.md#exports).
+        const exports = await step.run('exports', async () => {
+          const { db, blobs } = await deps()
+          return sweepExpiredExports(db, blobs)
+        })
+        return { ...sessions, sourcemaps, alerts, audit, exports }
       },
     }),
   ]
