@@ -129,6 +129,18 @@ export function startFrameRecorder(
     },
   })
 
+  /** Stops the relay: a relaying frame sends and stores nothing of its own. */
+  const halt = () => {
+    guard?.stop()
+    try {
+      stopRecording?.()
+    } catch {
+      // rrweb teardown failures must not reach the page.
+    }
+    grandchildren.detach()
+    uninstallCapture()
+  }
+
   return {
     identify: (userId, properties) => {
       // A relayed frame has no session to name: identify() belongs in the top page.
@@ -139,14 +151,14 @@ export function startFrameRecorder(
       stopped = true
       detachAsk()
       if (own) return own.stop()
-      guard?.stop()
-      try {
-        stopRecording?.()
-      } catch {
-        // rrweb teardown failures must not reach the page.
-      }
-      grandchildren.detach()
-      uninstallCapture()
+      halt()
+    },
+    discard: () => {
+      if (stopped) return
+      stopped = true
+      detachAsk()
+      if (own) own.discard()
+      else halt()
     },
   }
 }

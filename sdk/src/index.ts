@@ -1,19 +1,30 @@
 /// <reference lib="dom" />
 /**
  * The browser recorder: `init()` once per page, as early as possible; `identify()` after sign-in;
- * `stop()` to end the session. Nothing here throws into the host page: a bad option or a
- * missing browser feature logs one console warning and leaves the page alone.
+ * `setConsent()` when the visitor answers; `stop()` to end the session. Nothing here throws into
+ * the host page: a bad option or a missing browser feature logs one console warning and leaves
+ * the page alone.
  */
+import { ConsentGate, forgetDevice, isConsentAnswer } from './consent'
 import { hasCrossOriginParent } from './cross-origin-frames'
 import { startFrameRecorder } from './frame-recorder'
-import { type RecorderOptions, resolveOptions } from './options'
+import { type RecorderOptions, type ResolvedOptions, resolveOptions } from './options'
 import { type Recorder, type RecorderInternals, startRecorder } from './recorder'
 
-export type { ConsoleLevel, RecorderOptions } from './options'
+export type { Consent, ConsoleLevel, RecorderOptions, StorageMode } from './options'
 
 const PREFIX = '[session-replay]'
-let active: Recorder | null = null
 let stopping: Promise<void> | null = null
+
+interface Configured {
+  options: ResolvedOptions
+  internals: RecorderInternals
+}
+
+const gate = new ConsentGate<Configured, Recorder>({
+  start: ({ options, internals }) => start(options, internals),
+  forgetDevice: () => forgetDevice(window),
+})
 
 function warn(message: string): void {
   try {
@@ -27,7 +38,7 @@ function warn(message: string): void {
 export function initWith(options: RecorderOptions, internals: RecorderInternals): boolean {
   try {
     if (typeof window === 'undefined' || typeof document === 'undefined') return false
-    if (active) {
+    if (gate.configured) {
       warn('init() was called again; the recorder is already running (call stop() first)')
       return false
     }
@@ -36,15 +47,7 @@ export function initWith(options: RecorderOptions, internals: RecorderInternals)
       warn(`not started: ${resolved.error}`)
       return false
     }
-    const chosen = resolved.options
-    const framed = chosen.recordCrossOriginIframes && hasCrossOriginParent(window)
-    // Without parentOrigins a frame never relays: no parent origin is trusted with its recording.
-    if (framed && chosen.parentOrigins.length === 0 && chosen.debug)
-      warn('recordCrossOriginIframes in a frame without parentOrigins: this frame records its own session')
-    active =
-      framed && chosen.parentOrigins.length > 0
-        ? startFrameRecorder(chosen, internals, warn)
-        : startRecorder(chosen, internals, warn)
+    gate.configure({ options: resolved.options, internals }, resolved.options.consent)
     return true
   } catch (error) {
     warn(`not started: ${error instanceof Error ? error.message : String(error)}`)
@@ -52,7 +55,20 @@ export function initWith(options: RecorderOptions, internals: RecorderInternals)
   }
 }
 
-/** Starts recording this page's session. Returns whether it started. */
+function start(chosen: ResolvedOptions, internals: RecorderInternals): Recorder {
+  const framed = chosen.recordCrossOriginIframes && hasCrossOriginParent(window)
+  // Without parentOrigins a frame never relays: no parent origin is trusted with its recording.
+  if (framed && chosen.parentOrigins.length === 0 && chosen.debug)
+    warn('recordCrossOriginIframes in a frame without parentOrigins: this frame records its own session')
+  return framed && chosen.parentOrigins.length > 0
+    ? startFrameRecorder(chosen, internals, warn)
+    : startRecorder(chosen, internals, warn)
+}
+
+/**
+ * Starts recording this page's session, or, with `consent: 'pending'` or `'denied'`, waits for
+ * `setConsent('granted')`. Returns whether the options were taken.
+ */
 export function init(options: RecorderOptions): boolean {
   // A separate chunk (esbuild code splitting): pages without networkDetails never load it.
   return initWith(options, {
@@ -77,13 +93,9 @@ export function identify(userId: string, properties?: Record<string, unknown>): 
       warn('identify() properties must be a plain object')
       return
     }
-    if (!active) {
-      warn('identify() was called before init(); call init() first')
-      return
-    }
     // Copied through JSON: what is sent is what the page passed now, not later mutations.
     const copy = properties ? (JSON.parse(JSON.stringify(properties)) as Record<string, unknown>) : null
-    active.identify(userId, copy)
+    if (!gate.identify(userId, copy)) warn('identify() was called before init(); call init() first')
   } catch (error) {
     warn(`identify() failed: ${error instanceof Error ? error.message : String(error)}`)
   }
@@ -96,9 +108,8 @@ export function identify(userId: string, properties?: Record<string, unknown>): 
  */
 export function stop(): Promise<void> {
   if (stopping) return stopping
-  const recorder = active
+  const recorder = gate.release()
   if (!recorder) return Promise.resolve()
-  active = null
   stopping = recorder
     .stop()
     .catch((error: unknown) =>
@@ -108,4 +119,22 @@ export function stop(): Promise<void> {
       stopping = null
     })
   return stopping
+}
+
+/**
+ * The visitor's answer, from the site's consent manager (docs/privacy.md#consent). `granted`
+ * starts recording as `init()` would have; `denied` stops it at once, drops what was not sent,
+ * and removes every id the recorder kept in this browser. Called before `init()`, the answer
+ * is remembered for it. A grant after a denial starts a new session with new ids.
+ */
+export function setConsent(consent: 'granted' | 'denied'): void {
+  try {
+    if (!isConsentAnswer(consent)) {
+      warn('setConsent() takes "granted" or "denied"')
+      return
+    }
+    gate.answer(consent)
+  } catch (error) {
+    warn(`setConsent() failed: ${error instanceof Error ? error.message : String(error)}`)
+  }
 }

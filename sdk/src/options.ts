@@ -68,7 +68,21 @@ export interface RecorderOptions {
    * takes. Without it, any frame of the page that completes the handshake is taken.
    */
   childOrigins?: string[]
+  /**
+   * Whether the visitor agreed to be recorded (default `granted`). `pending` and `denied`
+   * start nothing, send nothing and store nothing until `setConsent('granted')` (consent.ts).
+   */
+  consent?: Consent
+  /**
+   * Where the recorder keeps its ids (default `browser`: sessionStorage and localStorage).
+   * `none`: in memory only, so nothing is written to the device and each page view is a
+   * session of its own.
+   */
+  storage?: StorageMode
 }
+
+export type Consent = 'pending' | 'granted' | 'denied'
+export type StorageMode = 'browser' | 'none'
 
 /** A string matches a URL that contains it; a RegExp is tested against the whole URL. */
 export type UrlPattern = string | RegExp
@@ -132,6 +146,8 @@ export interface ResolvedOptions {
   /** Null when canvas recording is off. */
   recordCanvas: { fps: number; quality: number } | null
   recordCrossOriginIframes: boolean
+  consent: Consent
+  storage: StorageMode
   /** Serialized origins (`URL.origin`); empty: this page relays to no parent. */
   parentOrigins: string[]
   /** Serialized origins; null: any frame of this page that completes the handshake. */
@@ -189,6 +205,8 @@ const KNOWN = new Set([
   'recordCrossOriginIframes',
   'parentOrigins',
   'childOrigins',
+  'consent',
+  'storage',
 ])
 const NETWORK_DETAIL_KEYS = new Set([
   'urls',
@@ -477,6 +495,12 @@ export function resolveOptions(input: unknown): OptionsResult {
     raw.childOrigins === undefined ? null : originsOption('childOrigins', raw.childOrigins, recordsFrames)
   if (typeof childOrigins === 'string') return fail(childOrigins)
 
+  const consent = raw.consent ?? 'granted'
+  if (consent !== 'pending' && consent !== 'granted' && consent !== 'denied')
+    return fail('consent must be "pending", "granted" or "denied"')
+  const storage = raw.storage ?? 'browser'
+  if (storage !== 'browser' && storage !== 'none') return fail('storage must be "browser" or "none"')
+
   const extend = (base: string, extra: unknown) => (typeof extra === 'string' ? `${base}, ${extra}` : base)
   return {
     ok: true,
@@ -506,6 +530,8 @@ export function resolveOptions(input: unknown): OptionsResult {
       recordCrossOriginIframes: raw.recordCrossOriginIframes === true,
       parentOrigins,
       childOrigins,
+      consent,
+      storage,
     },
   }
 }

@@ -25,12 +25,13 @@ import { installErrorCapture } from './plugins/errors'
 import { installNavigationCapture } from './plugins/navigation'
 import { createNetworkPlugin } from './plugins/network'
 import { captureOptions } from './record-options'
+import { browserParses, maskSelectorsOf, RemoteMask } from './remote-mask'
 import { SampledCapture } from './sampled-capture'
 import { decideSampling } from './sampling'
 import { SessionManager, type SessionState } from './session'
 import { watchSiteNavigation } from './site-navigation'
 import { SnapshotWait } from './snapshot-wait'
-import { randomId, safeStore } from './storage'
+import { memoryStore, randomId, safeStore } from './storage'
 import { BEACON_MAX_BYTES, gzipCompressor, Transport } from './transport'
 
 /** Room for the batch envelope (session, user, page) inside a beacon. */
@@ -38,6 +39,8 @@ const BEACON_EVENT_BYTES = BEACON_MAX_BYTES - 8_000
 const STOP_DRAIN_MS = 10_000
 const FULL_SNAPSHOT_EVENT = 2
 const CUSTOM_EVENT = 5
+/** The service's mask selectors as last applied in this tab, so its next pages mask them from their first snapshot. */
+const MASK_KEY = 'svc_replay:mask'
 
 export interface RecorderInternals {
   /** URL of the standalone script, so its frames can be kept out of captured stacks. */
@@ -49,6 +52,8 @@ export interface RecorderInternals {
 export interface Recorder {
   identify(userId: string, properties: Record<string, unknown> | null): void
   stop(): Promise<void>
+  /** Consent withdrawn: capture stops, nothing more is sent, what waits to be sent is dropped. */
+  discard(): void
 }
 
 /**
@@ -70,8 +75,10 @@ export function startRecorder(
   const automation = detectAutomation(win)
   // Taken before the network capture wraps fetch: uploads never pass through the wrapper.
   const pageFetch = win.fetch.bind(win)
-  const tab = safeStore(() => win.sessionStorage)
-  const device = safeStore(() => win.localStorage)
+  // storage: 'none' keeps ids in memory: nothing on the device, each page view its own session.
+  const storageFree = options.storage === 'none'
+  const tab = storageFree ? memoryStore() : safeStore(() => win.sessionStorage)
+  const device = storageFree ? memoryStore() : safeStore(() => win.localStorage)
   const session = new SessionManager(
     {
       tab,
@@ -109,6 +116,10 @@ export function startRecorder(
     onUnauthorized: () => {
       warn('the ingest API rejected the API key (401); recording stopped. Check apiKey and ingestUrl.')
       teardown()
+    },
+    onAnswer: (answer) => {
+      const selectors = maskSelectorsOf(answer, parses)
+      if (selectors && remoteMask.update(selectors)) applyRemoteMask()
     },
   })
   transport.restorePending()
@@ -315,6 +326,40 @@ export function startRecorder(
 
   type RrwebOptions = recordOptions<eventWithTime>
   let rrwebOptions: RrwebOptions | null = null
+  const parses = browserParses(document)
+  const remoteMask = new RemoteMask()
+  try {
+    const kept = maskSelectorsOf({ mask: { selectors: JSON.parse(tab.getItem(MASK_KEY) ?? '[]') } }, parses)
+    if (kept) remoteMask.update(kept)
+  } catch {
+    // A damaged entry: the next answer brings the selectors again.
+  }
+  /**
+   * New service selectors: rrweb cannot change its masking while it runs, so it starts again
+   * with them, and its new full snapshot masks the page from now on.
+   */
+  const applyRemoteMask = () => {
+    if (stopped) return
+    tab.setItem(MASK_KEY, JSON.stringify(remoteMask.selectors))
+    if (!rrwebOptions) return
+    rrwebOptions = {
+      ...rrwebOptions,
+      maskTextSelector: remoteMask.maskTextSelector(options.maskTextSelector),
+    }
+    // Not running yet (unrecorded session, denied page): it starts with them.
+    if (!rrwebStarted) return
+    log(`the service asks to mask ${remoteMask.selectors.length} more selector(s); recording restarts`)
+    try {
+      stopRecording?.()
+    } catch {
+      // rrweb teardown failures must not reach the page.
+    }
+    try {
+      stopRecording = runRrweb(rrwebOptions)
+    } catch (error) {
+      warn(`recording could not restart: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
   const runRrweb = (rrweb: RrwebOptions) => {
     rrwebStarted = true
     return record(rrweb)
@@ -333,6 +378,7 @@ export function startRecorder(
       emit,
       recordAfter: 'DOMContentLoaded',
       ...captureOptions(options),
+      maskTextSelector: remoteMask.maskTextSelector(options.maskTextSelector),
       // Only a top window takes its frames' recordings; in a frame the option would make rrweb
       // post to a parent that does not listen (cross-origin frames go through frame-recorder.ts).
       recordCrossOriginIframes: childFrames !== null,
@@ -397,7 +443,13 @@ export function startRecorder(
     // The last live page of the session ends the visit as far as the recorder can tell: its
     // final batch has the server analyse the session at once. A reload or the site's next page
     // continues the visit in this tab, so the server waits for what that page records.
-    if (!stopped && !dormant && pages.leave(session.current.id) && !siteNavigation.continuesHere()) {
+    // Without storage the next page is a session of its own: this one always ends here.
+    if (
+      !stopped &&
+      !dormant &&
+      pages.leave(session.current.id) &&
+      (storageFree || !siteNavigation.continuesHere())
+    ) {
       cut('final', BEACON_EVENT_BYTES, 'pagehide')
       session.persist()
     }
@@ -435,12 +487,13 @@ export function startRecorder(
     childFrames?.detach()
   }
 
-  const removeListeners = () => {
+  const removeListeners = (leaveTraces = true) => {
     win.removeEventListener('pagehide', onPageHide)
     document.removeEventListener('visibilitychange', onVisibility)
     win.removeEventListener('pageshow', onPageShow)
     siteNavigation.detach()
     pageGate.detach()
+    if (!leaveTraces) return
     lease.release(session.windowId)
     pages.leave(session.current.id)
   }
@@ -465,6 +518,15 @@ export function startRecorder(
       removeListeners()
       transport.sendAllByBeacon()
       transport.close()
+    },
+    discard: () => {
+      if (stopped) return
+      detachCapture()
+      // The lease and heartbeats are not touched: the caller removes all our keys at once.
+      removeListeners(false)
+      transport.discard()
+      sampled.setMode('off')
+      buffer.take(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)
     },
   }
 }

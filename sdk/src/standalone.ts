@@ -4,7 +4,7 @@
  * `window.SessionReplay` and starts at once when its tag carries `data-api-key` and
  * `data-ingest-url`, so capture is installed before the page's own scripts run.
  */
-import { identify, initWith, stop } from './index'
+import { identify, initWith, setConsent, stop } from './index'
 import { scriptPartLoader } from './network-details/load'
 import type { RecorderOptions } from './options'
 
@@ -14,6 +14,7 @@ declare global {
       init(options: RecorderOptions): boolean
       identify(userId: string, properties?: Record<string, unknown>): void
       stop(): Promise<void>
+      setConsent(consent: 'granted' | 'denied'): void
     }
   }
 }
@@ -27,10 +28,23 @@ window.SessionReplay = {
   init: (options) => initWith(options, { scriptUrl, loadNetworkDetails }),
   identify,
   stop,
+  setConsent,
 }
 
 const apiKey = script?.getAttribute('data-api-key')
 const ingestUrl = script?.getAttribute('data-ingest-url')
 const release = script?.getAttribute('data-release')
+// Checked by resolveOptions like any option: a wrong value warns and starts nothing.
+const consent = script?.getAttribute('data-consent') as RecorderOptions['consent'] | null
+const storage = script?.getAttribute('data-storage') as RecorderOptions['storage'] | null
 if (apiKey && ingestUrl)
-  initWith({ apiKey, ingestUrl, ...(release ? { release } : {}) }, { scriptUrl, loadNetworkDetails })
+  initWith(
+    {
+      apiKey,
+      ingestUrl,
+      ...(release ? { release } : {}),
+      ...(consent ? { consent } : {}),
+      ...(storage ? { storage } : {}),
+    },
+    { scriptUrl, loadNetworkDetails },
+  )

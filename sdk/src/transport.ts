@@ -8,6 +8,8 @@ export const BEACON_MAX_BYTES = 60_000
 /** Unsent batches kept at most; beyond it the oldest waiting ones are dropped (server down for long). */
 const MAX_QUEUED_BYTES = 8 * 1024 * 1024
 const REQUEST_TIMEOUT_MS = 30_000
+/** The ingest answer is `{ok: true}` and perhaps mask settings; anything longer is not read. */
+const MAX_ANSWER_CHARS = 64 * 1024
 
 export interface TransportDeps {
   endpoint: string
@@ -23,6 +25,8 @@ export interface TransportDeps {
   log: (message: string) => void
   /** 401: the key is wrong or revoked; nothing will ever be accepted. */
   onUnauthorized: () => void
+  /** The parsed JSON of an accepted batch's answer (beacons have none to read). */
+  onAnswer?: (answer: unknown) => void
 }
 
 interface Queued extends PreparedBatch {
@@ -46,6 +50,7 @@ export class Transport {
   private timer: ReturnType<typeof setTimeout> | null = null
   private closed = false
   private idleWaiters: (() => void)[] = []
+  private inFlight: AbortController | null = null
 
   constructor(private readonly deps: TransportDeps) {}
 
@@ -130,10 +135,12 @@ export class Transport {
     const size = gzip ? gzip.byteLength : batch.json.length
     const abort = typeof AbortController === 'function' ? new AbortController() : null
     const timeout = abort ? setTimeout(() => abort.abort(), REQUEST_TIMEOUT_MS) : null
+    this.inFlight = abort
     let status: number
     let retryAfter: string | null = null
+    let response: Response | null = null
     try {
-      const response = await this.deps.fetch(this.deps.endpoint, {
+      response = await this.deps.fetch(this.deps.endpoint, {
         method: 'POST',
         headers,
         body: gzip ?? batch.json,
@@ -151,11 +158,18 @@ export class Transport {
       )
     } finally {
       if (timeout !== null) clearTimeout(timeout)
+      this.inFlight = null
     }
     if (this.queue[0] !== batch) return
     const outcome = status === 0 ? 'retry' : classifyStatus(status)
     if (outcome === 'delivered') {
       this.queue.shift()
+      const onAnswer = this.deps.onAnswer
+      // Not awaited: the next batch need not wait for this body.
+      if (onAnswer && response)
+        void readAnswer(response).then((answer) => {
+          if (answer !== undefined && !this.closed) onAnswer(answer)
+        })
       return
     }
     if (outcome === 'unauthorized') {
@@ -235,12 +249,29 @@ export class Transport {
     })
   }
 
+  /** Consent withdrawn: the request in flight is cut off and nothing queued is sent or kept. */
+  discard(): void {
+    this.inFlight?.abort()
+    this.close()
+  }
+
   close(): void {
     this.closed = true
     if (this.timer !== null) clearTimeout(this.timer)
     this.timer = null
     this.queue = []
     for (const resolve of this.idleWaiters.splice(0)) resolve()
+  }
+}
+
+/** The answer's JSON, or undefined when it is not a small JSON body. */
+async function readAnswer(response: Response): Promise<unknown> {
+  try {
+    if (!response.headers.get('Content-Type')?.includes('json')) return undefined
+    const text = await response.text()
+    return text.length > MAX_ANSWER_CHARS ? undefined : JSON.parse(text)
+  } catch {
+    return undefined
   }
 }
 

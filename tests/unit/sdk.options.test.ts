@@ -34,6 +34,8 @@ describe('resolveOptions', () => {
         recordCrossOriginIframes: false,
         parentOrigins: [],
         childOrigins: null,
+        consent: 'granted',
+        storage: 'browser',
       },
     })
   })
