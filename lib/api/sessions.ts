@@ -1,3 +1,5 @@
+import { actorOfPrincipal } from '@/lib/actor'
+import { recordReplayView } from '@/lib/audit/replay-view'
 import { InvalidInputError } from '@/lib/errors'
 import { listSessionItems, SESSION_ITEMS_PAGE } from '@/lib/sessions/list-session-items'
 import { getSessionDetails } from '@/lib/sessions/session-details'
@@ -63,11 +65,14 @@ export async function getSessionRequest({ db, principal, params }: ApiRequest<Se
 
 /** GET /api/v1/sessions/{sessionId}/timeline */
 export async function sessionTimelineRequest({ db, principal, params, query }: ApiRequest<SessionParams>) {
-  return sessionTimelineWindow(db, principal.organizationId, params.sessionId, {
+  const window = await sessionTimelineWindow(db, principal.organizationId, params.sessionId, {
     around: optional(query, 'around'),
     windowMs: parseWindowMs(optional(query, 'windowMs')),
     limit: parseLimit(query.get('limit'), TIMELINE_PAGE),
     cursor: parseCursor(query.get('cursor')),
     kinds: parseKinds(optional(query, 'kinds')),
   })
+  // Reading what a person did on the site is viewing their replay (docs/privacy.md#audit-trail).
+  await recordReplayView(db, actorOfPrincipal(principal), { sessionId: window.sessionId, via: 'api' })
+  return window
 }

@@ -1,6 +1,9 @@
 import { z } from 'zod'
 import type { DbOrTx } from '@/db/client'
 import { type CredentialKind, credentials } from '@/db/schema'
+import type { Actor } from '@/lib/actor'
+import { operatorActor } from '@/lib/audit/operator'
+import { recordAudit } from '@/lib/audit/record'
 import { InvalidInputError } from '@/lib/errors'
 import { getOrganization } from '@/lib/orgs/get-organization'
 import { isStorableText, NOT_STORABLE, parseInput } from '@/lib/validation'
@@ -35,14 +38,18 @@ export interface CreatedKey {
  * A source map key is upload-only (docs/source-maps.md, "Scopes"): it lives in CI secrets,
  * where a leak must not expose recordings or issues, so it gets write:sourcemaps alone.
  */
-function scopesFor(type: CredentialKind, write: boolean, sourcemaps: boolean): Scope[] {
+function scopesFor(type: CredentialKind, write: boolean, sourcemaps: boolean, privacy: boolean): Scope[] {
   if (type === 'ingest') return [SCOPES.ingest]
   if (type === 'mcp') return [SCOPES.read]
   if (sourcemaps) return [SCOPES.writeSourcemaps]
-  return write ? [SCOPES.read, SCOPES.writeIssues] : [SCOPES.read]
+  const scopes: Scope[] = write ? [SCOPES.read, SCOPES.writeIssues] : [SCOPES.read]
+  return privacy ? [...scopes, SCOPES.writePrivacy] : scopes
 }
 
 export const SOURCEMAPS_ONLY_API = 'Only api keys can upload source maps (--sourcemaps)'
+export const PRIVACY_ONLY_API = 'Only api keys can make privacy requests (--privacy)'
+export const PRIVACY_WITHOUT_SOURCEMAPS =
+  'A source map upload key (--sourcemaps) can only upload source maps; create a separate key for privacy requests (--privacy)'
 export const SOURCEMAPS_WITHOUT_WRITE =
   'A source map upload key (--sourcemaps) can only upload source maps; create a separate key for issue status updates (--write)'
 
@@ -54,8 +61,15 @@ export async function createKey(
     write?: boolean
     /** An upload-only key for CI: write:sourcemaps and nothing else. */
     sourcemaps?: boolean
+    /**
+     * Adds write:privacy (erasures, exports, re-masking, the audit trail). Only owners may ask
+     * for it: the dashboard checks the member's role, the CLI is the operator's.
+     */
+    privacy?: boolean
     name?: string
     createdByUserId?: string
+    /** Who the audit trail names; by default the member in createdByUserId, else the admin CLI. */
+    actor?: Actor
   },
 ): Promise<CreatedKey> {
   const type = parseInput(KeyType, input.type)
@@ -63,22 +77,39 @@ export async function createKey(
     throw new InvalidInputError('Only api keys can allow issue status updates (--write)')
   if (input.sourcemaps && type !== 'api') throw new InvalidInputError(SOURCEMAPS_ONLY_API)
   if (input.sourcemaps && input.write) throw new InvalidInputError(SOURCEMAPS_WITHOUT_WRITE)
+  if (input.privacy && type !== 'api') throw new InvalidInputError(PRIVACY_ONLY_API)
+  if (input.privacy && input.sourcemaps) throw new InvalidInputError(PRIVACY_WITHOUT_SOURCEMAPS)
   const name = parseInput(KeyName, input.name ?? DEFAULT_NAMES[type])
   await getOrganization(db, input.organizationId)
   const prefix = TOKEN_PREFIXES[type]
   const key = generateToken(prefix)
-  const scopes = scopesFor(type, Boolean(input.write), Boolean(input.sourcemaps))
-  const [row] = await db
-    .insert(credentials)
-    .values({
-      organizationId: input.organizationId,
-      kind: type,
-      name,
-      tokenHash: hashToken(key),
-      displayPrefix: displayPrefix(key, prefix),
-      scopes,
-      createdByUserId: input.createdByUserId ?? null,
+  const scopes = scopesFor(type, Boolean(input.write), Boolean(input.sourcemaps), Boolean(input.privacy))
+  const actor =
+    input.actor ??
+    (input.createdByUserId
+      ? { organizationId: input.organizationId, actorType: 'user' as const, actorId: input.createdByUserId }
+      : operatorActor(input.organizationId))
+  // The key and its `key.created` entry exist together or not at all.
+  const row = await db.transaction(async (tx) => {
+    const [inserted] = await tx
+      .insert(credentials)
+      .values({
+        organizationId: input.organizationId,
+        kind: type,
+        name,
+        tokenHash: hashToken(key),
+        displayPrefix: displayPrefix(key, prefix),
+        scopes,
+        createdByUserId: input.createdByUserId ?? null,
+      })
+      .returning({ id: credentials.id, displayPrefix: credentials.displayPrefix })
+    await recordAudit(tx, actor, {
+      action: 'key.created',
+      targetType: 'credential',
+      targetId: inserted!.id,
+      metadata: { type, name, scopes },
     })
-    .returning({ id: credentials.id, displayPrefix: credentials.displayPrefix })
-  return { id: row!.id, type, key, scopes, name, displayPrefix: row!.displayPrefix }
+    return inserted!
+  })
+  return { id: row.id, type, key, scopes, name, displayPrefix: row.displayPrefix }
 }

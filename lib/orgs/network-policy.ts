@@ -1,6 +1,9 @@
 import { eq } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { type NetworkDetailPolicy, organizations } from '@/db/schema'
+import type { Actor } from '@/lib/actor'
+import { operatorActor } from '@/lib/audit/operator'
+import { recordAudit } from '@/lib/audit/record'
 import { forgetCredentials } from '@/lib/credentials/credential-cache'
 import { isUuid, NotFoundError } from '@/lib/errors'
 import { parsePolicy, parseRedactKeys } from './network-policy-input'
@@ -41,26 +44,53 @@ export async function getNetworkPolicy(db: DbOrTx, organizationId: string): Prom
  */
 export async function setNetworkPolicy(
   db: DbOrTx,
-  input: { organizationId: string; policy?: string; redactKeys?: string },
+  input: {
+    organizationId: string
+    policy?: string
+    redactKeys?: string
+    /** Who the audit trail names (`masking.changed`); by default the admin CLI. */
+    actor?: Actor
+  },
 ): Promise<NetworkPolicySetting> {
   const policy = input.policy === undefined ? undefined : parsePolicy(input.policy)
   const keys = input.redactKeys === undefined ? undefined : parseRedactKeys(input.redactKeys)
   const missing = new NotFoundError(`Organization not found: ${input.organizationId}`)
   if (!isUuid(input.organizationId)) throw missing
   if (policy === undefined && keys === undefined) return getNetworkPolicy(db, input.organizationId)
-  const [row] = await db
-    .update(organizations)
-    .set({
-      ...(policy === undefined ? {} : { networkDetails: policy }),
-      ...(keys === undefined ? {} : { networkRedactKeys: keys }),
-    })
-    .where(eq(organizations.id, input.organizationId))
-    .returning({
-      id: organizations.id,
-      networkDetails: organizations.networkDetails,
-      networkRedactKeys: organizations.networkRedactKeys,
-    })
-  if (!row) throw missing
+  const organizationId = input.organizationId
+  const row = await db.transaction(async (tx) => {
+    const [before] = await tx
+      .select({ networkDetails: organizations.networkDetails, keys: organizations.networkRedactKeys })
+      .from(organizations)
+      .where(eq(organizations.id, organizationId))
+      .for('update')
+    if (!before) throw missing
+    const [after] = await tx
+      .update(organizations)
+      .set({
+        ...(policy === undefined ? {} : { networkDetails: policy }),
+        ...(keys === undefined ? {} : { networkRedactKeys: keys }),
+      })
+      .where(eq(organizations.id, organizationId))
+      .returning({
+        id: organizations.id,
+        networkDetails: organizations.networkDetails,
+        networkRedactKeys: organizations.networkRedactKeys,
+      })
+    const keysChanged = after!.networkRedactKeys.join('\n') !== before.keys.join('\n')
+    if (after!.networkDetails !== before.networkDetails || keysChanged)
+      await recordAudit(tx, input.actor ?? operatorActor(organizationId), {
+        action: 'masking.changed',
+        targetType: 'organization',
+        targetId: organizationId,
+        metadata: {
+          setting: 'network_details',
+          from: { policy: before.networkDetails, redactKeys: before.keys },
+          to: { policy: after!.networkDetails, redactKeys: after!.networkRedactKeys },
+        },
+      })
+    return after!
+  })
   // Ingest reads the policy with its cached key: this instance applies the change at once,
   // others within the cache's 5 s.
   forgetCredentials()

@@ -1,9 +1,10 @@
-import { and, asc, eq, lt, ne, sql } from 'drizzle-orm'
+import { and, asc, eq, isNull, lt, ne, or, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { organizations, replaySessions } from '@/db/schema'
 import type { BlobStore } from '@/lib/storage'
 import { idsByOrganization } from './by-organization'
 import { deleteSessions } from './delete-sessions'
+import { PINNED_SESSION_MAX_DAYS } from './pinned'
 
 export interface RetentionResult {
   organizations: number
@@ -17,7 +18,8 @@ export interface RetentionResult {
  * Deletes every session older than its organization's retention (`retention_days`, counted
  * from the session's start), oldest first across all organizations — so that on a backlog no
  * organization waits behind another — a chunk at a time (no long transaction), stopping at
- * `maxSessions`.
+ * `maxSessions`. A pinned session is kept until PINNED_SESSION_MAX_DAYS after its start (or its
+ * organization's retention, if longer), then goes like any other.
  */
 export async function sweepRetention(
   db: Db,
@@ -43,6 +45,13 @@ export async function sweepRetention(
           ),
           // A session still being analysed is left to finish; the next run deletes it.
           ne(replaySessions.status, 'processing'),
+          or(
+            isNull(replaySessions.pinnedAt),
+            lt(
+              replaySessions.startedAt,
+              sql`${now}::timestamptz - ${PINNED_SESSION_MAX_DAYS} * interval '1 day'`,
+            ),
+          ),
         ),
       )
       .orderBy(asc(replaySessions.startedAt), asc(replaySessions.id))

@@ -77,6 +77,10 @@ export const SessionDetails = SessionItem.extend({
     rageClicks: z.number().int().nullable(),
     deadClicks: z.number().int().nullable(),
   }),
+  pinnedAt: isoDate.nullable().meta({
+    description:
+      'When the session was pinned (kept past retention up to the pin maximum, docs/privacy.md#retention); null when not pinned',
+  }),
 })
 
 const Target = z.object({

@@ -66,5 +66,6 @@ export async function getSessionDetails(
       rageClicks: row.rageClickCount,
       deadClicks: facts ? facts.filter((fact) => fact.kind === 'dead_click').length : null,
     },
+    pinnedAt: row.pinnedAt?.toISOString() ?? null,
   }
 }

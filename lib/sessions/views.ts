@@ -50,6 +50,8 @@ export interface SessionDetail extends SessionListItem {
   failureReason: string | null
   /** The stored analysis digest (pages, clicks, errors...), null until processed. */
   digest: Record<string, unknown> | null
+  /** Pinned: kept past retention up to the pin maximum (docs/privacy.md#retention). */
+  pinnedAt: Date | null
 }
 
 type SessionRow = typeof replaySessions.$inferSelect
@@ -119,5 +121,6 @@ export function toSessionDetail(row: SessionRow): SessionDetail {
     processedAt: row.processedAt,
     failureReason: row.failureReason,
     digest: row.digest,
+    pinnedAt: row.pinnedAt,
   }
 }

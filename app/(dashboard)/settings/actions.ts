@@ -1,6 +1,7 @@
 'use server'
 
 import { revalidatePath } from 'next/cache'
+import { actorOfMember } from '@/lib/actor'
 import { getConfig } from '@/lib/config'
 import { getDb } from '@/lib/db'
 import { type ActionResult, actionFailure, actionMember, actionOwner } from '@/lib/http/actions'
@@ -55,6 +56,7 @@ export async function changeNetworkPolicyAction(
       organizationId: owner.organization.id,
       policy: formText(form, 'policy'),
       redactKeys: formText(form, 'redactKeys'),
+      actor: actorOfMember(owner),
     })
     revalidatePath(PATH)
     const keys = changed.networkRedactKeys.length

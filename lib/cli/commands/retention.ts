@@ -1,4 +1,6 @@
 import { pruneAlertHistory } from '@/lib/alerts/prune'
+import { operatorActor } from '@/lib/audit/operator'
+import { pruneAuditTrail } from '@/lib/audit/prune'
 import { getConfig } from '@/lib/config'
 import { isUuid, NotFoundError } from '@/lib/errors'
 import { deleteSessions } from '@/lib/retention/delete-sessions'
@@ -14,12 +16,13 @@ export const orgRetention: CliCommand = {
   usage: 'org:retention --org ID --days N',
   options: { org: { type: 'string' }, days: { type: 'string' } },
   async run(db, values) {
-    const result = await setOrganizationRetention(db, {
-      organizationId: requireString(values, 'org', this.usage),
+    const organizationId = requireString(values, 'org', this.usage)
+    const result = await setOrganizationRetention(db, operatorActor(organizationId), {
+      organizationId,
       days: requireString(values, 'days', this.usage),
     })
     return {
-      json: { ...result },
+      json: { id: result.id, retentionDays: result.retentionDays },
       text: `Organization ${result.id} keeps replay data for ${result.retentionDays} days`,
     }
   },
@@ -47,19 +50,20 @@ export const sessionDelete: CliCommand = {
 export const retentionRun: CliCommand = {
   name: 'retention:run',
   summary:
-    'Delete replay data past each organization’s retention, expired source maps and old alert history, now',
+    'Delete replay data past each organization’s retention, expired source maps, old alert history and old audit entries, now',
   usage: 'retention:run',
   options: {},
-  // The hourly retention-sweep job's three steps (inngest/jobs.ts), in its order.
+  // The hourly retention-sweep job's steps (inngest/jobs.ts), in its order.
   async run(db) {
     const result = await sweepRetention(db, getBlobStore())
     const sourcemaps = await sweepSourcemaps(db, getBlobStore(), {
       retentionDays: getConfig().sourcemaps.retentionDays,
     })
     const alerts = await pruneAlertHistory(db)
+    const audit = await pruneAuditTrail(db)
     const more = result.more || sourcemaps.more
     return {
-      json: { ...result, sourcemaps, alerts },
+      json: { ...result, sourcemaps, alerts, audit },
       text: `Deleted ${result.sessions} sessions (${result.blobs} replay files) in ${result.organizations} organizations, ${sourcemaps.files} source maps and ${alerts.events + alerts.messages} alert history rows${more ? '; more remain, run again' : ''}`,
     }
   },

@@ -1,6 +1,8 @@
 import { z } from 'zod'
+import { actorOfPrincipal } from '@/lib/actor'
 import { TRAIL_KINDS } from '@/lib/analysis/trail'
 import { parseCursor } from '@/lib/api/params'
+import { recordReplayView } from '@/lib/audit/replay-view'
 import { SCOPES } from '@/lib/credentials/scopes'
 import { SessionDetails, TimelineWindow } from '@/lib/sessions/api-views'
 import { getSessionDetails } from '@/lib/sessions/session-details'
@@ -74,6 +76,8 @@ export const getSessionTool = defineTool({
       cursor: parseCursor(input.cursor ?? null),
       kinds: input.kinds,
     })
+    // Named as the Data API names this caller; repeated calls within minutes are one entry.
+    await recordReplayView(db, actorOfPrincipal(principal), { sessionId: session.id, via: 'mcp' })
     const untrusted = untrustedMarkers()
     const more = timeline.nextCursor
       ? `More timeline entries: call get_session again with the same around, windowMs and kinds and cursor "${timeline.nextCursor}".`

@@ -1,6 +1,7 @@
 'use server'
 
 import { revalidatePath } from 'next/cache'
+import { actorOfMember } from '@/lib/actor'
 import { getConfig } from '@/lib/config'
 import { createDashboardKey } from '@/lib/credentials/dashboard-keys'
 import { revokeKey } from '@/lib/credentials/revoke-key'
@@ -37,6 +38,8 @@ export async function createKeyAction(
       name,
       allowStatusUpdates: formText(form, 'allowStatusUpdates') === 'on',
       allowSourcemapUploads: formText(form, 'allowSourcemapUploads') === 'on',
+      allowPrivacyRequests: formText(form, 'allowPrivacyRequests') === 'on',
+      createdByRole: owner.organization.role,
     })
     revalidatePath(PATH)
     revalidatePath('/')
@@ -58,7 +61,11 @@ export async function revokeKeyAction(keyId: string): Promise<ActionResult> {
   const owner = await actionOwner('revoke keys')
   if (!owner.ok) return owner
   try {
-    await revokeKey(await getDb(), { id: textArgument(keyId), organizationId: owner.organization.id })
+    await revokeKey(await getDb(), {
+      id: textArgument(keyId),
+      organizationId: owner.organization.id,
+      actor: actorOfMember(owner),
+    })
     revalidatePath(PATH)
     revalidatePath('/')
     return { ok: true, message: 'Key revoked.' }
