@@ -5,12 +5,14 @@ import { type CliCommand, optionalString, requireString } from '../command'
 export const keyCreate: CliCommand = {
   name: 'key:create',
   summary: 'Create an ingest (svc_pk_), Data API (svc_api_) or legacy MCP (svc_mcp_) key',
-  usage: 'key:create --org ID --type ingest|api|mcp [--write | --sourcemaps] [--name N]',
+  usage: 'key:create --org ID --type ingest|api|mcp [--write] [--privacy] [--sourcemaps] [--name N]',
   options: {
     org: { type: 'string' },
     type: { type: 'string' },
     write: { type: 'boolean' },
     sourcemaps: { type: 'boolean' },
+    // write:privacy: erasures, exports, re-masking and the audit trail (docs/privacy.md).
+    privacy: { type: 'boolean' },
     name: { type: 'string' },
   },
   async run(db, values) {
@@ -19,6 +21,7 @@ export const keyCreate: CliCommand = {
       type: requireString(values, 'type', this.usage),
       write: values.write === true,
       sourcemaps: values.sourcemaps === true,
+      privacy: values.privacy === true,
       name: optionalString(values, 'name'),
     })
     return {

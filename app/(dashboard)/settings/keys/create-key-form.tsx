@@ -68,6 +68,25 @@ export function CreateKeyForm({ type, disabled }: { type: 'ingest' | 'api'; disa
             </label>
           </div>
         ) : null}
+        {type === 'api' ? (
+          <div className={styles.checkbox}>
+            <input
+              type="checkbox"
+              id="api-key-privacy"
+              name="allowPrivacyRequests"
+              aria-describedby="api-key-privacy-hint"
+              disabled={disabled}
+            />
+            <label htmlFor="api-key-privacy">
+              Allow privacy requests (erasure, export, re-masking, audit)
+              <br />
+              <span className="muted" id="api-key-privacy-hint">
+                Adds the <code>write:privacy</code> scope (<code>/api/v1/erasures</code> and the other privacy
+                endpoints): the key can erase and export the data of the people your site records. Owners only.
+              </span>
+            </label>
+          </div>
+        ) : null}
       </form>
       {state && !state.ok ? (
         <p className="alert alert-error" role="alert">
