@@ -82,7 +82,8 @@ export function CreateKeyForm({ type, disabled }: { type: 'ingest' | 'api'; disa
               <br />
               <span className="muted" id="api-key-privacy-hint">
                 Adds the <code>write:privacy</code> scope (<code>/api/v1/erasures</code> and the other privacy
-                endpoints): the key can erase and export the data of the people your site records. Owners only.
+                endpoints): the key can erase and export the data of the people your site records. Owners
+                only.
               </span>
             </label>
           </div>
