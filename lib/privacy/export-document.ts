@@ -31,7 +31,7 @@ export const EXPORT_REDACTION =
 const SESSION_PAGE = 100
 const TRAIL_PAGE = 500
 // Room kept below the bound for the truncation and end lines, so the file never exceeds it.
-const CLOSING_RESERVE = 16 * 1024
+const CLOSING_RESERVE = 4 * 1024
 
 export interface ExportCounts extends Record<string, number> {
   sessions: number

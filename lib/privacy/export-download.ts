@@ -26,9 +26,10 @@ export async function openExportDownload(
   exportId: string,
 ): Promise<ExportDownload> {
   const row = await exportRowOf(db, actor.organizationId, exportId)
-  if (isExpired(row) || !row.wrappedKey || !row.kekId) throw new NotFoundError(EXPORT_EXPIRED)
+  if (isExpired(row)) throw new NotFoundError(EXPORT_EXPIRED)
   if (row.status !== 'completed')
     throw new ConflictError(`Export is not ready (status ${row.status}); fetch it again when completed`)
+  if (!row.wrappedKey || !row.kekId) throw new NotFoundError(EXPORT_EXPIRED)
   const dataKey = unwrapDataKey(row.wrappedKey, row.kekId)
   await recordAudit(db, actor, {
     action: 'export.downloaded',
