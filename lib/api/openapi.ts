@@ -1,10 +1,14 @@
 import { z } from 'zod'
 import { ISSUE_STATUSES } from '@/db/schema'
+import { AUDIT_ACTIONS } from '@/lib/audit/actions'
+import { AUDIT_EVENTS_PAGE } from '@/lib/audit/list-audit-events'
+import { AuditEvent } from '@/lib/audit/views'
 import { ReplayBatch } from '@/lib/ingest/schema'
 import { Insight } from '@/lib/insights/views'
 import { Note } from '@/lib/issues/issue-notes'
 import { Issue, IssueListItem } from '@/lib/issues/views'
 import { Reproduction } from '@/lib/reproduction/views'
+import { RETENTION_DAYS } from '@/lib/retention/set-retention'
 import { SessionDetails, SessionItem, TimelineWindow } from '@/lib/sessions/api-views'
 import { SESSION_ITEMS_PAGE } from '@/lib/sessions/list-session-items'
 import { TIMELINE_PAGE, TIMELINE_WINDOW_MS } from '@/lib/sessions/timeline-window'
@@ -72,6 +76,25 @@ const schemas = {
     nextCursor: Cursor,
   }),
   SourcemapReleaseDeleted: z.object({ release: z.string(), deletedFiles: z.number().int() }),
+  // The audit trail, retention and pins (issue 33, docs/privacy.md)
+  AuditEvent,
+  AuditEventList: z.object({ events: z.array(AuditEvent), nextCursor: Cursor }),
+  RetentionResponse: z.object({
+    retention: z.object({
+      id: z.uuid(),
+      retentionDays: z.number().int(),
+      pinnedMaxDays: z.number().int().meta({ description: 'How long a pinned session is kept at most' }),
+    }),
+  }),
+  SetRetentionBody: z.object({ days: z.number().int().min(RETENTION_DAYS.min).max(RETENTION_DAYS.max) }),
+  SessionPinResponse: z.object({
+    pin: z.object({
+      sessionId: z.uuid(),
+      pinnedAt: z.string().nullable(),
+      pinnedBy: z.string().nullable().meta({ description: '`user:<id>`, `credential:<id>`, ... or null' }),
+      keptUntil: z.string().meta({ description: 'When the retention sweep deletes the session' }),
+    }),
+  }),
 }
 
 /** Request bodies: their JSON Schema describes what a client sends (zod's input side). */
@@ -81,6 +104,7 @@ const REQUEST_BODIES: readonly string[] = [
   'AddNoteBody',
   'LinkTicketBody',
   'CreateTicketBody',
+  'SetRetentionBody',
 ]
 
 type SchemaName = keyof typeof schemas
@@ -300,6 +324,51 @@ const sourcemapPaths = {
   },
 }
 
+// The audit trail, retention and pins (issue 33, docs/privacy.md#retention, #audit-trail).
+const pinOperation = (summary: string) => ({
+  summary,
+  security: [{ bearer: ['write:issues'] }],
+  parameters: [sessionIdParam],
+  responses: {
+    '200': ok('The pin as it now is', 'SessionPinResponse'),
+    '404': { description: 'Session not found (also for a malformed id)', content: jsonContent('Error') },
+    ...dataApiErrors('write:issues'),
+  },
+})
+
+const auditRetentionPaths = {
+  '/api/v1/audit-events': {
+    get: listOperation(
+      "The organization's audit trail, newest first (kept 400 days)",
+      'write:privacy',
+      'AuditEventList',
+      [
+        limitParam(AUDIT_EVENTS_PAGE.max, AUDIT_EVENTS_PAGE.default),
+        cursorParam,
+        queryParam('action', 'Only entries of this action', { type: 'string', enum: AUDIT_ACTIONS }),
+        queryParam('since', 'Only entries at or after this time (ISO 8601 with a time zone)'),
+      ],
+    ),
+  },
+  '/api/v1/retention': {
+    get: {
+      summary: 'How many days of replay data the organization keeps',
+      security: [{ bearer: ['read:service'] }],
+      responses: { '200': ok('The retention', 'RetentionResponse'), ...dataApiErrors('read:service') },
+    },
+    patch: {
+      summary: 'Set how many days of replay data the organization keeps',
+      security: [{ bearer: ['write:privacy'] }],
+      requestBody: { required: true, content: jsonContent('SetRetentionBody') },
+      responses: { '200': ok('The retention', 'RetentionResponse'), ...dataApiErrors('write:privacy') },
+    },
+  },
+  '/api/v1/sessions/{sessionId}/pin': {
+    put: pinOperation('Pin a session: keep it past retention, up to the pin maximum'),
+    delete: pinOperation('Unpin a session: it follows retention again'),
+  },
+}
+
 export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string }) {
   const components = Object.fromEntries(
     Object.entries(schemas).map(([name, schema]) => {
@@ -482,6 +551,7 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
       },
       ...sessionPaths,
       ...sourcemapPaths,
+      ...auditRetentionPaths,
       '/api/sdk/replay': {
         servers: [{ url: urls.ingestUrl }],
         post: {
