@@ -2,6 +2,7 @@ import type { CliCommand } from '../command'
 import { jobsRun } from './jobs'
 import { keyCreate, keyRevoke } from './key'
 import { orgCreate, orgList, orgNetworkDetails, orgPlan } from './org'
+import { privacyErase, privacyRotateKeys } from './privacy'
 import { orgRetention, retentionRun, sessionDelete } from './retention'
 import { signalCreate } from './signal'
 import { sourcemapsUpload } from './sourcemaps'
@@ -26,4 +27,6 @@ export const commands: CliCommand[] = [
   sessionDelete,
   retentionRun,
   sourcemapsUpload,
+  privacyErase,
+  privacyRotateKeys,
 ]
