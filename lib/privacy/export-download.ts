@@ -1,7 +1,9 @@
+import { and, eq } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
+import { memberships } from '@/db/schema'
 import type { Actor } from '@/lib/actor'
 import { recordAudit } from '@/lib/audit/record'
-import { ConflictError, NotFoundError } from '@/lib/errors'
+import { ConflictError, ForbiddenError, NotFoundError } from '@/lib/errors'
 import type { BlobStore } from '@/lib/storage/types'
 import { unwrapDataKey } from './data-keys'
 import { exportFileStream } from './export-file'
@@ -54,4 +56,16 @@ export function exportDownloadResponse(download: ExportDownload): Response {
       'X-Content-Type-Options': 'nosniff',
     },
   })
+}
+
+export const OWNERS_ONLY = 'Only organization owners can export or download a person’s data'
+
+/** A dashboard member acting on exports: owners only, as for the Data API's write:privacy keys. */
+export async function exportOwnerActor(db: DbOrTx, organizationId: string, userId: string): Promise<Actor> {
+  const [member] = await db
+    .select({ role: memberships.role })
+    .from(memberships)
+    .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)))
+  if (member?.role !== 'owner') throw new ForbiddenError(OWNERS_ONLY)
+  return { organizationId, actorType: 'user', actorId: userId }
 }
