@@ -21,6 +21,7 @@ import { type SessionTimeline, sessionTimeline } from '@/lib/sessions/session-ti
 import { type SessionDetail, userLabel } from '@/lib/sessions/views'
 import { DegradedBadge } from '../degraded-badge'
 import { formatDuration, formatTime, STATUS_BADGE } from '../format'
+import { PinButton } from './pin-button'
 import styles from './session.module.css'
 
 export const metadata: Metadata = { title: 'Session replay' }
@@ -170,6 +171,7 @@ export default async function SessionPage({
             <DegradedBadge degraded={session.degraded} />
           </p>
         </div>
+        <PinButton sessionId={session.id} pinned={session.pinnedAt !== null} />
       </div>
 
       {/* data-layout="wide" lets the dashboard's main column grow so the replay gets the room. */}
