@@ -53,10 +53,11 @@ export class ConsentGate<Config, R extends GatedRecorder> {
 
   /** `init()`: starts now when consent is granted, else waits (and forgets the device when denied). */
   configure(config: Config, consent: Consent): void {
-    this.config = config
     const effective = this.answered ?? consent
+    // Before the configuration is kept: a start that throws leaves init() free to be called again.
     if (effective === 'granted') this.recorder = this.deps.start(config)
     else if (effective === 'denied') this.deps.forgetDevice()
+    this.config = config
   }
 
   answer(consent: ConsentAnswer): void {

@@ -15,6 +15,8 @@ export type { Consent, ConsoleLevel, RecorderOptions, StorageMode } from './opti
 
 const PREFIX = '[session-replay]'
 let stopping: Promise<void> | null = null
+/** The recorder a stop() is still ending: a withdrawal meanwhile drops its final batch too. */
+let ending: Recorder | null = null
 
 interface Configured {
   options: ResolvedOptions
@@ -110,6 +112,7 @@ export function stop(): Promise<void> {
   if (stopping) return stopping
   const recorder = gate.release()
   if (!recorder) return Promise.resolve()
+  ending = recorder
   stopping = recorder
     .stop()
     .catch((error: unknown) =>
@@ -117,6 +120,7 @@ export function stop(): Promise<void> {
     )
     .finally(() => {
       stopping = null
+      ending = null
     })
   return stopping
 }
@@ -133,6 +137,7 @@ export function setConsent(consent: 'granted' | 'denied'): void {
       warn('setConsent() takes "granted" or "denied"')
       return
     }
+    if (consent === 'denied') ending?.discard()
     gate.answer(consent)
   } catch (error) {
     warn(`setConsent() failed: ${error instanceof Error ? error.message : String(error)}`)

@@ -101,6 +101,8 @@ export function startRecorder(
   const pageGate = watchPageRules(win, options, (allowed) => onPageRulesChange(allowed))
 
   let stopped = false
+  /** Consent withdrawn: set once, also over a stop() still delivering its final batch. */
+  let discarded = false
   let stopRecording: (() => void) | undefined
   const transport = new Transport({
     endpoint: options.endpoint,
@@ -515,13 +517,16 @@ export function startRecorder(
       // Capture stops now; the queue keeps sending (and beacons if the page is left meanwhile).
       detachCapture()
       await delivered
+      // Consent was withdrawn while the final batch was on its way: nothing more goes or is written.
+      if (discarded) return
       removeListeners()
       transport.sendAllByBeacon()
       transport.close()
     },
     discard: () => {
-      if (stopped) return
-      detachCapture()
+      if (discarded) return
+      discarded = true
+      if (!stopped) detachCapture()
       // The lease and heartbeats are not touched: the caller removes all our keys at once.
       removeListeners(false)
       transport.discard()

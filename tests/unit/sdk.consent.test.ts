@@ -129,6 +129,17 @@ describe('ConsentGate', () => {
     expect(started).toHaveLength(1)
   })
 
+  it('keeps no configuration when the start throws, so init() may be called again', () => {
+    const g = new ConsentGate<string, FakeRecorder>({
+      start: () => {
+        throw new Error('no rrweb here')
+      },
+      forgetDevice: () => {},
+    })
+    expect(() => g.configure('options', 'granted')).toThrow('no rrweb here')
+    expect(g.configured).toBe(false)
+  })
+
   it('after stop() a grant starts nothing and identify() is refused until init()', () => {
     const { g, started } = gate()
     g.configure('options', 'pending')
