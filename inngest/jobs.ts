@@ -16,6 +16,7 @@ import { sweepOutbox } from '@/lib/outbox/sweep'
 import { sweepSessions } from '@/lib/processing/finalizer'
 import { failErasure, runErasure } from '@/lib/privacy/erase-person'
 import { type ProcessingDeps, processSession } from '@/lib/processing/process-session'
+import { runRemasking } from '@/lib/privacy/remask-run'
 import { sweepRetention } from '@/lib/retention/sweep'
 import { backfillSignal } from '@/lib/signals/backfill'
 import { sweepSourcemaps } from '@/lib/sourcemaps/sweep'
@@ -47,6 +48,9 @@ const ErasureEvent = z.object({ organizationId: z.string(), erasureId: z.string(
 const ERASURE_RETRIES = 5
 const AnyPayload = z.record(z.string(), z.unknown())
 const Tick = z.object({}).loose()
+const RemaskEvent = z.object({ organizationId: z.string(), remaskingId: z.string() })
+// A re-masking goes over every session again on a retry; masked sessions cost a read each.
+const REMASK_RETRIES = 3
 
 /**
  * Every background job of the service, with its trigger, in one list; both engines serve
@@ -274,6 +278,17 @@ export function defineJobs(config: Config, deps: () => Promise<JobDeps>): JobDef
         })
         return { ...sessions, sourcemaps, alerts, audit, exports }
       },
+    }),
+    defineJob({
+      id: 'remask-sessions',
+      name: 'Re-mask stored sessions',
+      trigger: { event: EVENTS.remaskRequested },
+      retries: REMASK_RETRIES,
+      payload: RemaskEvent,
+      handler: async ({ event, step, attempt }) =>
+        step.run('remask', async () =>
+          runRemasking(await deps(), { ...event.data, finalAttempt: attempt >= REMASK_RETRIES }),
+        ),
     }),
   ]
 }

@@ -9,6 +9,9 @@ export interface IngestCredential {
   /** The organization's handling of captured network details (docs/network-details.md). */
   networkDetails: NetworkDetailPolicy
   networkRedactKeys: string[]
+  /** The organization's mask settings (docs/privacy.md#re-masking), applied at ingest too. */
+  maskSelectors: string[]
+  maskPatterns: string[]
 }
 
 /**
@@ -24,6 +27,8 @@ export async function findIngestCredential(db: DbOrTx, tokenHash: string): Promi
         organizationId: credentials.organizationId,
         networkDetails: organizations.networkDetails,
         networkRedactKeys: organizations.networkRedactKeys,
+        maskSelectors: organizations.maskSelectors,
+        maskPatterns: organizations.maskPatterns,
       })
       .from(credentials)
       .innerJoin(organizations, eq(organizations.id, credentials.organizationId))

@@ -1,6 +1,7 @@
 import type { DbOrTx } from '@/db/client'
 import { UnauthorizedError } from '@/lib/errors'
 import type { NetworkPolicy } from '@/lib/ingest/network-redaction'
+import { compileMaskRules, hasMaskRules, type MaskRules } from '@/lib/privacy/mask-rules'
 import { cachedCredential } from './credential-cache'
 import { findIngestCredential } from './ingest-credential'
 import { hashToken, TOKEN_PREFIXES } from './tokens'
@@ -14,6 +15,11 @@ export interface IngestPrincipal {
   organizationId: string
   /** What ingest does with captured network details: the organization's policy (lib/ingest/network-redaction.ts). */
   networkPolicy: NetworkPolicy
+  /**
+   * The organization's mask settings, compiled once per cache entry; null when it has none
+   * (the common case, which costs ingest nothing).
+   */
+  mask: { selectors: string[]; rules: MaskRules } | null
 }
 
 /**
@@ -26,8 +32,8 @@ export interface IngestPrincipal {
  * that revokes it (revokeKey clears the cache), it fails at its next request. Keys that fail
  * are never cached, so the ingest lookup budgets still count every database lookup of them.
  *
- * The organization's network detail policy comes with the key, in the same lookup and cache
- * entry: a policy change applies to batches within those 5 s too.
+ * The organization's network detail policy and mask settings come with the key, in the same
+ * lookup and cache entry: a change applies to batches within those 5 s too.
  */
 export async function resolveIngestKey(db: DbOrTx, key: string | null | undefined): Promise<IngestPrincipal> {
   const presented = key?.trim()
@@ -42,10 +48,17 @@ export async function resolveIngestKey(db: DbOrTx, key: string | null | undefine
           credentialId: found.id,
           organizationId: found.organizationId,
           networkPolicy: { mode: found.networkDetails, redactKeys: found.networkRedactKeys },
+          mask: ingestMask(found.maskSelectors, found.maskPatterns),
         }
       : null
   })
   if (!principal) throw new UnauthorizedError(INVALID_API_KEY)
   touchCredential(db, principal.credentialId)
   return principal
+}
+
+function ingestMask(selectors: string[], patterns: string[]): IngestPrincipal['mask'] {
+  if (selectors.length === 0 && patterns.length === 0) return null
+  const rules = compileMaskRules({ selectors, patterns })
+  return hasMaskRules(rules) ? { selectors, rules } : null
 }

@@ -1,4 +1,6 @@
 import { ValidationError } from '@/lib/errors'
+import type { MaskRules } from '@/lib/privacy/mask-rules'
+import { EventMasker } from '@/lib/privacy/remask-events'
 import { parseJson } from '@/lib/validation'
 import { INVALID_BATCH } from './limits'
 import { DEFAULT_NETWORK_POLICY, type NetworkPolicy, redactNetworkDetails } from './network-redaction'
@@ -14,7 +16,8 @@ export type AutomatedSessionsPolicy = 'store' | 'drop'
  * (null when it was automated traffic the operator chose not to keep: nothing is stored, and
  * the sender gets the same success answer).
  * The body is stored as sent unless the organization's network policy changed a captured
- * request's details (docs/network-details.md); then the redacted batch is stored instead.
+ * request's details (docs/network-details.md) or its mask settings masked something
+ * (docs/privacy.md#re-masking); then the changed batch is stored instead.
  */
 export async function acceptReplayBatch(
   deps: IngestDeps,
@@ -22,6 +25,11 @@ export async function acceptReplayBatch(
     organizationId: string
     body: Buffer
     networkPolicy?: NetworkPolicy
+    /**
+     * The organization's mask settings (docs/privacy.md#re-masking): patterns on every string,
+     * selectors within this batch's full snapshots and added subtrees. Undefined: none.
+     */
+    maskRules?: MaskRules
     /** The request's User-Agent header: marks the traffic of recorders that do not say. */
     requestUserAgent?: string | null
     automatedSessions?: AutomatedSessionsPolicy
@@ -42,7 +50,13 @@ export async function acceptReplayBatch(
   if (automation && input.automatedSessions === 'drop') return null
   // After validation: `raw` is the batch that was accepted, serialised again only when changed.
   const redacted = redactNetworkDetails(raw, input.networkPolicy ?? DEFAULT_NETWORK_POLICY)
-  const body = redacted ? reserialised(raw) : input.body
+  // Only an organization with rules pays for this walk. Each batch gets a fresh mirror: a text
+  // or attribute change of a node from an earlier batch is caught by the patterns and by a
+  // later re-mask, not here (ingest keeps no state between batches).
+  const masked = input.maskRules
+    ? new EventMasker(input.maskRules).maskEvents((raw as { replay: { events: unknown[] } }).replay.events)
+    : false
+  const body = redacted || masked ? reserialised(raw) : input.body
   return storeBatch(deps, { organizationId: input.organizationId, batch: parsed.data, body, automation })
 }
 

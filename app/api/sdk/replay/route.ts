@@ -9,10 +9,14 @@ export const POST = ingestRoute(async ({ principal, body, userAgent }) => {
     organizationId: principal.organizationId,
     body,
     networkPolicy: principal.networkPolicy,
+    maskRules: principal.mask?.rules,
     requestUserAgent: userAgent,
     automatedSessions: getConfig().ingest.automatedSessions,
   })
-  return json({ ok: true })
+  // The recorder adds the organization's selectors to its own masking (docs/privacy.md#re-masking);
+  // clients that do not know the field ignore it.
+  const selectors = principal.mask?.selectors ?? []
+  return json(selectors.length > 0 ? { ok: true, mask: { selectors } } : { ok: true })
 })
 
 export const OPTIONS = ingestPreflight

@@ -1,0 +1,168 @@
+import { createHash } from 'node:crypto'
+import { and, asc, eq } from 'drizzle-orm'
+import type { Db } from '@/db/client'
+import { replayBatches, replaySessions } from '@/db/schema'
+import { isObj } from '@/lib/analysis/rrweb'
+import { sealBytes } from '@/lib/crypto/sealed'
+import { sessionBlobFolder } from '@/lib/ingest/blob-key'
+import { openStoredBatch, sessionBatches } from '@/lib/sessions/read-events'
+import type { BlobStore } from '@/lib/storage/types'
+import { newDataKey, replaceSessionKey } from './data-keys'
+import { maskPatternsIn } from './mask-patterns'
+import type { MaskRules } from './mask-rules'
+import { EventMasker, type MaskCounts } from './remask-events'
+
+/**
+ * Re-masks one stored session's batches (docs/privacy.md#re-masking).
+ *
+ * Every batch is rewritten and sealed under a NEW data key, so the old key can be forgotten
+ * and with it every earlier copy of the unmasked bytes (S3 versions, backups). The order
+ * makes a crash at any point safe and a retry complete:
+ *
+ * 1. the masked batches are sealed with the new key and written under NEW blob keys (the old
+ *    blobs stay untouched and readable);
+ * 2. one transaction points every batch row at its new blob and replaces the session's key —
+ *    before it commits, readers see the old blobs with the old key; after, the new with the new;
+ * 3. the old blobs are deleted.
+ *
+ * A crash before 2 leaves new blobs nobody can read (their key was never stored) beside an
+ * intact session, and the retry starts over; a crash after 2 leaves old blobs nobody can read
+ * (their key is gone). Both kinds of leftover live in the session's folder and go with it.
+ * A batch that arrived while the session was being rewritten makes step 2 start again.
+ */
+
+export interface SessionRemaskResult {
+  /** Whether anything in the session's batches matched (only then are they rewritten and re-keyed). */
+  changed: boolean
+  /** Whether the session got a new data key (see `rekey`). */
+  rekeyed: boolean
+  batches: number
+  counts: MaskCounts
+}
+
+interface SessionRef {
+  id: string
+  organizationId: string
+  externalId: string
+}
+
+const MAX_ATTEMPTS = 3
+
+export async function remaskSessionBatches(
+  db: Db,
+  blobs: BlobStore,
+  session: SessionRef,
+  rules: MaskRules,
+  options: { remaskingId: string; rekey: boolean },
+): Promise<SessionRemaskResult> {
+  for (let attempt = 1; ; attempt++) {
+    const result = await rewriteOnce(db, blobs, session, rules, options)
+    if (result !== 'raced') return result
+    if (attempt >= MAX_ATTEMPTS)
+      throw new Error(`Session ${session.id} kept receiving batches while it was re-masked`)
+  }
+}
+
+async function rewriteOnce(
+  db: Db,
+  blobs: BlobStore,
+  session: SessionRef,
+  rules: MaskRules,
+  { remaskingId, rekey }: { remaskingId: string; rekey: boolean },
+): Promise<SessionRemaskResult | 'raced'> {
+  const refs = await sessionBatches(db, session.id)
+  const masker = new EventMasker(rules)
+  const bodies: { sequence: number; oldKey: string; bytes: Uint8Array }[] = []
+  let changed = false
+  for (const ref of refs) {
+    const stored = await blobs.get(ref.blobKey)
+    if (!stored) throw new Error(`Replay batch ${ref.sequence} is missing from blob storage (${ref.blobKey})`)
+    const text = Buffer.from(openStoredBatch(ref, stored)).toString('utf8')
+    const body = JSON.parse(text) as Record<string, unknown>
+    let batchChanged = false
+    const replay = body.replay
+    if (isObj(replay) && Array.isArray(replay.events)) batchChanged = masker.maskEvents(replay.events)
+    if (maskEnvelope(body, rules)) batchChanged = true
+    if (batchChanged) changed = true
+    bodies.push({
+      sequence: ref.sequence,
+      oldKey: ref.blobKey,
+      bytes: batchChanged ? Buffer.from(JSON.stringify(body)) : Buffer.from(text),
+    })
+  }
+  if (!changed) return { changed: false, rekeyed: false, batches: 0, counts: masker.counts }
+
+  // Without rekey (a session still receiving: other ingest instances may hold its key for a
+  // while) the batches are re-sealed under the key they have; a later re-masking re-keys them.
+  const current = refs.find((ref) => ref.dataKey)?.dataKey
+  const dataKey = rekey || !current ? newDataKey() : current
+  const replaceKey = rekey || !current
+  const moves: { sequence: number; oldKey: string; newKey: string }[] = []
+  for (const body of bodies) {
+    const newKey = remaskedBlobKey(session, body.sequence, body.bytes, remaskingId)
+    await blobs.put(newKey, sealBytes(body.bytes, dataKey), { contentType: 'application/octet-stream' })
+    moves.push({ sequence: body.sequence, oldKey: body.oldKey, newKey })
+  }
+
+  const committed = await db.transaction(async (tx) => {
+    // The session row's lock keeps ingest's transactional path from adding a batch meanwhile;
+    // a batch that got in before is seen here and the rewrite starts again.
+    await tx
+      .select({ id: replaySessions.id })
+      .from(replaySessions)
+      .where(eq(replaySessions.id, session.id))
+      .for('update')
+    const now = await tx
+      .select({ sequence: replayBatches.sequence, blobKey: replayBatches.blobKey })
+      .from(replayBatches)
+      .where(eq(replayBatches.sessionId, session.id))
+      .orderBy(asc(replayBatches.sequence))
+    const expected = new Map(moves.map((m) => [m.sequence, m.oldKey]))
+    if (now.length !== moves.length || now.some((row) => expected.get(row.sequence) !== row.blobKey))
+      return false
+    for (const move of moves)
+      await tx
+        .update(replayBatches)
+        .set({ blobKey: move.newKey })
+        .where(and(eq(replayBatches.sessionId, session.id), eq(replayBatches.sequence, move.sequence)))
+    if (replaceKey) await replaceSessionKey(tx, session.organizationId, session.externalId, dataKey)
+    return true
+  })
+  if (!committed) {
+    await blobs.delete(moves.map((m) => m.newKey)).catch(() => {})
+    return 'raced'
+  }
+  await blobs.delete(moves.map((m) => m.oldKey).filter((key) => !moves.some((m) => m.newKey === key)))
+  return { changed: true, rekeyed: replaceKey, batches: moves.length, counts: masker.counts }
+}
+
+/** The batch envelope's addresses (a token in a page's query); the person's identifiers stay. */
+function maskEnvelope(body: Record<string, unknown>, rules: MaskRules): boolean {
+  if (rules.patterns.length === 0) return false
+  let changed = false
+  const fields: [unknown, string][] = [
+    [body.session, 'url'],
+    [body.page, 'url'],
+    [body.page, 'referrer'],
+  ]
+  for (const [holder, field] of fields) {
+    if (!isObj(holder) || typeof holder[field] !== 'string') continue
+    const masked = maskPatternsIn(holder[field], rules.patterns)
+    if (masked !== holder[field]) {
+      holder[field] = masked
+      changed = true
+    }
+  }
+  return changed
+}
+
+/** Beside the batch's first blob, in the session's folder, and never equal to any earlier key. */
+function remaskedBlobKey(
+  session: SessionRef,
+  sequence: number,
+  bytes: Uint8Array,
+  remaskingId: string,
+): string {
+  const hash = createHash('sha256').update(bytes).update(`\n${remaskingId}`).digest('hex').slice(0, 16)
+  return `${sessionBlobFolder(session.organizationId, session.externalId)}${String(sequence).padStart(10, '0')}-${hash}.json`
+}
