@@ -82,8 +82,7 @@ const processed = (externalId: string) =>
 
 const exportCount = async () => (await database.db.select({ n: count() }).from(dataExports))[0]!.n
 const exportEvents = async () =>
-  (await database.db.select({ n: count() }).from(outbox).where(eq(outbox.name, EVENTS.exportRequested)))[0]!
-    .n
+  (await database.db.select({ n: count() }).from(outbox).where(eq(outbox.name, EVENTS.exportRequested)))[0]!.n
 
 beforeAll(async () => {
   database = await createTestDatabase()
@@ -144,7 +143,9 @@ describe('exports of one person (access requests)', () => {
     const response = await getExport(privacyKey, exportId, '?download=1')
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8')
-    expect(response.headers.get('content-disposition')).toBe(`attachment; filename="export-${exportId}.ndjson"`)
+    expect(response.headers.get('content-disposition')).toBe(
+      `attachment; filename="export-${exportId}.ndjson"`,
+    )
     expect(response.headers.get('cache-control')).toBe('no-store')
     text = await response.text()
     expect(Buffer.byteLength(text)).toBe(Number(response.headers.get('content-length')))
@@ -152,7 +153,12 @@ describe('exports of one person (access requests)', () => {
       .trimEnd()
       .split('\n')
       .map((line) => JSON.parse(line) as Line)
-    expect(lines[0]).toMatchObject({ type: 'header', exportId, person: { kind: 'email' }, counts: { sessions: 2 } })
+    expect(lines[0]).toMatchObject({
+      type: 'header',
+      exportId,
+      person: { kind: 'email' },
+      counts: { sessions: 2 },
+    })
     expect(lines[0]!.redaction).toMatch(/^As stored/)
     expect(lines.at(-1)).toMatchObject({ type: 'end', truncated: false })
 
@@ -293,7 +299,9 @@ describe('exports of one person (access requests)', () => {
       const answer = (await response.json()) as Json
       expect(typeof answer.error).toBe('string')
     }
-    expect(await (await postExport(privacyKey, { userId: ' ' })).json()).toEqual({ error: PERSON_BODY_MESSAGE })
+    expect(await (await postExport(privacyKey, { userId: ' ' })).json()).toEqual({
+      error: PERSON_BODY_MESSAGE,
+    })
     expect({ exports: await exportCount(), events: await exportEvents() }).toEqual(before)
   })
 })
