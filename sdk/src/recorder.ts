@@ -351,6 +351,8 @@ export function startRecorder(
     // Not running yet (unrecorded session, denied page): it starts with them.
     if (!rrwebStarted) return
     log(`the service asks to mask ${remoteMask.selectors.length} more selector(s); recording restarts`)
+    // An error-only session's memory holds the page unmasked: it is not uploaded later.
+    if (sampled.mode === 'buffer') sampled.setMode('buffer')
     try {
       stopRecording?.()
     } catch {
