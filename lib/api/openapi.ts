@@ -7,6 +7,10 @@ import { ReplayBatch } from '@/lib/ingest/schema'
 import { Insight } from '@/lib/insights/views'
 import { Note } from '@/lib/issues/issue-notes'
 import { Issue, IssueListItem } from '@/lib/issues/views'
+import { MAX_PATTERN_CHARS } from '@/lib/privacy/mask-patterns'
+import { MAX_MASK_PATTERNS, MAX_MASK_SELECTORS } from '@/lib/privacy/mask-rules'
+import { MAX_SELECTOR_CHARS } from '@/lib/privacy/mask-selectors'
+import { RemaskingView } from '@/lib/privacy/remaskings'
 import { Reproduction } from '@/lib/reproduction/views'
 import { RETENTION_DAYS } from '@/lib/retention/set-retention'
 import { SessionDetails, SessionItem, TimelineWindow } from '@/lib/sessions/api-views'
@@ -19,6 +23,8 @@ import { AddNoteBody } from './issue-notes'
 import { LinkTicketBody } from './issue-ticket'
 import { CreateTicketBody } from './issue-tickets'
 import { UpdateIssueBody } from './issues'
+import { ERASURES_PAGE, ErasureView } from '@/lib/privacy/erasures'
+import { PersonBody } from '@/lib/privacy/person-body'
 import { ReleaseFileSchema, ReleaseSummarySchema, StoredMapSchema } from './sourcemaps'
 
 /**
@@ -36,6 +42,11 @@ const IngestError = z.object({ error: z.string(), requestId: z.string().optional
 const Cursor = z.string().nullable().meta({ description: 'Opaque; pass back as `cursor` for the next page' })
 
 const schemas = {
+  // Erasure of one person (issue 33, docs/privacy.md#erasure)
+  Erasure: ErasureView,
+  ErasureResponse: z.object({ erasure: ErasureView }),
+  ErasureList: z.object({ erasures: z.array(ErasureView), nextCursor: Cursor }),
+  RequestErasureBody: PersonBody,
   Issue,
   IssueListItem,
   Signal,
@@ -47,7 +58,15 @@ const schemas = {
   InsightList: z.object({ insights: z.array(Insight), nextCursor: Cursor }),
   UpdateIssueBody,
   ReplayBatch,
-  IngestOk: z.object({ ok: z.literal(true) }),
+  IngestOk: z.object({
+    ok: z.literal(true),
+    mask: z
+      .object({ selectors: z.array(z.string()) })
+      .optional()
+      .meta({
+        description: "The organization's mask selectors, when it has any: the recorder masks them too",
+      }),
+  }),
   IngestValidationError,
   IngestError,
   // Sessions (issue 18)
@@ -95,16 +114,33 @@ const schemas = {
       keptUntil: z.string().meta({ description: 'When the retention sweep deletes the session' }),
     }),
   }),
+  // Re-masking (issue 33, docs/privacy.md#re-masking)
+  Remasking: RemaskingView,
+  RemaskingResponse: z.object({ remasking: RemaskingView }),
+  RequestRemaskingBody: z.object({
+    selectors: z.array(z.string().max(MAX_SELECTOR_CHARS)).max(MAX_MASK_SELECTORS).optional(),
+    patterns: z.array(z.string().max(MAX_PATTERN_CHARS)).max(MAX_MASK_PATTERNS).optional(),
+    from: z.iso.datetime({ offset: true }).optional(),
+    to: z.iso.datetime({ offset: true }).optional(),
+    updateRecorder: z
+      .boolean()
+      .optional()
+      .meta({
+        description: "Also add the rules to the organization's mask settings (ingest and the recorder)",
+      }),
+  }),
 }
 
 /** Request bodies: their JSON Schema describes what a client sends (zod's input side). */
 const REQUEST_BODIES: readonly string[] = [
   'ReplayBatch',
+  'RequestErasureBody',
   'UpdateIssueBody',
   'AddNoteBody',
   'LinkTicketBody',
   'CreateTicketBody',
   'SetRetentionBody',
+  'RequestRemaskingBody',
 ]
 
 type SchemaName = keyof typeof schemas
@@ -369,6 +405,65 @@ const auditRetentionPaths = {
   },
 }
 
+// Re-masking stored sessions (issue 33, docs/privacy.md#re-masking).
+const remaskingPaths = {
+  '/api/v1/remaskings': {
+    post: {
+      summary: 'Re-mask stored sessions by CSS selectors and text patterns (a background job)',
+      security: [{ bearer: ['write:privacy'] }],
+      requestBody: { required: true, content: jsonContent('RequestRemaskingBody') },
+      responses: {
+        '202': ok('The queued re-masking', 'RemaskingResponse'),
+        ...dataApiErrors('write:privacy'),
+      },
+    },
+  },
+  '/api/v1/remaskings/{remaskingId}': {
+    get: {
+      summary: "A re-masking's status and what it changed",
+      security: [{ bearer: ['write:privacy'] }],
+      parameters: [
+        { name: 'remaskingId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+      ],
+      responses: {
+        '200': ok('The re-masking', 'RemaskingResponse'),
+        '404': { description: 'Re-masking not found', content: jsonContent('Error') },
+        ...dataApiErrors('write:privacy'),
+      },
+    },
+  },
+}
+
+const erasurePaths = {
+  '/api/v1/erasures': {
+    get: listOperation("The organization's erasures, newest first", 'write:privacy', 'ErasureList', [
+      limitParam(ERASURES_PAGE.max, ERASURES_PAGE.default),
+      cursorParam,
+    ]),
+    post: {
+      summary: 'Erase one person: every session and what was derived from them, within 24 hours',
+      security: [{ bearer: ['write:privacy'] }],
+      requestBody: { required: true, content: jsonContent('RequestErasureBody') },
+      responses: {
+        '202': ok('Queued; poll GET /api/v1/erasures/{erasureId} for progress', 'ErasureResponse'),
+        ...dataApiErrors('write:privacy'),
+      },
+    },
+  },
+  '/api/v1/erasures/{erasureId}': {
+    get: {
+      summary: "An erasure's status and counts",
+      security: [{ bearer: ['write:privacy'] }],
+      parameters: [{ name: 'erasureId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+      responses: {
+        '200': ok('The erasure', 'ErasureResponse'),
+        '404': { description: 'Erasure not found (also for a malformed id)', content: jsonContent('Error') },
+        ...dataApiErrors('write:privacy'),
+      },
+    },
+  },
+}
+
 export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string }) {
   const components = Object.fromEntries(
     Object.entries(schemas).map(([name, schema]) => {
@@ -552,6 +647,8 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
       ...sessionPaths,
       ...sourcemapPaths,
       ...auditRetentionPaths,
+      ...erasurePaths,
+      ...remaskingPaths,
       '/api/sdk/replay': {
         servers: [{ url: urls.ingestUrl }],
         post: {

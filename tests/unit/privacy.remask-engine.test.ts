@@ -82,11 +82,7 @@ describe('EventMasker', () => {
     expect(text).not.toContain('hunter2')
     expect(text).toContain('public text')
     expect(ids(first)).toEqual(idsBefore)
-    expect(first[0]!.data.node.childNodes[0]!.childNodes[0]!.childNodes[1]!.childNodes[0]).toEqual({
-      type: 3,
-      id: 6,
-      textContent: '** **************',
-    })
+    expect(text).toContain('{"type":3,"id":6,"textContent":"** **************"}')
 
     // A later batch: a node added under the form, a text change, an input, a value attribute.
     const second: Record<string, unknown>[] = [
