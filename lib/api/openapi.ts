@@ -11,6 +11,8 @@ import { MAX_PATTERN_CHARS } from '@/lib/privacy/mask-patterns'
 import { MAX_MASK_PATTERNS, MAX_MASK_SELECTORS } from '@/lib/privacy/mask-rules'
 import { MAX_SELECTOR_CHARS } from '@/lib/privacy/mask-selectors'
 import { RemaskingView } from '@/lib/privacy/remaskings'
+import { ERASURES_PAGE, ErasureView } from '@/lib/privacy/erasures'
+import { PersonBody } from '@/lib/privacy/person-body'
 import { Reproduction } from '@/lib/reproduction/views'
 import { RETENTION_DAYS } from '@/lib/retention/set-retention'
 import { SessionDetails, SessionItem, TimelineWindow } from '@/lib/sessions/api-views'
@@ -42,6 +44,11 @@ const IngestError = z.object({ error: z.string(), requestId: z.string().optional
 const Cursor = z.string().nullable().meta({ description: 'Opaque; pass back as `cursor` for the next page' })
 
 const schemas = {
+  // Erasure of one person (issue 33, docs/privacy.md#erasure)
+  Erasure: ErasureView,
+  ErasureResponse: z.object({ erasure: ErasureView }),
+  ErasureList: z.object({ erasures: z.array(ErasureView), nextCursor: Cursor }),
+  RequestErasureBody: PersonBody,
   // Erasure of one person (issue 33, docs/privacy.md#erasure)
   Erasure: ErasureView,
   ErasureResponse: z.object({ erasure: ErasureView }),
@@ -134,6 +141,7 @@ const schemas = {
 /** Request bodies: their JSON Schema describes what a client sends (zod's input side). */
 const REQUEST_BODIES: readonly string[] = [
   'ReplayBatch',
+  'RequestErasureBody',
   'RequestErasureBody',
   'UpdateIssueBody',
   'AddNoteBody',
@@ -464,6 +472,38 @@ const erasurePaths = {
   },
 }
 
+const erasurePaths = {
+  '/api/v1/erasures': {
+    get: listOperation("The organization's erasures, newest first", 'write:privacy', 'ErasureList', [
+      limitParam(ERASURES_PAGE.max, ERASURES_PAGE.default),
+      cursorParam,
+    ]),
+    post: {
+      summary: 'Erase one person: every session and what was derived from them, within 24 hours',
+      security: [{ bearer: ['write:privacy'] }],
+      requestBody: { required: true, content: jsonContent('RequestErasureBody') },
+      responses: {
+        '202': ok('Queued; poll GET /api/v1/erasures/{erasureId} for progress', 'ErasureResponse'),
+        ...dataApiErrors('write:privacy'),
+      },
+    },
+  },
+  '/api/v1/erasures/{erasureId}': {
+    get: {
+      summary: "An erasure's status and counts",
+      security: [{ bearer: ['write:privacy'] }],
+      parameters: [
+        { name: 'erasureId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+      ],
+      responses: {
+        '200': ok('The erasure', 'ErasureResponse'),
+        '404': { description: 'Erasure not found (also for a malformed id)', content: jsonContent('Error') },
+        ...dataApiErrors('write:privacy'),
+      },
+    },
+  },
+}
+
 export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string }) {
   const components = Object.fromEntries(
     Object.entries(schemas).map(([name, schema]) => {
@@ -647,6 +687,7 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
       ...sessionPaths,
       ...sourcemapPaths,
       ...auditRetentionPaths,
+      ...erasurePaths,
       ...erasurePaths,
       ...remaskingPaths,
       '/api/sdk/replay': {
