@@ -21,10 +21,14 @@ import { revokeWebhookAction, sendTestWebhookAction } from '@/app/(dashboard)/se
 import { deleteSignalAction, pauseSignalAction, resumeSignalAction } from '@/app/(dashboard)/signals/actions'
 import { GET as dashboardExport } from '@/app/api/dashboard/exports/[exportId]/route'
 import { GET as sessionEvents } from '@/app/api/dashboard/sessions/[sessionId]/events/route'
+import { GET as auditEventsRoute } from '@/app/api/v1/audit-events/route'
 import { GET as getExportRoute } from '@/app/api/v1/exports/[exportId]/route'
 import { POST as postExportRoute } from '@/app/api/v1/exports/route'
+import { PATCH as retentionRoute } from '@/app/api/v1/retention/route'
+import { PUT as pinRoute, DELETE as unpinRoute } from '@/app/api/v1/sessions/[sessionId]/pin/route'
 import { acceptInvitationAction, createAccountFromInvitationAction } from '@/app/invite/[token]/actions'
 import {
+  auditEvents,
   credentials,
   issues,
   memberships,
@@ -895,6 +899,57 @@ describe('exports of one person across organizations', () => {
     expect(member.status).toBe(403)
     expect((await viaDashboard({ cookie: B.owner.cookie })).status).toBe(404)
     expect((await viaDashboard({ authorization: `Bearer ${key}` })).status).toBe(401)
+  })
+})
+
+// Issue 33: the audit trail, retention and pins answer for A's organization only.
+describe('audit trail, retention and pins with A’s keys and B’s ids', () => {
+  const auditOf = (organizationId: string) =>
+    database.db.select().from(auditEvents).where(eq(auditEvents.organizationId, organizationId))
+
+  it('lists A’s entries only, pins none of B’s sessions, and sets A’s retention only', async () => {
+    const bTrail = await auditOf(B.id)
+    expect(bTrail.length).toBeGreaterThan(0) // B's keys were created: not vacuous
+    const privacy = await createKey(database.db, { organizationId: A.id, type: 'api', privacy: true })
+    const listed = await body(
+      await auditEventsRoute(
+        new Request('http://localhost:3000/api/v1/audit-events?limit=200', {
+          headers: { authorization: `Bearer ${privacy.key}` },
+        }),
+      ),
+    )
+    const aTrail = ids(await auditOf(A.id))
+    expect(ids(listed.events).sort()).toEqual(aTrail.sort())
+    for (const id of ids(bTrail)) expect(ids(listed.events)).not.toContain(id)
+
+    for (const [what, id] of bIds())
+      for (const route of [pinRoute, unpinRoute]) {
+        const response = await route(
+          new Request(`http://localhost:3000/api/v1/sessions/${id}/pin`, {
+            method: route === pinRoute ? 'PUT' : 'DELETE',
+            headers: { authorization: `Bearer ${A.keys.apiWrite.key}` },
+          }),
+          { params: Promise.resolve({ sessionId: id }) },
+        )
+        expect(response.status, what).toBe(404)
+        expect(await body(response), what).toEqual({ error: 'Session not found' })
+      }
+
+    const patch = (days: number) =>
+      retentionRoute(
+        new Request('http://localhost:3000/api/v1/retention', {
+          method: 'PATCH',
+          headers: { authorization: `Bearer ${privacy.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ days }),
+        }),
+      )
+    const retentionOf = async (id: string) =>
+      (await database.db.select().from(organizations).where(eq(organizations.id, id)))[0]!.retentionDays
+    const [aDays, bDays] = [await retentionOf(A.id), await retentionOf(B.id)]
+    expect((await patch(aDays + 1)).status).toBe(200)
+    expect(await retentionOf(B.id)).toBe(bDays)
+    expect((await patch(aDays)).status).toBe(200)
+    expect(await auditOf(B.id)).toEqual(bTrail)
   })
 })
 
