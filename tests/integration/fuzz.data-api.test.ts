@@ -1,12 +1,15 @@
 import { asc, count } from 'drizzle-orm'
 import fc from 'fast-check'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { GET as getAuditEvents } from '@/app/api/v1/audit-events/route'
 import { GET as getInsights } from '@/app/api/v1/insights/route'
 import { GET as getNotes, POST as postNote } from '@/app/api/v1/issues/[issueId]/notes/route'
 import { GET as getReproduction } from '@/app/api/v1/issues/[issueId]/reproduction/route'
 import { GET as getIssue, PATCH as patchIssue } from '@/app/api/v1/issues/[issueId]/route'
 import { PUT as putTicket } from '@/app/api/v1/issues/[issueId]/ticket/route'
 import { GET as getIssues } from '@/app/api/v1/issues/route'
+import { GET as getRetention, PATCH as patchRetention } from '@/app/api/v1/retention/route'
+import { DELETE as deletePin, PUT as putPin } from '@/app/api/v1/sessions/[sessionId]/pin/route'
 import { GET as getSession } from '@/app/api/v1/sessions/[sessionId]/route'
 import { GET as getSessionTimeline } from '@/app/api/v1/sessions/[sessionId]/timeline/route'
 import { GET as getSessions } from '@/app/api/v1/sessions/route'
@@ -905,6 +908,105 @@ describe('the sessions endpoints with arbitrary queries, ids and credentials', (
         },
       ),
       fuzzRuns(60),
+    )
+  })
+})
+
+// Audit trail, retention and pins (issue 33): hostile queries, bodies and ids answer 400 or 404
+// with {error} and change nothing.
+describe('audit trail, retention and pins with hostile input', () => {
+  let privacyKey: string
+  let orgSessionId: string
+  const auth = (token: string) => ({ authorization: `Bearer ${token}` })
+  const days = async () =>
+    (
+      jsonOf(
+        await answerOf('GET /api/v1/retention', () =>
+          getRetention(new Request(`${BASE}/api/v1/retention`, { headers: auth(privacyKey) })),
+        ),
+      ) as {
+        retention: { retentionDays: number }
+      }
+    ).retention.retentionDays
+
+  beforeAll(async () => {
+    const org = (await createOrganization(database.db, { name: 'Fuzz audit' })).id
+    privacyKey = (
+      await createKey(database.db, { organizationId: org, type: 'api', write: true, privacy: true })
+    ).key
+    orgSessionId = (await seedSession(database.db, org)).id
+  })
+
+  it('GET /api/v1/audit-events answers 200 or 400 {error} to any query', async () => {
+    const param = fc.constantFrom('limit', 'cursor', 'action', 'since', 'other')
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(param, hostileString), { maxLength: 4 }), async (pairs) => {
+        const query = new URLSearchParams()
+        for (const [name, value] of pairs) query.append(name, value)
+        const answer = await answerOf('GET /api/v1/audit-events', () =>
+          getAuditEvents(new Request(`${BASE}/api/v1/audit-events?${query}`, { headers: auth(privacyKey) })),
+        )
+        if (answer.status === 200) expect(jsonOf(answer)).toMatchObject({ events: expect.any(Array) })
+        else expect(answer.status, answer.text.slice(0, 300)).toBe(400)
+        expect(jsonOf(answer)).not.toHaveProperty('stack')
+      }),
+      fuzzRuns(120),
+    )
+  })
+
+  it('PATCH /api/v1/retention changes it only for a whole number of days within bounds', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          hostileJson.map((b) => JSON.stringify(b) ?? 'null'),
+          pollutionPayload.map((b) => JSON.stringify(b)),
+          fc
+            .oneof(fc.integer({ min: -10, max: 4000 }), fc.double(), hostileString)
+            .map((d) => JSON.stringify({ days: d })),
+          hostileBytes,
+        ),
+        async (body) => {
+          const before = await days()
+          const answer = await answerOf('PATCH /api/v1/retention', () =>
+            patchRetention(
+              new Request(`${BASE}/api/v1/retention`, {
+                method: 'PATCH',
+                headers: { ...auth(privacyKey), 'content-type': 'application/json' },
+                body,
+              }),
+            ),
+          )
+          if (answer.status === 200) {
+            const sent = JSON.parse(typeof body === 'string' ? body : '') as { days: number }
+            expect(Number.isInteger(sent.days) && sent.days >= 1 && sent.days <= 3650).toBe(true)
+            expect(await days()).toBe(sent.days)
+            return
+          }
+          expect(answer.status, answer.text.slice(0, 300)).toBe(400)
+          expect(jsonOf(answer)).toEqual({ error: expect.any(String) })
+          expect(await days()).toBe(before)
+        },
+      ),
+      fuzzRuns(120),
+    )
+  })
+
+  it('PUT and DELETE /api/v1/sessions/<segment>/pin are 404 Session not found for anything not ours', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(hostileString, fc.uuid()), fc.boolean(), async (id, pinIt) => {
+        fc.pre(id.toLowerCase() !== orgSessionId)
+        const answer = await answerOf('PUT/DELETE /api/v1/sessions/{id}/pin', () =>
+          (pinIt ? putPin : deletePin)(
+            new Request(`${BASE}/api/v1/sessions/${inPath(id)}/pin`, {
+              method: pinIt ? 'PUT' : 'DELETE',
+              headers: auth(privacyKey),
+            }),
+            { params: Promise.resolve({ sessionId: id }) },
+          ),
+        )
+        expectError(answer, 404, 'Session not found')
+      }),
+      fuzzRuns(80),
     )
   })
 })
