@@ -76,6 +76,9 @@ describe('GET /api/v1/openapi.json', () => {
         // Source maps (issue 19)
         '/api/v1/sourcemaps',
         '/api/v1/sourcemaps/{release}',
+        // Erasure of one person (issue 33)
+        '/api/v1/erasures',
+        '/api/v1/erasures/{erasureId}',
       ].sort(),
     )
     expect(Object.keys(document.paths['/api/v1/issues/{issueId}']!).sort()).toEqual(['get', 'patch'])
