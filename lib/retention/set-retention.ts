@@ -16,10 +16,14 @@ const RetentionDays = z
   .min(RETENTION_DAYS.min, `Retention must be at least ${RETENTION_DAYS.min} day`)
   .max(RETENTION_DAYS.max, `Retention can be at most ${RETENTION_DAYS.max} days`)
 
-/** Text counts only as plain digits: coercion would read "" as 0 and "1e2" as 100. */
+/** Text counts only as a plain decimal: coercion would read "" as 0 and "1e2" as 100. */
 function parseDays(value: unknown): number {
   const days =
-    typeof value === 'string' ? (/^\s*\d{1,6}\s*$/.test(value) ? Number(value) : Number.NaN) : value
+    typeof value === 'string'
+      ? /^\s*-?\d{1,6}(\.\d{1,6})?\s*$/.test(value)
+        ? Number(value)
+        : Number.NaN
+      : value
   return parseInput(RetentionDays, days)
 }
 
