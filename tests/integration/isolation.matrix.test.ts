@@ -22,6 +22,8 @@ import { deleteSignalAction, pauseSignalAction, resumeSignalAction } from '@/app
 import { GET as dashboardExport } from '@/app/api/dashboard/exports/[exportId]/route'
 import { GET as sessionEvents } from '@/app/api/dashboard/sessions/[sessionId]/events/route'
 import { GET as auditEventsRoute } from '@/app/api/v1/audit-events/route'
+import { GET as getErasureRoute } from '@/app/api/v1/erasures/[erasureId]/route'
+import { POST as postErasureRoute } from '@/app/api/v1/erasures/route'
 import { GET as getExportRoute } from '@/app/api/v1/exports/[exportId]/route'
 import { POST as postExportRoute } from '@/app/api/v1/exports/route'
 import { PATCH as retentionRoute } from '@/app/api/v1/retention/route'
@@ -52,10 +54,12 @@ import { getIssueRow, ISSUE_NOT_FOUND } from '@/lib/issues/get-issue'
 import { issueHistory } from '@/lib/issues/issue-history'
 import { issueSessionOf, issueSessionsOf } from '@/lib/issues/issue-sessions'
 import { listConnectedApps } from '@/lib/oauth/connected-apps'
+import { createOrganization } from '@/lib/orgs/create-organization'
 import { listMembers } from '@/lib/orgs/members'
 import { enqueueEvent } from '@/lib/outbox/enqueue'
 import { EVENTS } from '@/lib/outbox/events'
 import { INVALID_CURSOR } from '@/lib/pagination/cursor'
+import { runErasure } from '@/lib/privacy/erase-person'
 import { runExport } from '@/lib/privacy/export-run'
 import { createMemoryRateLimiter } from '@/lib/ratelimit'
 import { getSession } from '@/lib/sessions/get-session'
@@ -950,6 +954,46 @@ describe('audit trail, retention and pins with A’s keys and B’s ids', () => 
     expect(await retentionOf(B.id)).toBe(bDays)
     expect((await patch(aDays)).status).toBe(200)
     expect(await auditOf(B.id)).toEqual(bTrail)
+  })
+})
+
+// Issue 33: an erasure by A naming B's person erases nothing of B's (the snapshot below checks
+// every row and file), and B's erasure ids are 404 to A.
+describe('erasures across organizations', () => {
+  it('A erasing B’s person by anonymous id removes nothing of B; A cannot read B’s erasure', async () => {
+    const bearer = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' })
+    const aKey = (await createKey(database.db, { organizationId: A.id, type: 'api', privacy: true })).key
+    // Another organization's key (not B's: B must stay as it was for the snapshot below).
+    const other = await createOrganization(database.db, { name: 'Gamma' })
+    const bKey = (await createKey(database.db, { organizationId: other.id, type: 'api', privacy: true })).key
+    const anonymousId = `anon-${B.sessions[0]!.externalId}`
+    const post = (key: string) =>
+      postErasureRoute(
+        new Request('http://localhost:3000/api/v1/erasures', {
+          method: 'POST',
+          headers: bearer(key),
+          body: JSON.stringify({ anonymousId }),
+        }),
+      )
+    const response = await post(aKey)
+    expect(response.status).toBe(202)
+    const erasure = (await body(response)).erasure as { id: string }
+    const done = await runErasure(
+      { db: database.db, blobs: getBlobStore() },
+      { organizationId: A.id, erasureId: erasure.id },
+    )
+    expect(done.counts.sessions ?? 0).toBe(0)
+    const get = (key: string, erasureId: string) =>
+      getErasureRoute(
+        new Request(`http://localhost:3000/api/v1/erasures/${erasureId}`, { headers: bearer(key) }),
+        {
+          params: Promise.resolve({ erasureId }),
+        },
+      )
+    expect((await get(aKey, erasure.id)).status).toBe(200)
+    const theirs = await get(bKey, erasure.id)
+    expect(theirs.status).toBe(404)
+    expect(await body(theirs)).toEqual({ error: 'Erasure not found' })
   })
 })
 
