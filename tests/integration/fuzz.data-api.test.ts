@@ -2,6 +2,8 @@ import { asc, count } from 'drizzle-orm'
 import fc from 'fast-check'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { GET as getAuditEvents } from '@/app/api/v1/audit-events/route'
+import { GET as getExportRoute } from '@/app/api/v1/exports/[exportId]/route'
+import { POST as postExportRoute } from '@/app/api/v1/exports/route'
 import { GET as getInsights } from '@/app/api/v1/insights/route'
 import { GET as getNotes, POST as postNote } from '@/app/api/v1/issues/[issueId]/notes/route'
 import { GET as getReproduction } from '@/app/api/v1/issues/[issueId]/reproduction/route'
@@ -14,7 +16,7 @@ import { GET as getSession } from '@/app/api/v1/sessions/[sessionId]/route'
 import { GET as getSessionTimeline } from '@/app/api/v1/sessions/[sessionId]/timeline/route'
 import { GET as getSessions } from '@/app/api/v1/sessions/route'
 import { GET as getSignals } from '@/app/api/v1/signals/route'
-import { ISSUE_STATUSES, issueActivities, issues } from '@/db/schema'
+import { dataExports, ISSUE_STATUSES, issueActivities, issues } from '@/db/schema'
 import { INVALID_STATUS } from '@/lib/api/params'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
@@ -908,6 +910,91 @@ describe('the sessions endpoints with arbitrary queries, ids and credentials', (
         },
       ),
       fuzzRuns(60),
+    )
+  })
+})
+
+// Exports (issue 33): POST /api/v1/exports takes exactly one of userId, email, anonymousId; any
+// other body is a 400 that stores nothing. GET of any segment that is not our export is a 404.
+describe('exports with hostile bodies and ids', () => {
+  let privacyKey: string
+  const PERSON_FIELDS = ['userId', 'email', 'anonymousId']
+  const exportsCount = async () => (await database.db.select({ n: count() }).from(dataExports))[0]!.n
+
+  beforeAll(async () => {
+    const fuzzOrg = (await createOrganization(database.db, { name: 'Fuzz exports' })).id
+    privacyKey = (await createKey(database.db, { organizationId: fuzzOrg, type: 'api', privacy: true })).key
+  })
+
+  const postExport = (body: string | Uint8Array) =>
+    answerOf('POST /api/v1/exports', () =>
+      postExportRoute(
+        new Request(`${BASE}/api/v1/exports`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${privacyKey}`, 'content-type': 'application/json' },
+          body: typeof body === 'string' ? body : new Uint8Array(body),
+        }),
+      ),
+    )
+
+  const personBody = fc.oneof(
+    hostileJson,
+    pollutionPayload,
+    fc.record(
+      { userId: hostileString, email: hostileString, anonymousId: hostileString, extra: hostileString },
+      { requiredKeys: [] },
+    ),
+    fc
+      .constantFrom(...PERSON_FIELDS)
+      .chain((field) => fc.record({ [field]: fc.stringMatching(/^[a-z0-9@.]{1,60}$/) })),
+  )
+
+  it('POST answers 202 for one person, else 400 {error} with nothing stored', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          personBody.map((b) => JSON.stringify(b) ?? 'null'),
+          hostileBytes,
+        ),
+        async (body) => {
+          const before = await exportsCount()
+          const answer = await postExport(body)
+          if (answer.status === 202) {
+            const sent = JSON.parse(typeof body === 'string' ? body : '') as Record<string, unknown>
+            expect(Object.keys(sent).filter((key) => PERSON_FIELDS.includes(key))).toHaveLength(1)
+            expect(Object.keys(sent)).toHaveLength(1)
+            expect(await exportsCount()).toBe(before + 1)
+            return
+          }
+          if (answer.status === 413) {
+            expect(jsonOf(answer)).toEqual({ error: TOO_LARGE })
+            expect(await exportsCount()).toBe(before)
+            return
+          }
+          expect(answer.status, answer.text.slice(0, 200)).toBe(400)
+          expect(jsonOf(answer)).toEqual({ error: expect.any(String) })
+          expect(await exportsCount()).toBe(before)
+        },
+      ),
+      fuzzRuns(120),
+    )
+  })
+
+  it('GET /api/v1/exports/<segment> is 404 Export not found for anything not ours', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(hostileString, fc.uuid()), fc.boolean(), async (id, download) => {
+        const answer = await answerOf('GET /api/v1/exports/{id}', () =>
+          getExportRoute(
+            new Request(`${BASE}/api/v1/exports/${inPath(id)}${download ? '?download=1' : ''}`, {
+              headers: { authorization: `Bearer ${privacyKey}` },
+            }),
+            { params: Promise.resolve({ exportId: id }) },
+          ),
+        )
+        expect(answer.status).toBe(404)
+        expect(jsonOf(answer)).toEqual({ error: 'Export not found' })
+      }),
+      fuzzRuns(80),
     )
   })
 })
