@@ -8,6 +8,7 @@ import { Insight } from '@/lib/insights/views'
 import { Note } from '@/lib/issues/issue-notes'
 import { Issue, IssueListItem } from '@/lib/issues/views'
 import { MAX_PATTERN_CHARS } from '@/lib/privacy/mask-patterns'
+import { ExportView } from '@/lib/privacy/export-view'
 import { MAX_MASK_PATTERNS, MAX_MASK_SELECTORS } from '@/lib/privacy/mask-rules'
 import { MAX_SELECTOR_CHARS } from '@/lib/privacy/mask-selectors'
 import { RemaskingView } from '@/lib/privacy/remaskings'
@@ -44,6 +45,10 @@ const IngestError = z.object({ error: z.string(), requestId: z.string().optional
 const Cursor = z.string().nullable().meta({ description: 'Opaque; pass back as `cursor` for the next page' })
 
 const schemas = {
+  // Exports of one person (issue 33, docs/privacy.md#exports)
+  Export: ExportView,
+  ExportResponse: z.object({ export: ExportView }),
+  RequestExportBody: PersonBody,
   // Erasure of one person (issue 33, docs/privacy.md#erasure)
   Erasure: ErasureView,
   ErasureResponse: z.object({ erasure: ErasureView }),
@@ -141,6 +146,7 @@ const schemas = {
 /** Request bodies: their JSON Schema describes what a client sends (zod's input side). */
 const REQUEST_BODIES: readonly string[] = [
   'ReplayBatch',
+  'RequestExportBody',
   'RequestErasureBody',
   'RequestErasureBody',
   'UpdateIssueBody',
@@ -442,6 +448,45 @@ const remaskingPaths = {
   },
 }
 
+const exportPaths = {
+  '/api/v1/exports': {
+    post: {
+      summary: "Export one person's data (access request): a bounded NDJSON file, kept 7 days",
+      security: [{ bearer: ['write:privacy'] }],
+      requestBody: { required: true, content: jsonContent('RequestExportBody') },
+      responses: {
+        '202': ok('Queued; poll GET /api/v1/exports/{exportId} until completed', 'ExportResponse'),
+        ...dataApiErrors('write:privacy'),
+      },
+    },
+  },
+  '/api/v1/exports/{exportId}': {
+    get: {
+      summary: "An export's status, or with download=1 its NDJSON file",
+      security: [{ bearer: ['write:privacy'] }],
+      parameters: [
+        { name: 'exportId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+        { name: 'download', in: 'query', schema: { type: 'string', enum: ['1'] } },
+      ],
+      responses: {
+        '200': {
+          description: 'The export; with download=1 the file, streamed as an attachment',
+          content: {
+            ...jsonContent('ExportResponse'),
+            'application/x-ndjson': { schema: { type: 'string' } },
+          },
+        },
+        '404': {
+          description: 'Export not found (also for a malformed id), or expired and deleted',
+          content: jsonContent('Error'),
+        },
+        '409': { description: 'download=1 before the export completed', content: jsonContent('Error') },
+        ...dataApiErrors('write:privacy'),
+      },
+    },
+  },
+}
+
 const erasurePaths = {
   '/api/v1/erasures': {
     get: listOperation("The organization's erasures, newest first", 'write:privacy', 'ErasureList', [
@@ -688,6 +733,7 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
       ...sourcemapPaths,
       ...auditRetentionPaths,
       ...erasurePaths,
+      ...exportPaths,
       ...erasurePaths,
       ...remaskingPaths,
       '/api/sdk/replay': {

@@ -79,6 +79,9 @@ describe('GET /api/v1/openapi.json', () => {
         // Erasure of one person (issue 33)
         '/api/v1/erasures',
         '/api/v1/erasures/{erasureId}',
+        // Exports of one person (issue 33)
+        '/api/v1/exports',
+        '/api/v1/exports/{exportId}',
       ].sort(),
     )
     expect(Object.keys(document.paths['/api/v1/issues/{issueId}']!).sort()).toEqual(['get', 'patch'])
