@@ -69,8 +69,8 @@ export const replaySessions = pgTable(
      */
     automation: text('automation', { enum: AUTOMATION_KINDS }),
     /**
-     * Kept past the organization's retention (docs/privacy.md#retention) until
-     * `pinnedAt` + the pin maximum; null when the session follows retention.
+     * Kept past the organization's retention (docs/privacy.md#retention) until the pin
+     * maximum counted from the session's start; null when the session follows retention.
      */
     pinnedAt: ts('pinned_at'),
     pinnedBy: text('pinned_by'),
