@@ -26,6 +26,8 @@ import { GET as getErasureRoute } from '@/app/api/v1/erasures/[erasureId]/route'
 import { POST as postErasureRoute } from '@/app/api/v1/erasures/route'
 import { GET as getExportRoute } from '@/app/api/v1/exports/[exportId]/route'
 import { POST as postExportRoute } from '@/app/api/v1/exports/route'
+import { GET as getRemaskingRoute } from '@/app/api/v1/remaskings/[remaskingId]/route'
+import { POST as postRemaskingRoute } from '@/app/api/v1/remaskings/route'
 import { PATCH as retentionRoute } from '@/app/api/v1/retention/route'
 import { PUT as pinRoute, DELETE as unpinRoute } from '@/app/api/v1/sessions/[sessionId]/pin/route'
 import { acceptInvitationAction, createAccountFromInvitationAction } from '@/app/invite/[token]/actions'
@@ -61,6 +63,7 @@ import { EVENTS } from '@/lib/outbox/events'
 import { INVALID_CURSOR } from '@/lib/pagination/cursor'
 import { runErasure } from '@/lib/privacy/erase-person'
 import { runExport } from '@/lib/privacy/export-run'
+import { runRemasking } from '@/lib/privacy/remask-run'
 import { createMemoryRateLimiter } from '@/lib/ratelimit'
 import { getSession } from '@/lib/sessions/get-session'
 import { listSessions } from '@/lib/sessions/list-sessions'
@@ -994,6 +997,41 @@ describe('erasures across organizations', () => {
     const theirs = await get(bKey, erasure.id)
     expect(theirs.status).toBe(404)
     expect(await body(theirs)).toEqual({ error: 'Erasure not found' })
+  })
+})
+
+// Issue 33: a re-masking by A whose pattern also occurs in B's recordings rewrites A's sessions
+// only (the snapshot below checks every row and file of B), and B cannot read A's re-masking.
+describe('re-masking across organizations', () => {
+  it('A re-masking a text B also recorded changes nothing of B; another organization cannot read it', async () => {
+    const bearer = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' })
+    const aKey = (await createKey(database.db, { organizationId: A.id, type: 'api', privacy: true })).key
+    const other = await createOrganization(database.db, { name: 'Delta' })
+    const otherKey = (await createKey(database.db, { organizationId: other.id, type: 'api', privacy: true }))
+      .key
+    const response = await postRemaskingRoute(
+      new Request('http://localhost:3000/api/v1/remaskings', {
+        method: 'POST',
+        headers: bearer(aKey),
+        body: JSON.stringify({ patterns: ['http'] }),
+      }),
+    )
+    expect(response.status).toBe(202)
+    const remasking = (await body(response)).remasking as { id: string }
+    const counts = await runRemasking(
+      { db: database.db, blobs: getBlobStore() },
+      { organizationId: A.id, remaskingId: remasking.id },
+    )
+    expect(counts.strings).toBeGreaterThan(0) // A's own sessions were rewritten: not vacuous
+    const get = (key: string) =>
+      getRemaskingRoute(
+        new Request(`http://localhost:3000/api/v1/remaskings/${remasking.id}`, { headers: bearer(key) }),
+        { params: Promise.resolve({ remaskingId: remasking.id }) },
+      )
+    expect((await get(aKey)).status).toBe(200)
+    const theirs = await get(otherKey)
+    expect(theirs.status).toBe(404)
+    expect(await body(theirs)).toEqual({ error: 'Re-masking not found' })
   })
 })
 
