@@ -22,7 +22,12 @@ export async function requestExportRequest({ db, principal, body }: ApiRequest<u
  */
 export async function getExportRequest({ db, principal, params, query }: ApiRequest<ExportParams>) {
   if (query.get('download') === '1') {
-    const download = await openExportDownload(db, getBlobStore(), actorOfPrincipal(principal), params.exportId)
+    const download = await openExportDownload(
+      db,
+      getBlobStore(),
+      actorOfPrincipal(principal),
+      params.exportId,
+    )
     return exportDownloadResponse(download)
   }
   const row = await exportRowOf(db, principal.organizationId, params.exportId)

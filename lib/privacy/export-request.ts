@@ -5,8 +5,8 @@ import { recordAudit } from '@/lib/audit/record'
 import { commitWithEvents } from '@/lib/outbox/commit'
 import { enqueueEvent } from '@/lib/outbox/enqueue'
 import { EVENTS } from '@/lib/outbox/events'
-import { type PersonRef, sealPerson } from './person'
 import { EXPORT_LIFETIME_DAYS, type ExportView, toExportView } from './export-view'
+import { type PersonRef, sealPerson } from './person'
 
 const DAY_MS = 86_400_000
 

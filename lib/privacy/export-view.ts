@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { PERSON_KINDS, PRIVACY_JOB_STATUSES, type dataExports } from '@/db/schema'
+import { type dataExports, PERSON_KINDS, PRIVACY_JOB_STATUSES } from '@/db/schema'
 
 type ExportRow = typeof dataExports.$inferSelect
 

@@ -4,14 +4,10 @@ import { isStorableText } from '@/lib/validation'
 import { MAX_PERSON_VALUE_CHARS, type PersonRef } from './person'
 
 /** What a privacy request body (erasures, exports) must say when it does not name one person. */
-export const PERSON_BODY_MESSAGE = 'Body must name exactly one person: {"userId"}, {"email"} or {"anonymousId"}'
+export const PERSON_BODY_MESSAGE =
+  'Body must name exactly one person: {"userId"}, {"email"} or {"anonymousId"}'
 
-const Identifier = z
-  .string()
-  .trim()
-  .min(1)
-  .max(MAX_PERSON_VALUE_CHARS)
-  .refine(isStorableText)
+const Identifier = z.string().trim().min(1).max(MAX_PERSON_VALUE_CHARS).refine(isStorableText)
 
 /**
  * `{userId}`, `{email}` or `{anonymousId}`, exactly one, and nothing else: the body of
