@@ -1,4 +1,4 @@
-import { asc, count } from 'drizzle-orm'
+import { asc, count, eq } from 'drizzle-orm'
 import fc from 'fast-check'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { GET as getAuditEvents } from '@/app/api/v1/audit-events/route'
@@ -10,13 +10,15 @@ import { GET as getReproduction } from '@/app/api/v1/issues/[issueId]/reproducti
 import { GET as getIssue, PATCH as patchIssue } from '@/app/api/v1/issues/[issueId]/route'
 import { PUT as putTicket } from '@/app/api/v1/issues/[issueId]/ticket/route'
 import { GET as getIssues } from '@/app/api/v1/issues/route'
+import { GET as getRemaskingRoute } from '@/app/api/v1/remaskings/[remaskingId]/route'
+import { POST as postRemaskingRoute } from '@/app/api/v1/remaskings/route'
 import { GET as getRetention, PATCH as patchRetention } from '@/app/api/v1/retention/route'
 import { DELETE as deletePin, PUT as putPin } from '@/app/api/v1/sessions/[sessionId]/pin/route'
 import { GET as getSession } from '@/app/api/v1/sessions/[sessionId]/route'
 import { GET as getSessionTimeline } from '@/app/api/v1/sessions/[sessionId]/timeline/route'
 import { GET as getSessions } from '@/app/api/v1/sessions/route'
 import { GET as getSignals } from '@/app/api/v1/signals/route'
-import { dataExports, ISSUE_STATUSES, issueActivities, issues } from '@/db/schema'
+import { dataExports, ISSUE_STATUSES, issueActivities, issues, remaskings } from '@/db/schema'
 import { INVALID_STATUS } from '@/lib/api/params'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
@@ -1092,6 +1094,92 @@ describe('audit trail, retention and pins with hostile input', () => {
           ),
         )
         expectError(answer, 404, 'Session not found')
+      }),
+      fuzzRuns(80),
+    )
+  })
+})
+
+// Re-masking (issue 33): hostile bodies answer 202 only for valid rules, else 400 {error}
+// with nothing stored; hostile ids are 404.
+describe('re-maskings with hostile input', () => {
+  let privacyKey: string
+  let org: string
+  const remaskingCount = async () =>
+    (await database.db.select({ n: count() }).from(remaskings).where(eq(remaskings.organizationId, org)))[0]!
+      .n
+  const postRemasking = (body: string | Uint8Array) =>
+    answerOf('POST /api/v1/remaskings', () =>
+      postRemaskingRoute(
+        new Request(`${BASE}/api/v1/remaskings`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${privacyKey}`, 'content-type': 'application/json' },
+          body: typeof body === 'string' ? body : new Uint8Array(body),
+        }),
+      ),
+    )
+
+  beforeAll(async () => {
+    org = (await createOrganization(database.db, { name: 'Fuzz remask' })).id
+    privacyKey = (await createKey(database.db, { organizationId: org, type: 'api', privacy: true })).key
+  })
+
+  it('POST answers 202 for valid rules, else 400 {error} with nothing stored', async () => {
+    const rule = fc.oneof(
+      hostileString,
+      fc.constantFrom('.a', 'form > input[type=password]', '@email', '~Secret', 'a:hover', '@nope', '[x^=y]'),
+    )
+    const remaskBody = fc.record(
+      {
+        selectors: fc.oneof(fc.array(rule, { maxLength: 25 }), hostileJson),
+        patterns: fc.oneof(fc.array(rule, { maxLength: 25 }), hostileJson),
+        from: fc.oneof(hostileString, fc.constant('2026-01-01T00:00:00Z')),
+        to: hostileString,
+        updateRecorder: fc.oneof(fc.boolean(), hostileJson),
+      },
+      { requiredKeys: [] },
+    )
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          remaskBody.map((b) => JSON.stringify(b)),
+          pollutionPayload.map((b) => JSON.stringify(b)),
+          hostileBytes,
+        ),
+        async (body) => {
+          const before = await remaskingCount()
+          const answer = await postRemasking(body)
+          if (answer.status === 202) {
+            expect(jsonOf(answer)).toMatchObject({ remasking: { status: 'pending' } })
+            expect(await remaskingCount()).toBe(before + 1)
+            return
+          }
+          if (answer.status === 413) {
+            expect(jsonOf(answer)).toEqual({ error: TOO_LARGE })
+          } else {
+            expect(answer.status, answer.text.slice(0, 200)).toBe(400)
+            expect(jsonOf(answer)).toEqual({ error: expect.any(String) })
+          }
+          expect(await remaskingCount()).toBe(before)
+        },
+      ),
+      fuzzRuns(120),
+    )
+  })
+
+  it('GET /api/v1/remaskings/<segment> is 404 Re-masking not found for anything not ours', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(hostileString, fc.uuid()), async (id) => {
+        const answer = await answerOf('GET /api/v1/remaskings/{id}', () =>
+          getRemaskingRoute(
+            new Request(`${BASE}/api/v1/remaskings/${inPath(id)}`, {
+              headers: { authorization: `Bearer ${privacyKey}` },
+            }),
+            { params: Promise.resolve({ remaskingId: id }) },
+          ),
+        )
+        expect(answer.status).toBe(404)
+        expect(jsonOf(answer)).toEqual({ error: 'Re-masking not found' })
       }),
       fuzzRuns(80),
     )
