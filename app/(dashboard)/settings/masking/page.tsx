@@ -45,7 +45,7 @@ export default async function MaskingPage() {
         <h2 id="mask-settings-heading">New recordings</h2>
         <p className="muted">
           Applied to every batch before it is stored; the selectors are also sent to the recorder, which masks
-          them in the browser from its next page load.
+          them in the browser from its next batch on.
         </p>
         {isOwner ? (
           <MaskSettingsForm selectors={settings.selectors} patterns={settings.patterns} />
