@@ -9,7 +9,8 @@ import type { BlobStore } from '@/lib/storage'
 import { silenceDeliveries } from './erasure-deliveries'
 import { eraseDerived } from './erasure-derived'
 import { erasureView, getErasureRow } from './erasures'
-import { openPerson, personSessionsWhere } from './person'
+import { deleteExportsNaming } from './export-sweep'
+import { openPerson, type PersonRef, personSessionsWhere } from './person'
 
 export interface ErasureDeps {
   db: Db
@@ -52,15 +53,24 @@ export async function runErasure(
     .set({ status: 'running', startedAt: sql`coalesce(${erasures.startedAt}, now())`, error: null })
     .where(thisErasure)
   let counts = row.counts
+  // Every identifier the erased sessions carried: exports naming any of them go too.
+  const identifiers: PersonRef[] = [person]
   const baseUrl = getConfig().baseUrl
   try {
     for (;;) {
       const sessions = await db
-        .select({ id: replaySessions.id, externalId: replaySessions.externalId })
+        .select({
+          id: replaySessions.id,
+          externalId: replaySessions.externalId,
+          userId: replaySessions.userId,
+          userEmail: replaySessions.userEmail,
+          anonymousId: replaySessions.anonymousId,
+        })
         .from(replaySessions)
         .where(personSessionsWhere(row.organizationId, person))
         .limit(CHUNK)
       if (sessions.length === 0) break
+      for (const s of sessions) rememberIdentifiers(identifiers, s)
       const ids = sessions.map((s) => s.id)
       counts = await db.transaction(async (tx) => {
         const derived = await eraseDerived(tx, {
@@ -81,6 +91,9 @@ export async function runErasure(
       counts = added(counts, deleted)
       await db.update(erasures).set({ counts }).where(thisErasure)
     }
+    counts = added(counts, {
+      exportsDeleted: await deleteExportsNaming(db, blobs, row.organizationId, identifiers),
+    })
     const finished = await db.transaction(async (tx) => {
       const silenced = await silenceDeliveries(tx, row.organizationId, [person.value], {
         caseless: person.kind === 'email',
@@ -109,6 +122,19 @@ export async function runErasure(
     logger.warn({ err: error, erasureId: row.id }, 'erasure stopped; its retry continues it')
     throw error
   }
+}
+
+function rememberIdentifiers(
+  into: PersonRef[],
+  session: { userId: string | null; userEmail: string | null; anonymousId: string },
+): void {
+  const seen = new Set(into.map((p) => `${p.kind}\n${p.value}`))
+  const add = (person: PersonRef) => {
+    if (!seen.has(`${person.kind}\n${person.value}`)) into.push(person)
+  }
+  add({ kind: 'anonymous_id', value: session.anonymousId })
+  if (session.userId) add({ kind: 'user_id', value: session.userId })
+  if (session.userEmail) add({ kind: 'email', value: session.userEmail })
 }
 
 /** Marks an erasure failed once its job has given up (the error stays; the person stays sealed). */

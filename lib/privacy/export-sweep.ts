@@ -3,6 +3,7 @@ import type { DbOrTx } from '@/db/client'
 import { dataExports } from '@/db/schema'
 import type { BlobStore } from '@/lib/storage/types'
 import { exportFolder } from './export-file'
+import { openPerson, type PersonRef } from './person'
 
 const CHUNK = 100
 
@@ -47,3 +48,41 @@ export async function sweepExpiredExports(
     if (rows.length < CHUNK) return { exports, blobs: deletedBlobs }
   }
 }
+
+/**
+ * Erasure reaches exports too (docs/privacy.md#erasure): every unexpired export naming one of
+ * the erased person's identifiers (any kind the erased sessions carried) loses its file, key
+ * and sealed person at once, as if it had expired.
+ */
+export async function deleteExportsNaming(
+  db: DbOrTx,
+  blobs: BlobStore,
+  organizationId: string,
+  people: PersonRef[],
+): Promise<number> {
+  if (people.length === 0) return 0
+  const named = new Set(people.map((p) => personKey(p)))
+  const rows = await db
+    .select({
+      id: dataExports.id,
+      personKind: dataExports.personKind,
+      personSealed: dataExports.personSealed,
+    })
+    .from(dataExports)
+    .where(and(eq(dataExports.organizationId, organizationId), isNotNull(dataExports.personSealed)))
+  let deleted = 0
+  for (const row of rows) {
+    if (!row.personSealed || !named.has(personKey(openPerson(row.personKind, row.personSealed)))) continue
+    await blobs.delete(await blobs.list(exportFolder(organizationId, row.id)))
+    await db
+      .update(dataExports)
+      .set({ personSealed: null, wrappedKey: null, kekId: null, blobKey: null, expiresAt: new Date() })
+      .where(and(eq(dataExports.id, row.id), eq(dataExports.organizationId, organizationId)))
+    deleted++
+  }
+  return deleted
+}
+
+// E-mail addresses match in any case, as the sessions filter and erasure match them.
+const personKey = (person: PersonRef) =>
+  `${person.kind}\n${person.kind === 'email' ? person.value.toLowerCase() : person.value}`

@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { GET as dashboardEvents } from '@/app/api/dashboard/sessions/[sessionId]/events/route'
 import { GET as getErasureRoute } from '@/app/api/v1/erasures/[erasureId]/route'
 import { GET as listErasuresRoute, POST as postErasure } from '@/app/api/v1/erasures/route'
+import { GET as getExportRoute } from '@/app/api/v1/exports/[exportId]/route'
+import { POST as postExportRoute } from '@/app/api/v1/exports/route'
 import {
   auditEvents,
   erasures,
@@ -47,6 +49,7 @@ import { waitFor } from '../helpers/wait'
  * Run on the local and the S3 store; the suite's second pass runs it on Postgres.
  */
 let database: TestDatabase
+let adaExport: string
 let engine: JobsEngine
 let mcp: McpTestServer
 let s3: S3Server
@@ -70,6 +73,30 @@ const getOne = (token: string, erasureId: string) =>
   })
 const list = (token: string) =>
   listErasuresRoute(new Request(BASE, { headers: { authorization: `Bearer ${token}` } }))
+const EXPORTS = 'http://localhost:3000/api/v1/exports'
+const requestExportOf = (token: string, body: unknown) =>
+  postExportRoute(
+    new Request(EXPORTS, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+  )
+const getExport = (token: string, exportId: string, query = '') =>
+  getExportRoute(
+    new Request(`${EXPORTS}/${exportId}${query}`, { headers: { authorization: `Bearer ${token}` } }),
+    { params: Promise.resolve({ exportId }) },
+  )
+async function completedExport(token: string, body: unknown): Promise<string> {
+  const response = await requestExportOf(token, body)
+  expect(response.status).toBe(202)
+  const exportId: string = (await response.json()).export.id
+  await waitFor('the export to complete', async () => {
+    const view = (await (await getExport(token, exportId)).json()).export
+    return view?.status === 'completed' ? view : undefined
+  })
+  return exportId
+}
 
 beforeAll(async () => {
   database = await createTestDatabase()
@@ -176,6 +203,8 @@ describe.each(['local', 's3'] as const)('erasing one person on %s storage', (sto
       .where(inArray(replayBatches.sessionId, ada))
     for (const { key } of blobs) copies.push({ key, bytes: (await getBlobStore().get(key))! })
     expect(copies.length).toBeGreaterThan(0)
+    // An access request answered before the erasure, naming her by another identifier.
+    adaExport = await completedExport(privacyKey, { userId: ADA.id })
     // An insight of the interval her sessions were created in, and a webhook still retrying.
     const now = Date.now()
     insightId = (
@@ -266,6 +295,7 @@ describe.each(['local', 's3'] as const)('erasing one person on %s storage', (sto
       issuesDeleted: 1,
       issuesUpdated: 1,
       insightsRedacted: 1,
+      exportsDeleted: 1,
     })
     expect(done.counts.blobs).toBeGreaterThanOrEqual(copies.length)
     expect(done.startedAt).not.toBeNull()
@@ -329,6 +359,18 @@ describe.each(['local', 's3'] as const)('erasing one person on %s storage', (sto
     } finally {
       await agent.close()
     }
+  })
+
+  it('takes her earlier export with her, and a later export of Bob holds nothing of hers', async () => {
+    const download = await getExport(privacyKey, adaExport, '?download=1')
+    expect(download.status).toBe(404)
+    expect(await getBlobStore().list(`orgs/${organizationId}/exports/${adaExport}/`)).toEqual([])
+    const bobExport = await completedExport(privacyKey, { email: BOB.email })
+    const file = await getExport(privacyKey, bobExport, '?download=1')
+    expect(file.status).toBe(200)
+    const text = await file.text()
+    expect(text).toContain(BOB.email)
+    expectNothingOfAda(text, 'an export of Bob')
   })
 
   it('makes every blob of hers unreadable, a copy taken before included, with any key the database holds', async () => {
