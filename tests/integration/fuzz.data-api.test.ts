@@ -2,6 +2,8 @@ import { asc, count, eq } from 'drizzle-orm'
 import fc from 'fast-check'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { GET as getAuditEvents } from '@/app/api/v1/audit-events/route'
+import { GET as getErasureRoute } from '@/app/api/v1/erasures/[erasureId]/route'
+import { POST as postErasureRoute } from '@/app/api/v1/erasures/route'
 import { GET as getExportRoute } from '@/app/api/v1/exports/[exportId]/route'
 import { POST as postExportRoute } from '@/app/api/v1/exports/route'
 import { GET as getInsights } from '@/app/api/v1/insights/route'
@@ -18,7 +20,7 @@ import { GET as getSession } from '@/app/api/v1/sessions/[sessionId]/route'
 import { GET as getSessionTimeline } from '@/app/api/v1/sessions/[sessionId]/timeline/route'
 import { GET as getSessions } from '@/app/api/v1/sessions/route'
 import { GET as getSignals } from '@/app/api/v1/signals/route'
-import { dataExports, ISSUE_STATUSES, issueActivities, issues, remaskings } from '@/db/schema'
+import { dataExports, erasures, ISSUE_STATUSES, issueActivities, issues, remaskings } from '@/db/schema'
 import { INVALID_STATUS } from '@/lib/api/params'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
@@ -916,22 +918,41 @@ describe('the sessions endpoints with arbitrary queries, ids and credentials', (
   })
 })
 
-// Exports (issue 33): POST /api/v1/exports takes exactly one of userId, email, anonymousId; any
-// other body is a 400 that stores nothing. GET of any segment that is not our export is a 404.
-describe('exports with hostile bodies and ids', () => {
+// Erasures and exports (issue 33): POST takes exactly one of userId, email, anonymousId; any
+// other body is a 400 that stores nothing. GET of any segment that is not ours is a 404.
+const PERSON_ROUTES = [
+  {
+    path: 'exports',
+    post: postExportRoute,
+    get: (request: Request, id: string) =>
+      getExportRoute(request, { params: Promise.resolve({ exportId: id }) }),
+    table: dataExports,
+    notFound: 'Export not found',
+  },
+  {
+    path: 'erasures',
+    post: postErasureRoute,
+    get: (request: Request, id: string) =>
+      getErasureRoute(request, { params: Promise.resolve({ erasureId: id }) }),
+    table: erasures,
+    notFound: 'Erasure not found',
+  },
+] as const
+
+describe.each(PERSON_ROUTES)('$path with hostile bodies and ids', (route) => {
   let privacyKey: string
   const PERSON_FIELDS = ['userId', 'email', 'anonymousId']
-  const exportsCount = async () => (await database.db.select({ n: count() }).from(dataExports))[0]!.n
+  const rowCount = async () => (await database.db.select({ n: count() }).from(route.table))[0]!.n
 
   beforeAll(async () => {
-    const fuzzOrg = (await createOrganization(database.db, { name: 'Fuzz exports' })).id
+    const fuzzOrg = (await createOrganization(database.db, { name: `Fuzz ${route.path}` })).id
     privacyKey = (await createKey(database.db, { organizationId: fuzzOrg, type: 'api', privacy: true })).key
   })
 
-  const postExport = (body: string | Uint8Array) =>
-    answerOf('POST /api/v1/exports', () =>
-      postExportRoute(
-        new Request(`${BASE}/api/v1/exports`, {
+  const postPerson = (body: string | Uint8Array) =>
+    answerOf(`POST /api/v1/${route.path}`, () =>
+      route.post(
+        new Request(`${BASE}/api/v1/${route.path}`, {
           method: 'POST',
           headers: { authorization: `Bearer ${privacyKey}`, 'content-type': 'application/json' },
           body: typeof body === 'string' ? body : new Uint8Array(body),
@@ -959,42 +980,42 @@ describe('exports with hostile bodies and ids', () => {
           hostileBytes,
         ),
         async (body) => {
-          const before = await exportsCount()
-          const answer = await postExport(body)
+          const before = await rowCount()
+          const answer = await postPerson(body)
           if (answer.status === 202) {
             const sent = JSON.parse(typeof body === 'string' ? body : '') as Record<string, unknown>
             expect(Object.keys(sent).filter((key) => PERSON_FIELDS.includes(key))).toHaveLength(1)
             expect(Object.keys(sent)).toHaveLength(1)
-            expect(await exportsCount()).toBe(before + 1)
+            expect(await rowCount()).toBe(before + 1)
             return
           }
           if (answer.status === 413) {
             expect(jsonOf(answer)).toEqual({ error: TOO_LARGE })
-            expect(await exportsCount()).toBe(before)
+            expect(await rowCount()).toBe(before)
             return
           }
           expect(answer.status, answer.text.slice(0, 200)).toBe(400)
           expect(jsonOf(answer)).toEqual({ error: expect.any(String) })
-          expect(await exportsCount()).toBe(before)
+          expect(await rowCount()).toBe(before)
         },
       ),
       fuzzRuns(120),
     )
   })
 
-  it('GET /api/v1/exports/<segment> is 404 Export not found for anything not ours', async () => {
+  it('GET /api/v1/<path>/<segment> is 404 for anything not ours', async () => {
     await fc.assert(
       fc.asyncProperty(fc.oneof(hostileString, fc.uuid()), fc.boolean(), async (id, download) => {
-        const answer = await answerOf('GET /api/v1/exports/{id}', () =>
-          getExportRoute(
-            new Request(`${BASE}/api/v1/exports/${inPath(id)}${download ? '?download=1' : ''}`, {
+        const answer = await answerOf(`GET /api/v1/${route.path}/{id}`, () =>
+          route.get(
+            new Request(`${BASE}/api/v1/${route.path}/${inPath(id)}${download ? '?download=1' : ''}`, {
               headers: { authorization: `Bearer ${privacyKey}` },
             }),
-            { params: Promise.resolve({ exportId: id }) },
+            id,
           ),
         )
         expect(answer.status).toBe(404)
-        expect(jsonOf(answer)).toEqual({ error: 'Export not found' })
+        expect(jsonOf(answer)).toEqual({ error: route.notFound })
       }),
       fuzzRuns(80),
     )
