@@ -82,6 +82,9 @@ describe('GET /api/v1/openapi.json', () => {
         // Exports of one person (issue 33)
         '/api/v1/exports',
         '/api/v1/exports/{exportId}',
+        // Re-masking of stored sessions (issue 33)
+        '/api/v1/remaskings',
+        '/api/v1/remaskings/{remaskingId}',
       ].sort(),
     )
     expect(Object.keys(document.paths['/api/v1/issues/{issueId}']!).sort()).toEqual(['get', 'patch'])
