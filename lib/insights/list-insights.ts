@@ -21,6 +21,7 @@ export async function listInsights(
       intervalEnd: insights.intervalEnd,
       sessionsCount: insights.sessionsCount,
       contentPreview: insights.contentPreview,
+      redactedAt: insights.redactedAt,
     })
     .from(insights)
     .where(

@@ -250,6 +250,8 @@ describe('signals and insights', () => {
           intervalEnd: insight.intervalEnd.toISOString(),
           sessionsCount: 42,
           contentPreview: insight.contentPreview,
+          // Additive beside the spec's fields (docs/privacy.md#erasure).
+          redactedAt: null,
         },
       ],
       nextCursor: null,

@@ -405,6 +405,13 @@ describe.each(['local', 's3'] as const)('erasing one person on %s storage', (sto
     }
     const [insight] = await database.db.select().from(insights).where(eq(insights.id, insightId))
     expect(insight!.redactedAt).not.toBeNull()
+    // The Data API says so too (an additive field).
+    const listed = (await (await api.listInsights(readKey)).json()) as {
+      insights: { id: string; redactedAt: string | null }[]
+    }
+    expect(listed.insights.find((i) => i.id === insightId)?.redactedAt).toBe(
+      insight!.redactedAt!.toISOString(),
+    )
     const [delivery] = await database.db
       .select()
       .from(webhookDeliveries)

@@ -75,6 +75,7 @@ export default async function InsightsPage({ searchParams }: { searchParams: Sea
                   <p className="muted">
                     {insight.sessionsCount} {insight.sessionsCount === 1 ? 'session' : 'sessions'} · written{' '}
                     <RelativeTime date={insight.createdAt} now={now} />
+                    {insight.redactedAt ? ' · some of its sessions were erased since' : null}
                   </p>
                   <p>{insight.contentPreview}</p>
                 </li>
