@@ -132,7 +132,10 @@ async function rewriteOnce(
     await blobs.delete(moves.map((m) => m.newKey)).catch(() => {})
     return 'raced'
   }
-  await blobs.delete(moves.map((m) => m.oldKey).filter((key) => !moves.some((m) => m.newKey === key)))
+  // Best effort: an old blob left behind is sealed under a key that no longer exists.
+  await blobs
+    .delete(moves.map((m) => m.oldKey).filter((key) => !moves.some((m) => m.newKey === key)))
+    .catch(() => {})
   return { changed: true, rekeyed: replaceKey, batches: moves.length, counts: masker.counts }
 }
 
