@@ -180,11 +180,12 @@ async function remaskingView(id: string) {
 }
 
 /** Runs a re-masking through the Data API and the jobs engine, for sessions received long enough ago to re-key. */
-async function remask(body: Record<string, unknown>) {
-  await database.db
-    .update(replaySessions)
-    .set({ lastReceivedAt: new Date(Date.now() - 10 * 60_000) })
-    .where(eq(replaySessions.organizationId, organizationId))
+async function remask(body: Record<string, unknown>, settled = true) {
+  if (settled)
+    await database.db
+      .update(replaySessions)
+      .set({ lastReceivedAt: new Date(Date.now() - 10 * 60_000) })
+      .where(eq(replaySessions.organizationId, organizationId))
   const response = await postRemasking(privacyKey, body)
   expect(response.status).toBe(202)
   const { remasking } = (await response.json()) as { remasking: { id: string; status: string } }
@@ -415,5 +416,18 @@ describe('re-masking stored sessions', () => {
     const stored = (await blobTexts((await sessionRow('after-1'))!.id)).join('\n')
     expect(stored).not.toContain(PASSWORD)
     expect(stored).toContain('login failed for ****************')
+  })
+
+  it('rewrites a session still receiving under the key it has, since other instances may hold it', async () => {
+    const since = new Date(Date.now() - 30_000).toISOString()
+    await ingestSession(ingestKey, 'recent-1', leakyRecording(Date.now() - 20_000), { perBatch: 6 })
+    const id = (await sessionRow('recent-1'))!.id
+    expect((await blobTexts(id)).join('\n')).toContain('Sign in with')
+    const keyBefore = (await sessionKeysForRead(database.db, organizationId, ['recent-1'])).get('recent-1')!
+    const done = await remask({ patterns: ['~SIGN IN WITH'], from: since }, false)
+    expect(done.counts).toMatchObject({ sessions: 1, sessionsChanged: 1, sessionsKeptKey: 1 })
+    expect((await blobTexts(id)).join('\n')).not.toContain('Sign in with')
+    const keyAfter = (await sessionKeysForRead(database.db, organizationId, ['recent-1'])).get('recent-1')!
+    expect(keyAfter.equals(keyBefore)).toBe(true)
   })
 })
