@@ -61,7 +61,12 @@ export async function runRemasking(
     if (input.finalAttempt)
       await db
         .update(remaskings)
-        .set({ status: 'failed', error: error instanceof Error ? error.message.slice(0, 500) : 'failed' })
+        .set({
+          status: 'failed',
+          error: error instanceof Error ? error.message.slice(0, 500) : 'failed',
+          // Nothing runs it again: the literals (often the secret itself) need not stay.
+          patterns: row.patterns.map(forgetLiteral),
+        })
         .where(eq(remaskings.id, row.id))
     throw error
   }
@@ -75,7 +80,11 @@ const systemActor = (organizationId: string): Actor => ({
 
 async function remaskAll(db: Db, blobs: BlobStore, row: typeof remaskings.$inferSelect) {
   const rules = compileMaskRules(row)
-  const counts: Record<string, number> = {}
+  // A retry starts from what the earlier attempt recorded: sessions it masked change nothing
+  // now and add nothing, while `sessions` (scanned) is counted afresh.
+  const counts: Record<string, number> = { ...row.counts }
+  const scannedBefore = counts.sessions ?? 0
+  let scanned = 0
   const add = (more: object) => {
     for (const [key, value] of Object.entries(more)) counts[key] = (counts[key] ?? 0) + (value as number)
   }
@@ -111,7 +120,9 @@ async function remaskAll(db: Db, blobs: BlobStore, row: typeof remaskings.$infer
       const ref = { id: session.id, organizationId: row.organizationId, externalId: session.externalId }
       const rekey = session.lastReceivedAt < settled
       const result = await remaskSessionBatches(db, blobs, ref, rules, { remaskingId: row.id, rekey })
-      add({ sessions: 1, sessionsChanged: result.changed ? 1 : 0, batches: result.batches })
+      scanned++
+      counts.sessions = Math.max(scannedBefore, scanned)
+      add({ sessionsChanged: result.changed ? 1 : 0, batches: result.batches })
       if (result.changed) add(result.rekeyed ? { sessionsRekeyed: 1 } : { sessionsKeptKey: 1 })
       add(result.counts)
       add(await remaskSessionDerived(db, ref, rules, doneIssues))

@@ -5,7 +5,7 @@ import { replayBatches, replaySessions } from '@/db/schema'
 import { isObj } from '@/lib/analysis/rrweb'
 import { sealBytes } from '@/lib/crypto/sealed'
 import { sessionBlobFolder } from '@/lib/ingest/blob-key'
-import { openStoredBatch, sessionBatches } from '@/lib/sessions/read-events'
+import { openStoredBatch, type SessionBatchRef, sessionBatches } from '@/lib/sessions/read-events'
 import type { BlobStore } from '@/lib/storage/types'
 import { newDataKey, replaceSessionKey } from './data-keys'
 import { maskPatternsIn } from './mask-patterns'
@@ -71,37 +71,26 @@ async function rewriteOnce(
   { remaskingId, rekey }: { remaskingId: string; rekey: boolean },
 ): Promise<SessionRemaskResult | 'raced'> {
   const refs = await sessionBatches(db, session.id)
-  const masker = new EventMasker(rules)
-  const bodies: { sequence: number; oldKey: string; bytes: Uint8Array }[] = []
+  // Two passes keep memory at one batch whatever the session's length: the first only finds
+  // out whether anything matches (most sessions: no, and nothing is written); the second masks
+  // again — deterministically, the same — and writes each batch as it goes.
+  const probe = new EventMasker(rules)
   let changed = false
-  for (const ref of refs) {
-    const stored = await blobs.get(ref.blobKey)
-    if (!stored) throw new Error(`Replay batch ${ref.sequence} is missing from blob storage (${ref.blobKey})`)
-    const text = Buffer.from(openStoredBatch(ref, stored)).toString('utf8')
-    const body = JSON.parse(text) as Record<string, unknown>
-    let batchChanged = false
-    const replay = body.replay
-    if (isObj(replay) && Array.isArray(replay.events)) batchChanged = masker.maskEvents(replay.events)
-    if (maskEnvelope(body, rules)) batchChanged = true
-    if (batchChanged) changed = true
-    bodies.push({
-      sequence: ref.sequence,
-      oldKey: ref.blobKey,
-      bytes: batchChanged ? Buffer.from(JSON.stringify(body)) : Buffer.from(text),
-    })
-  }
-  if (!changed) return { changed: false, rekeyed: false, batches: 0, counts: masker.counts }
+  for (const ref of refs) if ((await maskedBatch(blobs, ref, probe, rules)).changed) changed = true
+  if (!changed) return { changed: false, rekeyed: false, batches: 0, counts: probe.counts }
 
   // Without rekey (a session still receiving: other ingest instances may hold its key for a
   // while) the batches are re-sealed under the key they have; a later re-masking re-keys them.
   const current = refs.find((ref) => ref.dataKey)?.dataKey
   const dataKey = rekey || !current ? newDataKey() : current
   const replaceKey = rekey || !current
+  const masker = new EventMasker(rules)
   const moves: { sequence: number; oldKey: string; newKey: string }[] = []
-  for (const body of bodies) {
-    const newKey = remaskedBlobKey(session, body.sequence, body.bytes, remaskingId)
-    await blobs.put(newKey, sealBytes(body.bytes, dataKey), { contentType: 'application/octet-stream' })
-    moves.push({ sequence: body.sequence, oldKey: body.oldKey, newKey })
+  for (const ref of refs) {
+    const { bytes } = await maskedBatch(blobs, ref, masker, rules)
+    const newKey = remaskedBlobKey(session, ref.sequence, bytes, remaskingId)
+    await blobs.put(newKey, sealBytes(bytes, dataKey), { contentType: 'application/octet-stream' })
+    moves.push({ sequence: ref.sequence, oldKey: ref.blobKey, newKey })
   }
 
   const committed = await db.transaction(async (tx) => {
@@ -137,6 +126,24 @@ async function rewriteOnce(
     .delete(moves.map((m) => m.oldKey).filter((key) => !moves.some((m) => m.newKey === key)))
     .catch(() => {})
   return { changed: true, rekeyed: replaceKey, batches: moves.length, counts: masker.counts }
+}
+
+/** One stored batch opened, parsed and masked (the masker carries the node mirror on). */
+async function maskedBatch(
+  blobs: BlobStore,
+  ref: SessionBatchRef,
+  masker: EventMasker,
+  rules: MaskRules,
+): Promise<{ changed: boolean; bytes: Uint8Array }> {
+  const stored = await blobs.get(ref.blobKey)
+  if (!stored) throw new Error(`Replay batch ${ref.sequence} is missing from blob storage (${ref.blobKey})`)
+  const text = Buffer.from(openStoredBatch(ref, stored)).toString('utf8')
+  const body = JSON.parse(text) as Record<string, unknown>
+  let changed = false
+  const replay = body.replay
+  if (isObj(replay) && Array.isArray(replay.events)) changed = masker.maskEvents(replay.events)
+  if (maskEnvelope(body, rules)) changed = true
+  return { changed, bytes: changed ? Buffer.from(JSON.stringify(body)) : Buffer.from(text) }
 }
 
 /** The batch envelope's addresses (a token in a page's query); the person's identifiers stay. */
