@@ -4,14 +4,9 @@ import { organizations } from '@/db/schema'
 import type { Actor } from '@/lib/actor'
 import { recordAudit } from '@/lib/audit/record'
 import { forgetCredentials } from '@/lib/credentials/credential-cache'
-import { InvalidInputError, NotFoundError } from '@/lib/errors'
+import { NotFoundError } from '@/lib/errors'
 import { describeMaskPattern } from '@/lib/privacy/mask-patterns'
-import {
-  MAX_MASK_PATTERNS,
-  MAX_MASK_SELECTORS,
-  type MaskRuleInput,
-  parseMaskRuleInput,
-} from '@/lib/privacy/mask-rules'
+import { type MaskRuleInput, parseMaskRuleInput } from '@/lib/privacy/mask-rules'
 
 /**
  * The organization's mask settings (docs/privacy.md#re-masking): selectors and patterns that
@@ -57,10 +52,8 @@ export async function setMaskSettings(
             selectors: input.selectors === undefined ? current.selectors : given.selectors,
             patterns: input.patterns === undefined ? current.patterns : given.patterns,
           }
-    if (next.selectors.length > MAX_MASK_SELECTORS || next.patterns.length > MAX_MASK_PATTERNS)
-      throw new InvalidInputError(
-        `An organization keeps at most ${MAX_MASK_SELECTORS} selectors and ${MAX_MASK_PATTERNS} patterns`,
-      )
+    // Added to what the organization has, the rules must still be within the bounds.
+    if (input.mode === 'add') parseMaskRuleInput(next)
     const same =
       next.selectors.join('\n') === current.selectors.join('\n') &&
       next.patterns.join('\n') === current.patterns.join('\n')

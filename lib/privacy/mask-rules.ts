@@ -10,6 +10,8 @@ import {
 /** At most this many selectors and this many patterns, in an organization's settings or one re-masking. */
 export const MAX_MASK_SELECTORS = 20
 export const MAX_MASK_PATTERNS = 20
+/** Selectors in all once comma lists are split. */
+export const MAX_SELECTOR_LIST = 40
 
 /** Selectors and patterns as owners typed them: trimmed, unique, checked. */
 export interface MaskRuleInput {
@@ -43,7 +45,13 @@ export function parseMaskRuleInput(input: { selectors?: unknown; patterns?: unkn
   const selectors = list(input.selectors, 'selectors', MAX_MASK_SELECTORS)
   const patterns = list(input.patterns, 'patterns', MAX_MASK_PATTERNS)
   try {
-    for (const selector of selectors) parseMaskSelector(selector)
+    let complexes = 0
+    for (const selector of selectors) complexes += parseMaskSelector(selector).length
+    // Each comma-separated selector is a few bits of state on every matching node.
+    if (complexes > MAX_SELECTOR_LIST)
+      throw new InvalidInputError(
+        `At most ${MAX_SELECTOR_LIST} selectors in all, counting each part of a comma list`,
+      )
     for (const pattern of patterns) parseMaskPattern(pattern)
   } catch (error) {
     if (error instanceof MaskSelectorError || error instanceof MaskPatternError)

@@ -100,6 +100,7 @@ describe('rule input', () => {
       InvalidInputError,
     )
     expect(() => parseMaskRuleInput({ selectors: 'a' })).toThrow(/array of strings/)
+    expect(() => parseMaskRuleInput({ selectors: [Array(41).fill('a').join(',')] })).toThrow(/At most 40/)
     expect(() => parseMaskRuleInput({ selectors: ['a:not(b)'] })).toThrow(InvalidInputError)
   })
 
