@@ -121,7 +121,7 @@ async function rewriteOnce(
     await blobs.delete(moves.map((m) => m.newKey)).catch(() => {})
     return 'raced'
   }
-  // Best effort: an old blob left behind is sealed under a key that no longer exists.
+  // Best effort: an old blob left behind goes with its session (and, re-keyed, is unreadable).
   await blobs
     .delete(moves.map((m) => m.oldKey).filter((key) => !moves.some((m) => m.newKey === key)))
     .catch(() => {})
