@@ -7,13 +7,13 @@ import { ReplayBatch } from '@/lib/ingest/schema'
 import { Insight } from '@/lib/insights/views'
 import { Note } from '@/lib/issues/issue-notes'
 import { Issue, IssueListItem } from '@/lib/issues/views'
+import { ERASURES_PAGE, ErasureView } from '@/lib/privacy/erasures'
 import { MAX_PATTERN_CHARS } from '@/lib/privacy/mask-patterns'
 import { ExportView } from '@/lib/privacy/export-view'
 import { MAX_MASK_PATTERNS, MAX_MASK_SELECTORS } from '@/lib/privacy/mask-rules'
 import { MAX_SELECTOR_CHARS } from '@/lib/privacy/mask-selectors'
-import { RemaskingView } from '@/lib/privacy/remaskings'
-import { ERASURES_PAGE, ErasureView } from '@/lib/privacy/erasures'
 import { PersonBody } from '@/lib/privacy/person-body'
+import { RemaskingView } from '@/lib/privacy/remaskings'
 import { Reproduction } from '@/lib/reproduction/views'
 import { RETENTION_DAYS } from '@/lib/retention/set-retention'
 import { SessionDetails, SessionItem, TimelineWindow } from '@/lib/sessions/api-views'
@@ -26,8 +26,6 @@ import { AddNoteBody } from './issue-notes'
 import { LinkTicketBody } from './issue-ticket'
 import { CreateTicketBody } from './issue-tickets'
 import { UpdateIssueBody } from './issues'
-import { ERASURES_PAGE, ErasureView } from '@/lib/privacy/erasures'
-import { PersonBody } from '@/lib/privacy/person-body'
 import { ReleaseFileSchema, ReleaseSummarySchema, StoredMapSchema } from './sourcemaps'
 
 /**
@@ -49,11 +47,6 @@ const schemas = {
   Export: ExportView,
   ExportResponse: z.object({ export: ExportView }),
   RequestExportBody: PersonBody,
-  // Erasure of one person (issue 33, docs/privacy.md#erasure)
-  Erasure: ErasureView,
-  ErasureResponse: z.object({ erasure: ErasureView }),
-  ErasureList: z.object({ erasures: z.array(ErasureView), nextCursor: Cursor }),
-  RequestErasureBody: PersonBody,
   // Erasure of one person (issue 33, docs/privacy.md#erasure)
   Erasure: ErasureView,
   ErasureResponse: z.object({ erasure: ErasureView }),
@@ -134,12 +127,9 @@ const schemas = {
     patterns: z.array(z.string().max(MAX_PATTERN_CHARS)).max(MAX_MASK_PATTERNS).optional(),
     from: z.iso.datetime({ offset: true }).optional(),
     to: z.iso.datetime({ offset: true }).optional(),
-    updateRecorder: z
-      .boolean()
-      .optional()
-      .meta({
-        description: "Also add the rules to the organization's mask settings (ingest and the recorder)",
-      }),
+    updateRecorder: z.boolean().optional().meta({
+      description: "Also add the rules to the organization's mask settings (ingest and the recorder)",
+    }),
   }),
 }
 
@@ -147,7 +137,6 @@ const schemas = {
 const REQUEST_BODIES: readonly string[] = [
   'ReplayBatch',
   'RequestExportBody',
-  'RequestErasureBody',
   'RequestErasureBody',
   'UpdateIssueBody',
   'AddNoteBody',
@@ -507,36 +496,6 @@ const erasurePaths = {
     get: {
       summary: "An erasure's status and counts",
       security: [{ bearer: ['write:privacy'] }],
-      parameters: [{ name: 'erasureId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
-      responses: {
-        '200': ok('The erasure', 'ErasureResponse'),
-        '404': { description: 'Erasure not found (also for a malformed id)', content: jsonContent('Error') },
-        ...dataApiErrors('write:privacy'),
-      },
-    },
-  },
-}
-
-const erasurePaths = {
-  '/api/v1/erasures': {
-    get: listOperation("The organization's erasures, newest first", 'write:privacy', 'ErasureList', [
-      limitParam(ERASURES_PAGE.max, ERASURES_PAGE.default),
-      cursorParam,
-    ]),
-    post: {
-      summary: 'Erase one person: every session and what was derived from them, within 24 hours',
-      security: [{ bearer: ['write:privacy'] }],
-      requestBody: { required: true, content: jsonContent('RequestErasureBody') },
-      responses: {
-        '202': ok('Queued; poll GET /api/v1/erasures/{erasureId} for progress', 'ErasureResponse'),
-        ...dataApiErrors('write:privacy'),
-      },
-    },
-  },
-  '/api/v1/erasures/{erasureId}': {
-    get: {
-      summary: "An erasure's status and counts",
-      security: [{ bearer: ['write:privacy'] }],
       parameters: [
         { name: 'erasureId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
       ],
@@ -734,7 +693,6 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
       ...auditRetentionPaths,
       ...erasurePaths,
       ...exportPaths,
-      ...erasurePaths,
       ...remaskingPaths,
       '/api/sdk/replay': {
         servers: [{ url: urls.ingestUrl }],
