@@ -85,6 +85,10 @@ describe('GET /api/v1/openapi.json', () => {
         // Re-masking of stored sessions (issue 33)
         '/api/v1/remaskings',
         '/api/v1/remaskings/{remaskingId}',
+        // Audit trail, retention and pins (issue 33)
+        '/api/v1/audit-events',
+        '/api/v1/retention',
+        '/api/v1/sessions/{sessionId}/pin',
       ].sort(),
     )
     expect(Object.keys(document.paths['/api/v1/issues/{issueId}']!).sort()).toEqual(['get', 'patch'])

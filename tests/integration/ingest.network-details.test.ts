@@ -6,7 +6,6 @@ import { createKey } from '@/lib/credentials/create-key'
 import { forgetCredentials } from '@/lib/credentials/credential-cache'
 import { useDatabase } from '@/lib/db'
 import { createOrganization } from '@/lib/orgs/create-organization'
-import { getBlobStore } from '@/lib/storage'
 import { REDACTED, TRUNCATED_PREFIX } from '@/sdk/src/network-details/redact'
 import { MAX_BODY_BYTES } from '@/sdk/src/options'
 import { makeBatch } from '../fixtures/replay-batch'
@@ -14,6 +13,7 @@ import { SECRET_TEXT_BODIES } from '../fixtures/secret-text-bodies'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { freezeRateLimitClock } from '../helpers/frozen-rate-limit'
 import { sendBatch } from '../helpers/ingest'
+import { storedBatchText } from '../helpers/stored-batch'
 
 /**
  * Ingest applies the organization's network detail policy (docs/network-details.md) to every
@@ -109,9 +109,7 @@ async function stored(sessionId: string): Promise<string[]> {
     .from(replayBatches)
     .where(eq(replayBatches.sessionId, session!.id))
     .orderBy(replayBatches.sequence)
-  return Promise.all(
-    rows.map(async (row) => Buffer.from((await getBlobStore().get(row.blobKey))!).toString()),
-  )
+  return Promise.all(rows.map((row) => storedBatchText(database.db, row.blobKey)))
 }
 
 type Stored = {
