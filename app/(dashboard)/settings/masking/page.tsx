@@ -4,19 +4,13 @@ import { requireMember } from '@/lib/http/session'
 import { getMaskSettings } from '@/lib/orgs/mask-settings'
 import { MASK_BUILT_INS } from '@/lib/privacy/mask-patterns'
 import { listRemaskings } from '@/lib/privacy/remaskings'
+import { countsText, requestStatus, utcTime } from '../_components/privacy-requests'
 import { MaskSettingsForm } from './mask-settings-form'
 import { RemaskForm } from './remask-form'
 
 export const metadata: Metadata = { title: 'Masking' }
 
-const counted = (counts: Record<string, number>) =>
-  Object.entries(counts)
-    .filter(([, n]) => n > 0)
-    .map(([name, n]) => `${name} ${n}`)
-    .join(', ') || '—'
-
-const when = (iso: string | null) =>
-  iso ? `${new Date(iso).toLocaleString('en-GB', { timeZone: 'UTC' })} UTC` : 'any time'
+const when = (iso: string | null) => (iso ? utcTime(iso) : 'any time')
 
 /**
  * Masking added after the fact (docs/privacy.md#re-masking): the organization's mask settings,
@@ -90,10 +84,8 @@ export default async function MaskingPage() {
                   <td>
                     {when(item.from)} – {when(item.to)}
                   </td>
-                  <td>
-                    {item.error && item.status !== 'completed' ? `${item.status} (retrying)` : item.status}
-                  </td>
-                  <td>{counted(item.counts)}</td>
+                  <td>{requestStatus(item)}</td>
+                  <td>{countsText(item.counts)}</td>
                 </tr>
               ))}
             </tbody>

@@ -1,18 +1,8 @@
 import { getDb } from '@/lib/db'
 import type { MemberContext } from '@/lib/http/session'
-import { ERASURE_DUE_HOURS, type ErasureView, listErasures } from '@/lib/privacy/erasures'
+import { ERASURE_DUE_HOURS, listErasures } from '@/lib/privacy/erasures'
+import { countsText, PERSON_KIND_LABELS, requestStatus, utcTime } from '../_components/privacy-requests'
 import { ErasureForm } from './erasure-form'
-
-const KIND_LABELS: Record<ErasureView['personKind'], string> = {
-  email: 'e-mail',
-  user_id: 'user id',
-  anonymous_id: 'anonymous id',
-}
-
-const counted = (counts: Record<string, number>) =>
-  Object.entries(counts)
-    .map(([name, n]) => `${name} ${n}`)
-    .join(', ') || '—'
 
 /**
  * Erasure of one person (docs/privacy.md#erasure): owners request it; everyone sees past
@@ -53,12 +43,10 @@ export async function ErasureSection({ member }: { member: MemberContext }) {
           <tbody>
             {items.map((item) => (
               <tr key={item.id}>
-                <td>{new Date(item.createdAt).toLocaleString('en-GB', { timeZone: 'UTC' })} UTC</td>
-                <td>{KIND_LABELS[item.personKind]}</td>
-                <td>
-                  {item.error && item.status !== 'completed' ? `${item.status} (retrying)` : item.status}
-                </td>
-                <td>{counted(item.counts)}</td>
+                <td>{utcTime(item.createdAt)}</td>
+                <td>{PERSON_KIND_LABELS[item.personKind]}</td>
+                <td>{requestStatus(item)}</td>
+                <td>{countsText(item.counts)}</td>
               </tr>
             ))}
           </tbody>

@@ -2,13 +2,8 @@ import { getDb } from '@/lib/db'
 import type { MemberContext } from '@/lib/http/session'
 import { recentExports } from '@/lib/privacy/export-lookup'
 import { EXPORT_LIFETIME_DAYS, type ExportView, isExpired } from '@/lib/privacy/export-view'
+import { PERSON_KIND_LABELS, utcTime } from '../_components/privacy-requests'
 import { ExportForm } from './export-form'
-
-const KIND_LABELS: Record<ExportView['personKind'], string> = {
-  email: 'e-mail',
-  user_id: 'user id',
-  anonymous_id: 'anonymous id',
-}
 
 function statusOf(item: ExportView): string {
   if (isExpired({ expiresAt: new Date(item.expiresAt) })) return 'expired'
@@ -59,8 +54,8 @@ export async function ExportSection({ member }: { member: MemberContext }) {
                   const status = statusOf(item)
                   return (
                     <tr key={item.id}>
-                      <td>{new Date(item.createdAt).toLocaleString('en-GB', { timeZone: 'UTC' })} UTC</td>
-                      <td>{KIND_LABELS[item.personKind]}</td>
+                      <td>{utcTime(item.createdAt)}</td>
+                      <td>{PERSON_KIND_LABELS[item.personKind]}</td>
                       <td>{status}</td>
                       <td>{item.counts.sessions ?? '–'}</td>
                       <td>{new Date(item.expiresAt).toISOString().slice(0, 10)}</td>
