@@ -22,7 +22,10 @@ export function openTextBytes(sealed: string, key: Uint8Array): Buffer {
   const [format, iv, tag, ciphertext] = sealed.split('.')
   if (format !== TEXT_FORMAT || !iv || !tag || ciphertext === undefined)
     throw new Error('unrecognised sealed text')
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'))
+  // The tag length is fixed: a shortened tag must not verify.
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'), {
+    authTagLength: TAG_BYTES,
+  })
   decipher.setAuthTag(Buffer.from(tag, 'base64url'))
   return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()])
 }
@@ -56,7 +59,7 @@ export function openBytes(sealed: Uint8Array, key: Uint8Array): Uint8Array {
   const bytes = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength)
   const iv = bytes.subarray(MAGIC.length, MAGIC.length + IV_BYTES)
   const tag = bytes.subarray(bytes.length - TAG_BYTES)
-  const decipher = createDecipheriv('aes-256-gcm', key, iv)
+  const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES })
   decipher.setAuthTag(tag)
   return Buffer.concat([
     decipher.update(bytes.subarray(MAGIC.length + IV_BYTES, bytes.length - TAG_BYTES)),

@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { erasures, replaySessions } from '@/db/schema'
 import { recordAudit } from '@/lib/audit/record'
@@ -6,11 +6,12 @@ import { getConfig } from '@/lib/config'
 import { logger } from '@/lib/log'
 import { deleteSessions } from '@/lib/retention/delete-sessions'
 import type { BlobStore } from '@/lib/storage'
-import { silenceDeliveries } from './erasure-deliveries'
+import { forgetJobRuns, silenceDeliveries } from './erasure-deliveries'
 import { eraseDerived } from './erasure-derived'
 import { erasureView, getErasureRow } from './erasures'
 import { deleteExportsNaming } from './export-sweep'
 import { openPerson, type PersonRef, personSessionsWhere } from './person'
+import { privacySafeError } from './safe-failure'
 
 export interface ErasureDeps {
   db: Db
@@ -73,16 +74,23 @@ export async function runErasure(
       for (const s of sessions) rememberIdentifiers(identifiers, s)
       const ids = sessions.map((s) => s.id)
       counts = await db.transaction(async (tx) => {
+        // A processing pass still holding one of these sessions records nothing after this:
+        // its record step finds its claim gone under the same row lock (process-session.ts).
+        await tx.update(replaySessions).set({ processingClaim: null }).where(inArray(replaySessions.id, ids))
         const derived = await eraseDerived(tx, {
           organizationId: row.organizationId,
           sessionIds: ids,
           baseUrl,
         })
+        // Our ids are UUIDs, safe to find anywhere in a body (a replay link); the recorder's
+        // session ids and the person's identifier may be as short as "42", so only a whole
+        // JSON string value counts as naming them.
         const silenced = await silenceDeliveries(tx, row.organizationId, [
           ...ids,
-          ...sessions.map((s) => s.externalId),
+          ...sessions.map((s) => JSON.stringify(s.externalId)),
           ...derived.deletedIssueIds,
         ])
+        await forgetJobRuns(tx, ids)
         const next = added(counts, { ...derived, ...silenced })
         await tx.update(erasures).set({ counts: next }).where(thisErasure)
         return next
@@ -95,9 +103,17 @@ export async function runErasure(
       exportsDeleted: await deleteExportsNaming(db, blobs, row.organizationId, identifiers),
     })
     const finished = await db.transaction(async (tx) => {
-      const silenced = await silenceDeliveries(tx, row.organizationId, [person.value], {
-        caseless: person.kind === 'email',
-      })
+      const silenced = await silenceDeliveries(
+        tx,
+        row.organizationId,
+        [
+          // An e-mail address cannot be mistaken for another value; an id may be "42".
+          person.kind === 'email' ? person.value : JSON.stringify(person.value),
+        ],
+        {
+          caseless: person.kind === 'email',
+        },
+      )
       const final = added(counts, silenced)
       const [done] = await tx
         .update(erasures)
@@ -113,14 +129,12 @@ export async function runErasure(
     })
     return { status: finished.status, counts: erasureView(finished).counts }
   } catch (error) {
-    // The request stays `running` with what it did so far: the job's retry continues it.
-    const message = error instanceof Error ? error.message : String(error)
-    await db
-      .update(erasures)
-      .set({ error: message.slice(0, 500) })
-      .where(thisErasure)
-    logger.warn({ err: error, erasureId: row.id }, 'erasure stopped; its retry continues it')
-    throw error
+    // The request stays `running` with what it did so far: the job's retry continues it. What
+    // is kept, logged and rethrown (the job's record) never carries the person's identifier.
+    const safe = privacySafeError(error)
+    await db.update(erasures).set({ error: safe.message }).where(thisErasure)
+    logger.warn({ err: safe, erasureId: row.id }, 'erasure stopped; its retry continues it')
+    throw safe
   }
 }
 
@@ -137,14 +151,15 @@ function rememberIdentifiers(
   if (session.userEmail) add({ kind: 'email', value: session.userEmail })
 }
 
-/** Marks an erasure failed once its job has given up (the error stays; the person stays sealed). */
+/** Marks an erasure failed once its job has given up (the error stays; the person is forgotten). */
 export async function failErasure(
   db: Db,
   input: { organizationId: string; erasureId: string },
 ): Promise<void> {
   await db
     .update(erasures)
-    .set({ status: 'failed' })
+    // A failed erasure keeps its counts and error, not the person: a new request starts over.
+    .set({ status: 'failed', personSealed: null })
     .where(
       and(
         eq(erasures.organizationId, input.organizationId),

@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNotNull, isNull, ne, type SQL, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
-import { integrationDeliveries, outbox, webhookDeliveries } from '@/db/schema'
+import { integrationDeliveries, jobRuns, outbox, webhookDeliveries } from '@/db/schema'
 import { ALERT_SOURCE_EVENTS } from '@/lib/alerts/candidates'
 import { OUTBOX_TO_WEBHOOK } from '@/lib/webhooks/events'
 
@@ -77,4 +77,18 @@ export async function silenceDeliveries(
     .set({ payload: { orgId: organizationId, redacted: 'erasure' } })
     .where(and(sent, isNotNull(outbox.dispatchedAt)))
   return counts
+}
+
+/**
+ * Job runs of the in-process engine keep a session's analysis (findings, evidence, trail) as
+ * memoized step results: the runs of erased sessions go, whatever their state (a run still
+ * going finds its session gone and stops).
+ */
+export async function forgetJobRuns(tx: DbOrTx, sessionIds: string[]): Promise<number> {
+  if (sessionIds.length === 0) return 0
+  const deleted = await tx
+    .delete(jobRuns)
+    .where(inArray(sql`${jobRuns.payload}->>'sessionId'`, sessionIds))
+    .returning({ id: jobRuns.id })
+  return deleted.length
 }

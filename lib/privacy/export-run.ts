@@ -8,6 +8,7 @@ import { ExportFileWriter, exportFolder } from './export-file'
 import { exportRowOf } from './export-lookup'
 import { EXPORT_MAX_BYTES, EXPORT_PART_BYTES, isExpired } from './export-view'
 import { openPerson } from './person'
+import { privacySafeError } from './safe-failure'
 
 export type ExportOutcome =
   | { status: 'completed'; counts: ExportCounts; byteSize: number; parts: number }
@@ -67,11 +68,12 @@ export async function runExport(
       .where(thisExport)
     return { status: 'completed', counts, byteSize: file.bytes, parts: file.parts }
   } catch (error) {
-    // The cause is the job's log; the row says only that it failed (the job retries).
+    // The row says only that it failed (the job retries).
     await db
       .update(dataExports)
       .set({ status: 'failed', error: 'The export could not be written; it is retried' })
       .where(thisExport)
-    throw error
+    // The job's record and log keep the cause, without the person a failed query would name.
+    throw privacySafeError(error)
   }
 }

@@ -7,17 +7,11 @@ import type { BlobStore } from '@/lib/storage/types'
 import { forgetLiteral } from './mask-patterns'
 import { compileMaskRules } from './mask-rules'
 import { remaskSessionDerived } from './remask-derived'
-import { remaskSessionBatches } from './remask-session'
+import { REKEY_SETTLE_MS, remaskSessionBatches } from './remask-session'
 import { getRemaskingRow } from './remaskings'
 
 /** Sessions read per page of the run. */
 const PAGE = 50
-/**
- * A session that received a batch this recently is rewritten under the key it has: ingest
- * instances cache a session's write key for 2 minutes (lib/privacy/data-keys.ts), and a batch
- * sealed there with a replaced key could not be read.
- */
-export const REKEY_SETTLE_MS = 3 * 60_000
 
 /**
  * The re-masking job (docs/privacy.md#re-masking): every session of the organization started

@@ -48,6 +48,14 @@ interface SessionRef {
 
 const MAX_ATTEMPTS = 3
 
+/**
+ * A session that received a batch this recently is rewritten under the key it has: ingest
+ * instances cache a session's write key for 2 minutes (lib/privacy/data-keys.ts), and a batch
+ * sealed there with a replaced key could not be read. Checked again under the session's lock
+ * when the key is swapped, since the caller's view of the session may be minutes old.
+ */
+export const REKEY_SETTLE_MS = 3 * 60_000
+
 export async function remaskSessionBatches(
   db: Db,
   blobs: BlobStore,
@@ -55,9 +63,12 @@ export async function remaskSessionBatches(
   rules: MaskRules,
   options: { remaskingId: string; rekey: boolean },
 ): Promise<SessionRemaskResult> {
+  let rekey = options.rekey
   for (let attempt = 1; ; attempt++) {
-    const result = await rewriteOnce(db, blobs, session, rules, options)
-    if (result !== 'raced') return result
+    const result = await rewriteOnce(db, blobs, session, rules, { ...options, rekey })
+    // A batch arrived since the caller looked: keep the key this time, and try again at once.
+    if (result === 'recent') rekey = false
+    else if (result !== 'raced') return result
     if (attempt >= MAX_ATTEMPTS)
       throw new Error(`Session ${session.id} kept receiving batches while it was re-masked`)
   }
@@ -69,7 +80,7 @@ async function rewriteOnce(
   session: SessionRef,
   rules: MaskRules,
   { remaskingId, rekey }: { remaskingId: string; rekey: boolean },
-): Promise<SessionRemaskResult | 'raced'> {
+): Promise<SessionRemaskResult | 'raced' | 'recent'> {
   const refs = await sessionBatches(db, session.id)
   // Two passes keep memory at one batch whatever the session's length: the first only finds
   // out whether anything matches (most sessions: no, and nothing is written); the second masks
@@ -96,11 +107,13 @@ async function rewriteOnce(
   const committed = await db.transaction(async (tx) => {
     // The session row's lock keeps ingest's transactional path from adding a batch meanwhile;
     // a batch that got in before is seen here and the rewrite starts again.
-    await tx
-      .select({ id: replaySessions.id })
+    const [locked] = await tx
+      .select({ lastReceivedAt: replaySessions.lastReceivedAt })
       .from(replaySessions)
       .where(eq(replaySessions.id, session.id))
       .for('update')
+    if (replaceKey && locked && locked.lastReceivedAt.getTime() > Date.now() - REKEY_SETTLE_MS)
+      return 'recent'
     const now = await tx
       .select({ sequence: replayBatches.sequence, blobKey: replayBatches.blobKey })
       .from(replayBatches)
@@ -117,9 +130,9 @@ async function rewriteOnce(
     if (replaceKey) await replaceSessionKey(tx, session.organizationId, session.externalId, dataKey)
     return true
   })
-  if (!committed) {
+  if (committed !== true) {
     await blobs.delete(moves.map((m) => m.newKey)).catch(() => {})
-    return 'raced'
+    return committed === 'recent' ? 'recent' : 'raced'
   }
   // Best effort: an old blob left behind goes with its session (and, re-keyed, is unreadable).
   await blobs
