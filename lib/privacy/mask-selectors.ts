@@ -161,9 +161,17 @@ function attributeText(attributes: Record<string, unknown>, name: string): strin
       : null
 }
 
+// The class list last split: every selector part with a class tests the same element's list in
+// turn, so a recorded (hostile, megabyte-long) class attribute is split once, not once a test.
+let splitList: string | null = null
+let splitWords = new Set<string>()
+
 function hasWord(list: string, word: string): boolean {
-  for (const part of list.split(/\s+/)) if (part === word) return true
-  return false
+  if (list !== splitList) {
+    splitWords = new Set(list.split(/\s+/))
+    splitList = list
+  }
+  return splitWords.has(word)
 }
 
 function compoundMatches(c: Compound, el: ElementFacts): boolean {
