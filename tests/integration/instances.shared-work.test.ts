@@ -386,10 +386,13 @@ describe.skipIf(!DATABASE_URL)(
       }
       expect(byA.size).toBeGreaterThan(0)
       expect(byB.size).toBeGreaterThan(0)
+      // Issues of session analysis count their linked sessions. An insight's rise issue, which the
+      // minute schedule files when a tick's interval holds enough sessions, counts the interval's
+      // sessions and links none (lib/insights/generate.ts): it is not a count to check here.
       const counts = await sql<{ id: string; counted: number; linked: number }[]>`
         select i.id::text, i.session_count as counted,
           (select count(*)::int from issue_sessions l where l.issue_id = i.id) as linked
-        from issues i where i.organization_id = ${organizationId}`
+        from issues i where i.organization_id = ${organizationId} and i.source_type = 'session_analysis'`
       expect(counts.length).toBeGreaterThan(0)
       for (const issue of counts) expect(issue.counted, `issue ${issue.id}`).toBe(issue.linked)
 
