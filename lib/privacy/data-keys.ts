@@ -3,7 +3,7 @@ import { and, eq, inArray, ne } from 'drizzle-orm'
 import { LRUCache } from 'lru-cache'
 import type { DbOrTx } from '@/db/client'
 import { sessionDataKeys } from '@/db/schema'
-import { getConfig } from '@/lib/config'
+import { type Config, getConfig } from '@/lib/config'
 import { deriveKey } from '@/lib/crypto/keys'
 import { openTextBytes, sealText } from '@/lib/crypto/sealed'
 
@@ -21,7 +21,9 @@ export interface KeyEncryptionKey {
 }
 
 /** The configured KEKs, the active (first) one first; the AUTH_SECRET-derived one always last. */
-export function keyEncryptionKeys(config = getConfig()): KeyEncryptionKey[] {
+export function keyEncryptionKeys(
+  config: Pick<Config, 'authSecret' | 'dataEncryptionKeys'> = getConfig(),
+): KeyEncryptionKey[] {
   const derived = deriveKey('session-data-kek-v1', config.authSecret)
   // The id names which secret it came from without revealing it, so a changed AUTH_SECRET is
   // reported as "key auth-… is not configured" instead of as corrupt data.

@@ -17,7 +17,7 @@ import type { BlobStore } from '@/lib/storage/types'
 import { makeBatch } from '../fixtures/replay-batch'
 import { eventually } from '../helpers/wait'
 import { type ServerOnPostgres, signUpOwner, startServerOnPostgres } from './dashboard'
-import { launchChromium } from './server'
+import { launchChromium, openServerBatch } from './server'
 
 interface StoredEvent {
   type: number
@@ -214,8 +214,13 @@ async function storedEvents(
       const bytes = await blobs.get(row.blobKey)
       if (!bytes) return null
       events.push(
-        ...(JSON.parse(Buffer.from(bytes).toString('utf8')) as { replay: { events: StoredEvent[] } }).replay
-          .events,
+        ...(
+          JSON.parse(
+            Buffer.from(await openServerBatch(running.database.db, row.blobKey, bytes)).toString('utf8'),
+          ) as {
+            replay: { events: StoredEvent[] }
+          }
+        ).replay.events,
       )
     }
     return { id: session.id, events }

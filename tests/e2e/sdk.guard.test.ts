@@ -15,7 +15,7 @@ import { createKey } from '@/lib/credentials/create-key'
 import { createBlobStore } from '@/lib/storage'
 import { eventually } from '../helpers/wait'
 import { type ServerOnPostgres, signUpOwner, startServerOnPostgres } from './dashboard'
-import { launchChromium } from './server'
+import { launchChromium, openServerBatch } from './server'
 
 interface SnapshotNode {
   id: number
@@ -188,7 +188,11 @@ async function storedSession(sessionId: string) {
     .orderBy(asc(replayBatches.sequence))
   const events: ReplayEvent[] = []
   for (const row of rows) {
-    const body = JSON.parse(Buffer.from((await blobs.get(row.blobKey))!).toString('utf8')) as {
+    const body = JSON.parse(
+      Buffer.from(await openServerBatch(database.db, row.blobKey, (await blobs.get(row.blobKey))!)).toString(
+        'utf8',
+      ),
+    ) as {
       replay: { events: ReplayEvent[] }
     }
     events.push(...body.replay.events)

@@ -17,7 +17,7 @@ import { setNetworkPolicy } from '@/lib/orgs/network-policy'
 import { createBlobStore } from '@/lib/storage'
 import type { BlobStore } from '@/lib/storage/types'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
-import { launchChromium, type RunningServer, startBuiltServer } from './server'
+import { launchChromium, openServerBatch, type RunningServer, startBuiltServer } from './server'
 
 const SECRETS = {
   authorization: 'Bearer e2e-auth-secret',
@@ -187,7 +187,11 @@ async function storedTexts(sessionId: string, tenantId = organizationId): Promis
       : []
     if (rows.some((row) => row.flush === 'final') && rows.every((row, i) => row.sequence === i))
       return Promise.all(
-        rows.map(async (row) => Buffer.from((await blobs.get(row.blobKey))!).toString('utf8')),
+        rows.map(async (row) =>
+          Buffer.from(
+            await openServerBatch(database.db, row.blobKey, (await blobs.get(row.blobKey))!),
+          ).toString('utf8'),
+        ),
       )
     if (Date.now() > deadline) throw new Error(`no final batch for ${sessionId}`)
     await new Promise((resolve) => setTimeout(resolve, 250))

@@ -17,7 +17,7 @@ import type { BlobStore } from '@/lib/storage/types'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { eventually } from '../helpers/wait'
 import { type DemoSite, startDemoSite } from './demo-site'
-import { launchChromium, type RunningServer, startBuiltServer } from './server'
+import { launchChromium, openServerBatch, type RunningServer, startBuiltServer } from './server'
 
 interface StoredBatch {
   sequence: number
@@ -86,7 +86,7 @@ async function storedBatches(organizationId: string, sessionId: string): Promise
       sequence: row.sequence,
       windowId: row.windowId,
       flush: row.flush,
-      body: JSON.parse(Buffer.from(bytes).toString('utf8')),
+      body: JSON.parse(Buffer.from(await openServerBatch(database.db, row.blobKey, bytes)).toString('utf8')),
     })
   }
   return out

@@ -2,7 +2,12 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { and, eq } from 'drizzle-orm'
 import { type Browser, chromium } from 'playwright-core'
+import type { Db } from '@/db/client'
+import { replayBatches, replaySessions, sessionDataKeys } from '@/db/schema'
+import { isSealedBytes, openBytes } from '@/lib/crypto/sealed'
+import { keyEncryptionKeys, unwrapDataKey } from '@/lib/privacy/data-keys'
 import { freePort } from '../helpers/free-port'
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -161,4 +166,28 @@ export async function startBuiltServer(
         setTimeout(() => child.kill('SIGKILL'), 10_000).unref()
       }),
   }
+}
+
+/**
+ * A batch the server stored, opened as its readers open it: sealed with the session's data key
+ * (docs/privacy.md#encryption), which is wrapped under a key derived from the server's
+ * AUTH_SECRET, not this process's.
+ */
+export async function openServerBatch(db: Db, blobKey: string, stored: Uint8Array): Promise<Uint8Array> {
+  if (!isSealedBytes(stored)) return stored
+  const [row] = await db
+    .select({ wrappedKey: sessionDataKeys.wrappedKey, kekId: sessionDataKeys.kekId })
+    .from(replayBatches)
+    .innerJoin(replaySessions, eq(replaySessions.id, replayBatches.sessionId))
+    .innerJoin(
+      sessionDataKeys,
+      and(
+        eq(sessionDataKeys.organizationId, replaySessions.organizationId),
+        eq(sessionDataKeys.externalId, replaySessions.externalId),
+      ),
+    )
+    .where(eq(replayBatches.blobKey, blobKey))
+  if (!row) throw new Error(`no data key for the batch ${blobKey}`)
+  const keks = keyEncryptionKeys({ authSecret: E2E_AUTH_SECRET, dataEncryptionKeys: [] })
+  return openBytes(stored, unwrapDataKey(row.wrappedKey, row.kekId, keks))
 }
