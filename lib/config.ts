@@ -3,11 +3,15 @@ import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import path from 'node:path'
 import { Cron } from 'croner'
 import { z } from 'zod'
+import type { Plan } from '@/db/schema'
 
 /**
  * Every environment variable of the operating contract (docs/design/operations.md §2), parsed
  * once. Empty strings count as unset so that `FOO=` in an .env file means "use the default".
  */
+
+/** The plans an organization can be on (db/schema PLANS), kept here so config loads no schema. */
+const PLAN_NAMES = ['free', 'paid'] as const satisfies readonly Plan[]
 
 const DEFAULT_HOSTED_REDIRECT_ORIGINS = 'https://claude.ai,https://claude.com,https://chatgpt.com'
 
@@ -198,6 +202,8 @@ const EnvSchema = z.object({
   TRUSTED_PROXY_HOPS: wholeNumber().min(0, 'must be 0 or more').max(10, 'must be at most 10').default(0),
   // Set by Vercel on its own platform, where it rewrites the client-address headers.
   VERCEL: flag.default(false),
+  /** The plan of organizations created without one, after the installation's first (docs/self-hosting.md). */
+  DEFAULT_PLAN: z.enum(PLAN_NAMES, { error: `must be one of: ${PLAN_NAMES.join(', ')}` }).default('free'),
 })
 
 type Env = z.infer<typeof EnvSchema>
@@ -288,6 +294,8 @@ export interface Config {
   logLevel: Env['LOG_LEVEL']
   /** Where client addresses come from (lib/ratelimit/client-address.ts). */
   clientAddress: { trustedProxyHops: number; vercel: boolean }
+  /** Plans of new organizations (lib/orgs/plans.ts): DEFAULT_PLAN, for those after the first. */
+  orgs: { defaultPlan: Plan }
 }
 
 export class ConfigError extends Error {
@@ -485,6 +493,7 @@ export function parseConfig(rawEnv: Record<string, string | undefined>): Config 
     },
     logLevel: env.LOG_LEVEL,
     clientAddress: { trustedProxyHops: env.TRUSTED_PROXY_HOPS, vercel: env.VERCEL },
+    orgs: { defaultPlan: env.DEFAULT_PLAN },
   }
 }
 
