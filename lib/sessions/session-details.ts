@@ -6,6 +6,7 @@ import type { SessionDetails } from './api-views'
 import { trailFromDigest } from './digest-trail'
 import { SESSION_NOT_FOUND } from './get-session'
 import { toSessionItem } from './list-session-items'
+import { sessionFigures } from './session-figures'
 import { LINKS_PER_SESSION, sessionLinks } from './session-links'
 import { deterministicSummary } from './session-summary'
 import { entryFacts, type SummaryFact, trailFacts } from './summary-facts'
@@ -59,10 +60,10 @@ export async function getSessionDetails(
     viewport: row.viewport,
     summary: row.aiSummary
       ? { text: row.aiSummary, source: 'ai' }
-      : { text: deterministicSummary(facts), source: 'deterministic' },
+      : { text: deterministicSummary(facts, sessionFigures(row)), source: 'deterministic' },
     trailTruncated: row.trailTruncated,
     counts: {
-      errors: row.errorCount,
+      errors: sessionFigures(row).errors,
       rageClicks: row.rageClickCount,
       deadClicks: facts ? facts.filter((fact) => fact.kind === 'dead_click').length : null,
     },

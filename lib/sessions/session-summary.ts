@@ -1,4 +1,5 @@
 import { cutText } from '@/lib/analysis/trail'
+import type { SessionFigures } from './session-figures'
 import { shortUrl } from './session-timeline'
 import type { SummaryFact } from './summary-facts'
 
@@ -37,19 +38,26 @@ function of(facts: SummaryFact[], kind: SummaryFact['kind']): SummaryFact[] {
 /**
  * What the user did and what went wrong, in a few sentences, from the session's facts (its
  * stored trail, or its digest): pages, key actions, errors, failed requests, rage and dead
- * clicks. Deterministic, and never longer than SUMMARY_MAX_CHARS.
+ * clicks. The page and error counts are the session's figures, as the sessions list shows them;
+ * the facts name the pages and the first error. Deterministic, and never longer than SUMMARY_MAX_CHARS.
  */
-export function deterministicSummary(facts: SummaryFact[] | null): string {
+export function deterministicSummary(facts: SummaryFact[] | null, figures: SessionFigures): string {
   if (facts === null) return 'This session has not been analysed yet: no summary of it exists.'
-  const pages: string[] = []
-  for (const fact of of(facts, 'navigation')) {
-    const page = oneLine(shortUrl(fact.label), PAGE_CHARS)
-    if (pages[pages.length - 1] !== page) pages.push(page)
-  }
+  const views = of(facts, 'navigation')
+  const pages = views.map((fact) => oneLine(shortUrl(fact.label), PAGE_CHARS))
+  const pageViews = figures.pages ?? views.length
+  const distinct = new Set(pages).size
   const clicks = of(facts, 'click')
   const inputs = of(facts, 'input')
   const sentences: string[] = []
-  if (pages.length) sentences.push(`The user visited ${count(new Set(pages).size, 'page')}: ${some(pages)}.`)
+  if (pageViews > 0 && pages.length)
+    sentences.push(
+      `The user visited ${count(pageViews, 'page')}${
+        distinct < pageViews && views.length === pageViews
+          ? ` (${count(distinct, 'address', 'addresses')})`
+          : ''
+      }: ${some(pages)}.`,
+    )
   const did: string[] = []
   if (clicks.length)
     did.push(`clicked ${count(clicks.length, 'time')} (${some(clicks.map((c) => quoted(c.label)))})`)
@@ -58,8 +66,11 @@ export function deterministicSummary(facts: SummaryFact[] | null): string {
 
   const wrong: string[] = []
   const errors = of(facts, 'error')
-  if (errors.length)
-    wrong.push(`${count(errors.length, 'error')} (first: ${quoted(errors[0]!.label, MESSAGE_CHARS)})`)
+  const errorCount = figures.errors ?? errors.length
+  if (errorCount > 0)
+    wrong.push(
+      `${count(errorCount, 'error')}${errors[0] ? ` (first: ${quoted(errors[0].label, MESSAGE_CHARS)})` : ''}`,
+    )
   const failed = of(facts, 'request')
   if (failed.length)
     wrong.push(

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm'
+import { and, asc, eq, inArray, or, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { sessionTimelineEntries } from '@/db/schema'
 import type { TrailEntry, TrailKind } from '@/lib/analysis/trail'
@@ -13,6 +13,8 @@ export interface SummaryFact {
 }
 
 const FACT_LABEL_CHARS = 200
+/** The console's own line for an uncaught error, which the trail also holds as an error entry. */
+const UNCAUGHT = 'Uncaught '
 
 const FACT_KINDS: TrailKind[] = [
   'navigation',
@@ -30,7 +32,9 @@ function targetLabel(target: { name: string | null; text: string; selector: stri
 
 /**
  * The facts of a stored trail, read in one query that leaves out what a summary does not use
- * (stacks, payloads, successful requests): at most TRAIL_LIMITS.entries short rows.
+ * (stacks, payloads, successful requests, console messages other than errors): at most
+ * TRAIL_LIMITS.entries short rows. A console.error is an error fact, as the session's error
+ * figure counts it (lib/sessions/session-figures.ts).
  */
 export async function trailFacts(
   db: DbOrTx,
@@ -38,9 +42,10 @@ export async function trailFacts(
   sessionId: string,
 ): Promise<SummaryFact[]> {
   const t = sessionTimelineEntries
+  const consoleError = sql`(${t.kind} = 'console' and ${t.entry} ->> 'level' = 'error' and ${t.entry} ->> 'message' not like ${`${UNCAUGHT}%`})`
   const label = sql<string>`left(case
     when ${t.kind} in ('navigation', 'request') then ${t.entry} ->> 'url'
-    when ${t.kind} = 'error' then ${t.entry} ->> 'message'
+    when ${t.kind} in ('error', 'console') then ${t.entry} ->> 'message'
     else coalesce(nullif(${t.entry} -> 'target' ->> 'name', ''), nullif(${t.entry} -> 'target' ->> 'text', ''), ${t.entry} -> 'target' ->> 'selector', '')
   end, ${FACT_LABEL_CHARS})`
   const rows = await db
@@ -55,13 +60,13 @@ export async function trailFacts(
       and(
         eq(t.sessionId, sessionId),
         eq(t.organizationId, organizationId),
-        inArray(t.kind, FACT_KINDS),
+        or(inArray(t.kind, FACT_KINDS), consoleError),
         sql`(${t.kind} <> 'request' or ${t.entry} ->> 'failed' = 'true')`,
       ),
     )
     .orderBy(asc(t.position))
   return rows.map((row) => ({
-    kind: row.kind,
+    kind: row.kind === 'console' ? 'error' : row.kind,
     label: row.label ?? '',
     method: row.method,
     status: row.status !== null && /^\d{1,3}$/.test(row.status) ? Number(row.status) : null,
@@ -85,6 +90,10 @@ export function entryFacts(entries: TrailEntry[]): SummaryFact[] {
         break
       case 'error':
         facts.push({ ...fact, label: entry.message.slice(0, FACT_LABEL_CHARS) })
+        break
+      case 'console':
+        if (entry.level === 'error' && !entry.message.startsWith(UNCAUGHT))
+          facts.push({ ...fact, kind: 'error', label: entry.message.slice(0, FACT_LABEL_CHARS) })
         break
       case 'request':
         if (entry.failed)

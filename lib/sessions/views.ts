@@ -1,4 +1,5 @@
 import type { AutomationKind, replaySessions, SessionStatus, Viewport } from '@/db/schema'
+import { sessionFigures } from './session-figures'
 
 /** Who the session belongs to, with whatever the recorder was told about them. */
 export interface SessionUser {
@@ -90,13 +91,14 @@ export function toSessionListItem(
     | 'automation'
   >,
 ): SessionListItem {
+  const figures = sessionFigures(row)
   return {
     id: row.id,
     user: toSessionUser(row),
     entryUrl: row.entryUrl,
     durationMs: row.durationMs ?? Math.max(0, row.lastActivityAt.getTime() - row.startedAt.getTime()),
-    pageCount: row.pageCount,
-    errorCount: row.errorCount,
+    pageCount: figures.pages,
+    errorCount: figures.errors,
     rageClickCount: row.rageClickCount,
     startedAt: row.startedAt,
     lastActivityAt: row.lastActivityAt,
