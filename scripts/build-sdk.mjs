@@ -8,17 +8,19 @@
  *   sdk/dist/sdk-network.js  the script tag build's network details part, served at
  *                       /sdk-network.js; sdk.js adds it from its own directory when needed.
  *   sdk/dist/meta.json  esbuild metafile of sdk.js (bundle composition, used by the benchmark).
+ *   sdk/dist/sdk.tgz    the npm package `@session-replay/sdk`, served at /sdk.tgz
+ *                       (`npm install https://YOUR-SERVICE/sdk.tgz`): see scripts/sdk-package.mjs.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
+import { BROWSER_TARGET, buildSdkPackage } from './sdk-package.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const src = path.join(root, 'sdk', 'src')
 const dist = path.join(root, 'sdk', 'dist')
-// Browsers with CompressionStream-era JavaScript; older ones still run it (gzip is optional).
-const target = ['es2020', 'chrome80', 'firefox78', 'safari14', 'edge80']
+const target = BROWSER_TARGET
 
 mkdirSync(dist, { recursive: true })
 const started = Date.now()
@@ -60,6 +62,8 @@ writeFileSync(path.join(dist, 'meta.json'), JSON.stringify(standalone.metafile))
 
 const part = await browserScript(path.join(src, 'network-details', 'part.ts'), 'sdk-network.js')
 
+const tarball = await buildSdkPackage({ root, outFile: path.join(dist, 'sdk.tgz'), target })
+
 const sizeOf = (result, file) =>
   result.metafile.outputs[path.relative(process.cwd(), path.join(dist, file))]?.bytes
 const size = sizeOf(standalone, 'sdk.js')
@@ -67,5 +71,5 @@ const partSize = sizeOf(part, 'sdk-network.js')
 console.log(
   `sdk built in ${Date.now() - started} ms${size ? ` (sdk.js ${(size / 1024).toFixed(1)} KiB` : ''}${
     partSize ? `, sdk-network.js ${(partSize / 1024).toFixed(1)} KiB)` : size ? ')' : ''
-  }`,
+  }, sdk.tgz ${(tarball.bytes / 1024).toFixed(1)} KiB`,
 )

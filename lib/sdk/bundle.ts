@@ -5,6 +5,10 @@ import path from 'node:path'
 /** The recorder's script tag files, as `scripts/build-sdk.mjs` writes them, served from the app's root. */
 export const SDK_SCRIPTS = ['sdk.js', 'sdk-network.js'] as const
 export type SdkScript = (typeof SDK_SCRIPTS)[number]
+/** The recorder as an npm package (scripts/sdk-package.mjs), served at `/sdk.tgz`. */
+export const SDK_PACKAGE = 'sdk.tgz'
+/** What `scripts/build-sdk.mjs` writes to sdk/dist that the app serves. */
+export type SdkFile = SdkScript | typeof SDK_PACKAGE
 
 /** The recorder's script tag build. */
 export const SDK_BUNDLE_PATH = path.join('sdk', 'dist', 'sdk.js')
@@ -18,11 +22,11 @@ export interface SdkBundle {
 const cached = new Map<string, { mtimeMs: number; bundle: SdkBundle }>()
 
 /**
- * A built script of the recorder (`sdk.js`, or its network details part `sdk-network.js`),
- * read from disk once and kept; read again only when the file changes (a rebuild while
- * `next dev` runs). Null when it was never built.
+ * A built file of the recorder (`sdk.js`, its network details part `sdk-network.js`, or the
+ * package `sdk.tgz`), read from disk once and kept; read again only when the file changes (a
+ * rebuild while `next dev` runs). Null when it was never built.
  */
-export function readSdkScript(name: SdkScript, cwd: string = process.cwd()): SdkBundle | null {
+export function readSdkScript(name: SdkFile, cwd: string = process.cwd()): SdkBundle | null {
   const file = path.join(cwd, 'sdk', 'dist', name)
   let mtimeMs: number
   try {
