@@ -61,5 +61,5 @@ export function proxy(request: NextRequest): NextResponse {
 export const config = {
   // Pages only: static build output and the recorder bundle carry no page, and the JSON APIs
   // (ingest, Data API, MCP, OAuth endpoints) should not pay for a proxy on every request.
-  matcher: [{ source: '/((?!api/|_next/static|_next/image|favicon.ico|sdk.js|sdk-network.js).*)' }],
+  matcher: [{ source: '/((?!api/|_next/static|_next/image|favicon.ico|sdk.js|sdk-network.js|sdk.tgz).*)' }],
 }
