@@ -314,6 +314,29 @@ function fail(variable: string, message: string): never {
   throw new ConfigError(`Invalid environment variable ${variable}: ${message}`)
 }
 
+/**
+ * What `npm start` (production) cannot run without, and what to set each to. Development makes
+ * up both (localhost, a secret in DATA_DIR); production must not guess either.
+ */
+export const REQUIRED_IN_PRODUCTION = {
+  BASE_URL: 'the public http(s) address of the service, e.g. https://replay.example.com',
+  AUTH_SECRET: 'at least 32 random characters, e.g. the output of `openssl rand -base64 32`',
+} as const
+
+/** Names every missing variable at once, so an operator fixes them in one go rather than one per start. */
+function failOnMissing(env: Pick<Env, keyof typeof REQUIRED_IN_PRODUCTION>): void {
+  const missing = (Object.keys(REQUIRED_IN_PRODUCTION) as (keyof typeof REQUIRED_IN_PRODUCTION)[]).filter(
+    (name) => !env[name],
+  )
+  if (missing.length === 0) return
+  const each = missing.map((name) => `${name} (${REQUIRED_IN_PRODUCTION[name]})`).join('; ')
+  throw new ConfigError(
+    `Missing environment variable${missing.length > 1 ? 's' : ''} required in production: ${each}. Set ${
+      missing.length > 1 ? 'them' : 'it'
+    } in the environment and start again (docs/configuration.md).`,
+  )
+}
+
 /** Development-only secret, generated once and kept beside the embedded database. */
 function developmentAuthSecret(dataDir: string): string {
   const file = path.join(dataDir, 'auth-secret')
@@ -352,6 +375,7 @@ export function parseConfig(rawEnv: Record<string, string | undefined>): Config 
     fail(String(issue?.path[0] ?? 'environment'), issue?.message ?? 'invalid value')
   }
   const env = parsed.data
+  if (env.NODE_ENV === 'production') failOnMissing(env)
   const dataDir = path.resolve(env.DATA_DIR)
   const baseUrl = env.BASE_URL ?? `http://localhost:${env.PORT}`
 
@@ -391,22 +415,13 @@ export function parseConfig(rawEnv: Record<string, string | undefined>): Config 
     fail('AI_BASE_URL', 'is required for AI_PROVIDER=openai-compatible')
   if (!env.AI_PROVIDER && env.AI_MODEL) fail('AI_PROVIDER', 'is required when AI_MODEL is set')
 
-  if (env.NODE_ENV === 'production' && !env.BASE_URL)
-    fail('BASE_URL', 'is required in production (the public https address of the service)')
   // The dev server skips request signatures: in production /api/inngest would be open.
   if (env.NODE_ENV === 'production' && inngestDev)
     fail('INNGEST_DEV', 'must not be set in production; use INNGEST_EVENT_KEY and INNGEST_SIGNING_KEY')
 
   let authSecret = env.AUTH_SECRET
   const authSecretGenerated = !authSecret
-  if (!authSecret) {
-    if (env.NODE_ENV === 'production')
-      fail(
-        'AUTH_SECRET',
-        'is required in production (at least 32 characters, e.g. `openssl rand -base64 32`)',
-      )
-    authSecret = developmentAuthSecret(dataDir)
-  }
+  if (!authSecret) authSecret = developmentAuthSecret(dataDir)
 
   return {
     nodeEnv: env.NODE_ENV,
