@@ -1,21 +1,30 @@
 import type { IssueStatus } from '@/db/schema'
 
-/** How statuses read to people (the Data API keeps the enum values). */
+/**
+ * How statuses read to people (the Data API keeps the enum values): named after what the
+ * dashboard's buttons do, so "Ignore" leaves an issue "Ignored" and a linked ticket leaves it
+ * "In a ticket".
+ */
 // Type-only schema imports: client components use these without bundling the database schema.
 export const ISSUE_STATUS_LABELS: Record<IssueStatus, string> = {
   unresolved: 'Unresolved',
-  ticket_created: 'Ticket created',
-  transient: 'Transient',
+  ticket_created: 'In a ticket',
+  transient: 'Ignored',
   resolved: 'Resolved',
 }
 
 /** One line each, for the status control: what choosing a status tells the team. */
 export const ISSUE_STATUS_HINTS: Record<IssueStatus, string> = {
   unresolved: 'Needs attention.',
-  ticket_created: 'Tracked in a ticket.',
+  ticket_created: 'Tracked in a ticket: creating or linking one under Ticket sets it.',
   transient: 'A passing problem (an outage, a deploy) that needs no fix.',
   resolved: 'Fixed. It reopens if a later session shows it again.',
 }
 
 /** The statuses in the order the dashboard offers them (the schema's order). */
 export const ISSUE_STATUS_CHOICES = Object.keys(ISSUE_STATUS_LABELS) as IssueStatus[]
+
+/** "Unresolved, In a ticket, Ignored or Resolved": the choices as a sentence names them. */
+export const ISSUE_STATUS_LIST = `${ISSUE_STATUS_CHOICES.slice(0, -1)
+  .map((s) => ISSUE_STATUS_LABELS[s])
+  .join(', ')} or ${ISSUE_STATUS_LABELS.resolved}`

@@ -2,11 +2,14 @@ import { and, eq } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { type IssueStatus, issues } from '@/db/schema'
 import type { Actor } from '@/lib/actor'
-import { isUuid, NotFoundError } from '@/lib/errors'
+import { ConflictError, isUuid, NotFoundError } from '@/lib/errors'
 import { commitWithEvents } from '@/lib/outbox/commit'
 import { ISSUE_NOT_FOUND } from './get-issue'
 import { changeLockedIssueStatus } from './status-change'
 import { type Issue, toIssue } from './views'
+
+export const TICKET_REQUIRED =
+  'This issue has no ticket yet: create or link one under Ticket, and it is marked In a ticket.'
 
 /**
  * Sets an issue's status. The same status answers the issue unchanged (updatedAt too); a
@@ -17,6 +20,11 @@ export async function updateIssueStatus(
   db: Db,
   actor: Actor,
   input: { issueId: string; status: IssueStatus },
+  /**
+   * `ticketRequired`: refuse `ticket_created` for an issue without a linked ticket (the
+   * dashboard's rule; the Data API and MCP may set any status, as the spec says).
+   */
+  options: { ticketRequired?: boolean } = {},
 ): Promise<Issue> {
   if (!isUuid(input.issueId)) throw new NotFoundError(ISSUE_NOT_FOUND)
   return commitWithEvents(db, async (tx) => {
@@ -27,6 +35,8 @@ export async function updateIssueStatus(
       .for('update')
     if (!current) throw new NotFoundError(ISSUE_NOT_FOUND)
     if (current.status === input.status) return toIssue(current)
+    if (options.ticketRequired && input.status === 'ticket_created' && !current.ticketUrl)
+      throw new ConflictError(TICKET_REQUIRED)
     return toIssue(await changeLockedIssueStatus(tx, actor, current, input.status))
   })
 }

@@ -44,6 +44,7 @@ import { hashToken } from '@/lib/credentials/tokens'
 import { useDatabase } from '@/lib/db'
 import { INVALID_INVITATION } from '@/lib/invitations/link'
 import { ISSUE_NOT_FOUND } from '@/lib/issues/get-issue'
+import { TICKET_REQUIRED } from '@/lib/issues/update-issue-status'
 import { useRateLimiter } from '@/lib/ratelimit'
 import { SIGNAL_NOT_FOUND } from '@/lib/signals/get-signal'
 import type { Deliverer } from '@/lib/webhooks/deliver'
@@ -142,7 +143,7 @@ const NOT_MEMBER = 'That person is not a member of this organization.'
 const NOT_PENDING =
   'This invitation is no longer pending: it was accepted or revoked already. Reload the page.'
 const NO_APP = 'Connected app not found: it may already be disconnected.'
-const STATUS_CHOICE = 'Choose a status: Unresolved, Ticket created, Transient or Resolved.'
+const STATUS_CHOICE = 'Choose a status: Unresolved, In a ticket, Ignored or Resolved.'
 const ROLE_CHOICE = 'Role must be one of: owner, member'
 const NOT_STORABLE = 'must not contain NUL characters or broken (unpaired) Unicode surrogates'
 
@@ -833,7 +834,14 @@ const FORM_ACTIONS: FormAction[] = [
     },
     valid: { status: fc.constantFrom(...ISSUE_STATUSES) },
     call: (previous, form) => changeStatusAction(A.issues[1]!.id, previous as null, form as FormData),
-    verdict: ({ status }) => (isOneOf(ISSUE_STATUSES, status) ? { accept: true } : { refuse: STATUS_CHOICE }),
+    verdict: async ({ status }) => {
+      if (!isOneOf(ISSUE_STATUSES, status)) return { refuse: STATUS_CHOICE }
+      // The dashboard marks an issue In a ticket only when it has one (issue 34).
+      const [row] = await database.db.select().from(issues).where(eq(issues.id, A.issues[1]!.id))
+      return status === 'ticket_created' && row!.status !== status && !row!.ticketUrl
+        ? { refuse: TICKET_REQUIRED }
+        : { accept: true }
+    },
     stored: async (_outcome, { status }) => {
       const [row] = await database.db.select().from(issues).where(eq(issues.id, A.issues[1]!.id))
       expect(row!.status).toBe(status)

@@ -8,14 +8,12 @@ import { getDb } from '@/lib/db'
 import { type ActionResult, actionFailure, actionMember } from '@/lib/http/actions'
 import { createTicket } from '@/lib/integrations/create-ticket'
 import { addIssueNote } from '@/lib/issues/issue-notes'
-import { ISSUE_STATUS_LABELS } from '@/lib/issues/labels'
+import { ISSUE_STATUS_LABELS, ISSUE_STATUS_LIST } from '@/lib/issues/labels'
 import { linkTicket, unlinkTicket } from '@/lib/issues/link-ticket'
 import { updateIssueStatus } from '@/lib/issues/update-issue-status'
 import { formText, parseInput, textArgument } from '@/lib/validation'
 
-const Status = z.enum(ISSUE_STATUSES, {
-  error: 'Choose a status: Unresolved, Ticket created, Transient or Resolved.',
-})
+const Status = z.enum(ISSUE_STATUSES, { error: `Choose a status: ${ISSUE_STATUS_LIST}.` })
 
 /** The signed-in member as the actor of an issue change, scoped to their organization. */
 async function memberActor(): Promise<{ ok: true; actor: Actor } | { ok: false; error: string }> {
@@ -38,10 +36,13 @@ export async function changeStatusAction(
   if (!member.ok) return member
   try {
     const status = parseInput(Status, formText(form, 'status'))
-    const issue = await updateIssueStatus(await getDb(), member.actor, {
-      issueId: textArgument(issueId),
-      status,
-    })
+    // The dashboard never says "In a ticket" without one: creating or linking a ticket sets it.
+    const issue = await updateIssueStatus(
+      await getDb(),
+      member.actor,
+      { issueId: textArgument(issueId), status },
+      { ticketRequired: true },
+    )
     revalidate(issue.id)
     return { ok: true, message: `Status is now ${ISSUE_STATUS_LABELS[issue.status]}.` }
   } catch (error) {

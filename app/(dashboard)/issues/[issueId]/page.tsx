@@ -135,7 +135,12 @@ export default async function IssuePage({
             {ai.text}
           </span>
         </p>
-        <QuickActions issueId={issue.id} status={issue.status} />
+        <QuickActions
+          issueId={issue.id}
+          status={issue.status}
+          ticketLinked={Boolean(issue.ticketUrl)}
+          canCreate={trackers.length > 0}
+        />
         <PriorityReason priority={issue.priority} reason={issue.priorityReason} />
         <dl className="facts">
           <dt>First seen</dt>
@@ -393,7 +398,7 @@ export default async function IssuePage({
         <aside className={styles.sideColumn} aria-label="Triage">
           <section className="card" aria-labelledby="status-heading">
             <h2 id="status-heading">Status</h2>
-            <StatusForm issueId={issue.id} status={issue.status} />
+            <StatusForm issueId={issue.id} status={issue.status} ticketLinked={Boolean(issue.ticketUrl)} />
           </section>
           <section className="card" aria-labelledby="ticket-heading">
             <h2 id="ticket-heading">Ticket</h2>

@@ -6,7 +6,16 @@ import { ISSUE_STATUS_CHOICES, ISSUE_STATUS_HINTS, ISSUE_STATUS_LABELS } from '@
 import { changeStatusAction } from './actions'
 import { ActionMessage, useIssueAction } from './use-issue-action'
 
-export function StatusForm({ issueId, status }: { issueId: string; status: IssueStatus }) {
+export function StatusForm({
+  issueId,
+  status,
+  ticketLinked,
+}: {
+  issueId: string
+  status: IssueStatus
+  /** "In a ticket" is offered only with a ticket to be in; creating or linking one sets it. */
+  ticketLinked: boolean
+}) {
   const { result, pending, onSubmit } = useIssueAction((form) => changeStatusAction(issueId, null, form))
   // The status also changes without this form (linking a ticket, another member): the select
   // follows the page's status whenever that changes, keeping this form's own message.
@@ -30,11 +39,13 @@ export function StatusForm({ issueId, status }: { issueId: string; status: Issue
             onChange={(event) => setValue(event.target.value as IssueStatus)}
             aria-describedby="issue-status-hints"
           >
-            {ISSUE_STATUS_CHOICES.map((s) => (
-              <option key={s} value={s}>
-                {ISSUE_STATUS_LABELS[s]}
-              </option>
-            ))}
+            {ISSUE_STATUS_CHOICES.filter((s) => s !== 'ticket_created' || ticketLinked || s === status).map(
+              (s) => (
+                <option key={s} value={s}>
+                  {ISSUE_STATUS_LABELS[s]}
+                </option>
+              ),
+            )}
           </select>
         </div>
         <button className="btn btn-accent" type="submit" disabled={pending}>

@@ -1,5 +1,6 @@
 'use client'
 
+import { ISSUE_STATUS_LABELS } from '@/lib/issues/labels'
 import { TICKET_LIMITS } from '@/lib/issues/ticket-limits'
 import { webHref } from '../format'
 import { linkTicketAction, unlinkTicketAction } from './actions'
@@ -39,7 +40,9 @@ export function TicketForm({ issueId, ticket }: { issueId: string; ticket: Ticke
             disabled={pending}
             onClick={() => {
               if (
-                window.confirm('Remove the linked ticket? A "Ticket created" issue becomes Unresolved again.')
+                window.confirm(
+                  `Remove the linked ticket? An issue “${ISSUE_STATUS_LABELS.ticket_created}” becomes ${ISSUE_STATUS_LABELS.unresolved} again.`,
+                )
               )
                 unlink.runNow(new FormData())
             }}
@@ -97,7 +100,8 @@ export function TicketForm({ issueId, ticket }: { issueId: string; ticket: Ticke
           />
         </div>
         <p className="muted">
-          Linking a ticket marks the issue “Ticket created”; a resolved issue stays resolved.
+          Linking a ticket marks the issue “{ISSUE_STATUS_LABELS.ticket_created}”; a resolved issue stays
+          resolved.
         </p>
         <button className="btn btn-accent" type="submit" disabled={pending}>
           {link.pending ? 'Saving…' : linked ? 'Replace ticket' : 'Link ticket'}
