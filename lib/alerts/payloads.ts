@@ -1,5 +1,6 @@
 import type { AlertTrigger } from '@/db/schema'
 import { type DigestItem, digestMessage, singleAlertMessage } from '@/lib/integrations/slack'
+import { issueKindLabel } from '@/lib/issues/kinds'
 import { dashboardUrl } from '@/lib/sessions/session-links'
 import type { AlertCandidate } from './candidates'
 
@@ -28,7 +29,8 @@ export function slackSingleBody(rule: RuleRef, c: AlertCandidate): string {
       ruleName: rule.name,
       title: c.title,
       priority: c.priority,
-      kind: c.kind,
+      // People read Slack: the kind as the dashboard names it (webhook data keeps the id).
+      kind: c.kind ? issueKindLabel(c.kind) : null,
       sessions: c.sessions,
       occurrences: c.occurrences,
       evidence: c.evidence,

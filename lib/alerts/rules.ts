@@ -10,10 +10,12 @@ import {
   webhookEndpoints,
 } from '@/db/schema'
 import { InvalidInputError, isUuid, NotFoundError } from '@/lib/errors'
+import { ISSUE_KINDS } from '@/lib/issues/kinds'
 import { lockOrganization } from '@/lib/orgs/lock-organization'
 import { isStorableText } from '@/lib/validation'
 
-export const ISSUE_KINDS = ['js_error', 'console_error', 'network_error', 'rage_click', 'dead_click'] as const
+// One list of kinds for the rules and the dashboard (its labels live beside it).
+export { ISSUE_KINDS }
 export const MAX_RULES_PER_ORG = 50
 
 const whole = (label: string, min: number, max: number) =>

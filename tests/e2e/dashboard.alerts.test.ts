@@ -54,6 +54,9 @@ describe('Settings → Alerts in Chromium', () => {
       await owner.getByLabel('Name').fill('Checkout errors')
       await owner.getByLabel('When').selectOption('issue_created')
       await owner.getByLabel('critical').check()
+      // Kinds read as the issues list names them, not as their API ids.
+      await owner.getByLabel('Failed request').check()
+      expect(await owner.getByText('network_error').count()).toBe(0)
       await owner.getByLabel('Page URL contains (plain text, optional)').fill('/checkout')
       await owner.getByLabel('Window (minutes)').fill('0')
       await owner.evaluate(() =>
@@ -66,6 +69,9 @@ describe('Settings → Alerts in Chromium', () => {
       await owner.getByText('Rule Checkout errors created.').waitFor()
       const card = owner.getByTestId('alert-rule')
       await expect(card.textContent()).resolves.toContain('URL contains “/checkout”')
+      await expect(card.textContent()).resolves.toContain(
+        'A new issue · priority critical, kind Failed request',
+      )
       await expect(card.textContent()).resolves.toContain('Slack: Alerts channel')
       await screenshot(owner, 'settings-alerts-01-rules')
 

@@ -2,21 +2,13 @@ import type { Metadata } from 'next'
 import Link from 'next/link'
 import { When } from '@/app/(dashboard)/_components/when'
 import { destinations, listRules } from '@/lib/alerts/history'
+import { ALERT_TRIGGER_LABELS, alertFiltersText } from '@/lib/alerts/vocabulary'
 import { getDb } from '@/lib/db'
 import { requireMember } from '@/lib/http/session'
 import { RuleActions } from './rule-actions'
 import { RuleForm } from './rule-form'
 
 export const metadata: Metadata = { title: 'Alerts' }
-
-function filtersText(filters: { priorities?: string[]; kinds?: string[]; urlContains?: string }): string {
-  const parts = [
-    filters.priorities?.length ? `priority ${filters.priorities.join(' or ')}` : null,
-    filters.kinds?.length ? `kind ${filters.kinds.join(' or ')}` : null,
-    filters.urlContains ? `URL contains “${filters.urlContains}”` : null,
-  ].filter(Boolean)
-  return parts.length ? parts.join(', ') : 'no filters'
-}
 
 export default async function AlertsPage() {
   const { organization } = await requireMember('/settings/alerts')
@@ -67,7 +59,7 @@ export default async function AlertsPage() {
               {rule.pausedAt ? <span className="badge badge-off">paused</span> : null}
             </h2>
             <p>
-              <code>{rule.trigger}</code> · {filtersText(rule.filters)} · {destination}
+              {ALERT_TRIGGER_LABELS[rule.trigger]} · {alertFiltersText(rule.filters)} · {destination}
             </p>
             <p>
               {rule.mode === 'digest'

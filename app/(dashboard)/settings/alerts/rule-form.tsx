@@ -1,17 +1,11 @@
 'use client'
 
 import { startTransition, useActionState, useEffect, useRef } from 'react'
-import { ALERT_TRIGGERS, type alertRules, ISSUE_PRIORITIES } from '@/db/schema'
-import { ISSUE_KINDS } from '@/lib/alerts/rules'
+import type { alertRules } from '@/db/schema'
+import { ALERT_PRIORITY_CHOICES, ALERT_TRIGGER_CHOICES, ALERT_TRIGGER_LABELS } from '@/lib/alerts/vocabulary'
+import { ISSUE_KIND_LABELS, ISSUE_KINDS } from '@/lib/issues/kinds'
 import styles from '../_components/settings.module.css'
 import { type ActionResult, createRuleAction, updateRuleAction } from './actions'
-
-const TRIGGER_LABELS: Record<(typeof ALERT_TRIGGERS)[number], string> = {
-  issue_created: 'A new issue',
-  issue_regressed: 'A resolved issue regresses',
-  issue_spiking: 'An issue spikes (insights)',
-  signal_matched: 'A signal matches a session',
-}
 
 /**
  * The new-rule form, or the edit form of `rule`; the domain validates everything again and
@@ -73,16 +67,16 @@ export function RuleForm({
       <label className="field">
         When
         <select className="input" name="trigger" defaultValue={rule?.trigger} disabled={disabled}>
-          {ALERT_TRIGGERS.map((t) => (
+          {ALERT_TRIGGER_CHOICES.map((t) => (
             <option key={t} value={t}>
-              {TRIGGER_LABELS[t]}
+              {ALERT_TRIGGER_LABELS[t]}
             </option>
           ))}
         </select>
       </label>
       <fieldset className={styles.choices}>
         <legend>Priorities (none: any)</legend>
-        {ISSUE_PRIORITIES.map((p) => (
+        {ALERT_PRIORITY_CHOICES.map((p) => (
           <label key={p}>
             <input
               type="checkbox"
@@ -106,7 +100,7 @@ export function RuleForm({
               defaultChecked={rule?.filters.kinds?.includes(k)}
               disabled={disabled}
             />{' '}
-            <code>{k}</code>
+            {ISSUE_KIND_LABELS[k]}
           </label>
         ))}
       </fieldset>

@@ -3,6 +3,7 @@ import Link from 'next/link'
 import { notFound } from 'next/navigation'
 import { When } from '@/app/(dashboard)/_components/when'
 import { destinations, ruleHistory } from '@/lib/alerts/history'
+import { ALERT_TRIGGER_LABELS, alertFiltersText } from '@/lib/alerts/vocabulary'
 import { getDb } from '@/lib/db'
 import { requireMember } from '@/lib/http/session'
 import { RuleForm } from '../rule-form'
@@ -43,8 +44,8 @@ export default async function AlertRuleHistoryPage({ params }: { params: Promise
         </p>
         <h1>{rule.name}</h1>
         <p className="muted">
-          <code>{rule.trigger}</code> · {rule.mode} · the latest {events.length} events and {messages.length}{' '}
-          messages
+          {ALERT_TRIGGER_LABELS[rule.trigger]} · {alertFiltersText(rule.filters)} · {rule.mode} · the latest{' '}
+          {events.length} events and {messages.length} messages
         </p>
       </section>
       <section className="card">
