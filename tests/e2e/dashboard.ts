@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import path from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
 import type { DatabaseHandle } from '@/db/client'
@@ -87,4 +88,51 @@ export async function phonePage(context: BrowserContext): Promise<Page> {
   const page = await context.newPage()
   await page.setViewportSize({ width: 390, height: 844 })
   return page
+}
+
+const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']
+let axeSource: string | null = null
+
+interface AxeNode {
+  target: unknown[]
+  failureSummary?: string
+}
+interface AxeViolation {
+  id: string
+  impact: string | null
+  help: string
+  nodes: AxeNode[]
+}
+
+/**
+ * WCAG 2.2 AA violations axe-core finds on the page as it is now, one readable line each
+ * (rule, impact, help, the elements and why), so a failing test says what to fix.
+ *
+ * The replay iframe's document is the recorded customer's page, whose markup we do not own,
+ * so axe does not go into frames (`iframes: false`); the iframe element itself is still checked.
+ */
+export async function axeViolations(page: Page): Promise<string[]> {
+  if (axeSource === null) {
+    const require = createRequire(import.meta.url)
+    axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
+  }
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: axeSource })
+  const violations = await page.evaluate(async (tags) => {
+    const axe = (window as unknown as { axe: { run(...args: unknown[]): Promise<unknown> } }).axe
+    const result = (await axe.run(document, {
+      runOnly: { type: 'tag', values: tags },
+      iframes: false,
+      resultTypes: ['violations'],
+    })) as { violations: unknown }
+    return result.violations
+  }, AXE_TAGS)
+  return (violations as AxeViolation[]).map((violation) => {
+    const nodes = violation.nodes
+      .slice(0, 5)
+      .map(
+        (node) => `    ${JSON.stringify(node.target)}: ${(node.failureSummary ?? '').replace(/\s+/g, ' ')}`,
+      )
+      .join('\n')
+    return `${violation.id} (${violation.impact}): ${violation.help}, ${violation.nodes.length} element(s)\n${nodes}`
+  })
 }

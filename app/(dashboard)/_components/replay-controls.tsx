@@ -1,8 +1,9 @@
 'use client'
 
-import type { JSX, RefObject } from 'react'
+import type { JSX, KeyboardEvent, ReactNode, RefObject } from 'react'
 import styles from './replay-player.module.css'
 import { formatOffset, KIND_LABEL, type ReplayMarker } from './replay-time'
+import type { Zoom } from './replay-view'
 
 export const SPEEDS = [0.5, 1, 2, 4, 8] as const
 
@@ -24,6 +25,41 @@ export interface ControlsProps {
   onSeek(offset: number): void
   onSpeed(speed: number): void
   onSkipInactive(): void
+  zoom: Zoom
+  onZoom(): void
+  /** Null where the browser offers no fullscreen (the button is left out). */
+  fullscreen: boolean | null
+  onFullscreen(): void
+  /** The copy-link button, when the page can be opened at a moment. */
+  share?: ReactNode
+}
+
+const SCRUB_STEP_MS = 5000
+const SCRUB_PAGE_MS = 30_000
+
+/**
+ * The scrubber's keys move as the player's do (5 s, 30 s by page), not by the range's 0.1 s
+ * step, which would take a keyboard user minutes to cross a session.
+ */
+function scrubKey(event: KeyboardEvent<HTMLInputElement>, time: number, total: number): number | null {
+  switch (event.key) {
+    case 'ArrowLeft':
+    case 'ArrowDown':
+      return time - SCRUB_STEP_MS
+    case 'ArrowRight':
+    case 'ArrowUp':
+      return time + SCRUB_STEP_MS
+    case 'PageDown':
+      return time - SCRUB_PAGE_MS
+    case 'PageUp':
+      return time + SCRUB_PAGE_MS
+    case 'Home':
+      return 0
+    case 'End':
+      return total
+    default:
+      return null
+  }
 }
 
 /** Play/pause, the scrubber with a mark per moment worth seeing, speed and skipping idle time. */
@@ -68,6 +104,26 @@ export function ReplayControls(props: ControlsProps): JSX.Element {
           />{' '}
           Skip inactivity
         </label>
+        <button
+          type="button"
+          className="btn btn-small"
+          aria-pressed={props.zoom === 'actual'}
+          onClick={props.onZoom}
+        >
+          Actual size
+        </button>
+        {props.fullscreen === null ? null : (
+          <button
+            type="button"
+            className="btn btn-small"
+            aria-pressed={props.fullscreen}
+            aria-keyshortcuts="F"
+            onClick={props.onFullscreen}
+          >
+            Full screen
+          </button>
+        )}
+        {props.share}
         <details className={styles.help} ref={props.helpRef}>
           <summary aria-keyshortcuts="Shift+?">Keys</summary>
           <ul>
@@ -79,6 +135,9 @@ export function ReplayControls(props: ControlsProps): JSX.Element {
             </li>
             <li>
               <kbd>[</kbd> <kbd>]</kbd> slower or faster
+            </li>
+            <li>
+              <kbd>F</kbd> full screen
             </li>
             <li>
               <kbd>?</kbd> this list
@@ -98,6 +157,12 @@ export function ReplayControls(props: ControlsProps): JSX.Element {
           value={Math.min(time, total)}
           disabled={disabled}
           onChange={(event) => props.onSeek(Number(event.target.value))}
+          onKeyDown={(event) => {
+            const next = scrubKey(event, time, total)
+            if (next === null || event.altKey || event.ctrlKey || event.metaKey) return
+            event.preventDefault()
+            props.onSeek(next)
+          }}
         />
         <div className={styles.ticks}>
           {markers

@@ -1,4 +1,5 @@
 import type { eventWithTime } from '@rrweb/types'
+import { maskedNumbersAsText } from './replay-number-inputs'
 
 /** Fetching a session's events for the player, and what the player reads from them. */
 
@@ -54,16 +55,24 @@ export async function loadEvents(sessionId: string, signal: AbortSignal): Promis
     return { state: 'error', message: 'The server sent something that is not a recording. Retry.' }
   const events = body.filter(isEvent).sort((a, b) => a.timestamp - b.timestamp)
   if (events.length < 2 || !events.some((event) => event.type === FULL_SNAPSHOT)) return { state: 'empty' }
+  // Freshly parsed, so rewriting in place touches nothing else.
+  maskedNumbersAsText(events)
   return { state: 'ready', events, start: events[0]!.timestamp, end: events[events.length - 1]!.timestamp }
 }
 
-/** The recorded page's aspect ratio (from rrweb's Meta event), to size the stage without bars. */
-export function recordedAspect(events: eventWithTime[]): number {
+/** The recorded page's viewport (from rrweb's Meta event): its size at 100 % and its shape. */
+export function recordedSize(events: eventWithTime[]): { width: number; height: number } | null {
   for (const event of events) {
     if (event.type !== META) continue
     const { width, height } = event.data as { width?: unknown; height?: unknown }
     if (typeof width === 'number' && typeof height === 'number' && width > 0 && height > 0)
-      return height / width
+      return { width: Math.min(width, 10_000), height: Math.min(height, 10_000) }
   }
-  return 10 / 16
+  return null
+}
+
+/** The recorded page's aspect ratio, to size the stage without bars. */
+export function recordedAspect(events: eventWithTime[]): number {
+  const size = recordedSize(events)
+  return size ? size.height / size.width : 10 / 16
 }

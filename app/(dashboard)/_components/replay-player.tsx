@@ -1,17 +1,19 @@
 'use client'
 
 import 'rrweb-player/dist/style.css'
-import { type JSX, useCallback, useEffect, useMemo, useRef, useState } from 'react'
+import { type JSX, useCallback, useEffect, useId, useMemo, useRef, useState } from 'react'
 import type { ReplayLog } from '@/lib/sessions/replay-log'
 import { canvasReplayPlugin, REPLAY_PIXEL_BUDGET } from './replay-canvas'
 import { ReplayControls, SPEEDS } from './replay-controls'
-import { type Loaded, loadEvents, recordedAspect } from './replay-events'
+import { type Loaded, loadEvents, recordedAspect, recordedSize } from './replay-events'
 import { ReplayPanes } from './replay-panes'
 import styles from './replay-player.module.css'
 import type { ReplayMarker } from './replay-time'
+import { CopyMomentLink, type ReplayLink, useFullscreen, type Zoom } from './replay-view'
 import { useReplayKeys } from './use-replay-keys'
 
 export type { ReplayMarker } from './replay-time'
+export type { ReplayLink } from './replay-view'
 
 /**
  * What we use of rrweb-player. Its typings leave out the Svelte component's own `$set` and
@@ -33,6 +35,8 @@ interface PlayerInstance {
 type State = 'loading' | 'ready' | 'error' | 'empty'
 
 const CONTROLS_HEIGHT = 90
+// In full screen the controls (and their wrapping on a narrow screen) and the padding.
+const FULLSCREEN_CHROME = 150
 const MIN_STAGE_HEIGHT = 200
 const STEP_MS = 5000
 // The clock shown re-renders the controls and panes; four times a second reads as smooth.
@@ -61,8 +65,32 @@ function releaseFocus(stage: HTMLElement): void {
   if (active instanceof HTMLElement && stage.contains(active)) active.blur()
 }
 
-function stageSize(width: number, aspect: number) {
-  const limit = Math.max(MIN_STAGE_HEIGHT, Math.round(window.innerHeight * 0.7) - CONTROLS_HEIGHT)
+/**
+ * Fit: the recorded page scaled down to the player's width (and the window's height), as
+ * rrweb-player never scales up. Actual size: the recorded viewport at 100 %, scrolled inside
+ * its box.
+ */
+/**
+ * rrweb's iframe, in the inert stage, also out of the tab order and named (for the tools that
+ * list frames); a replay's frames are created once, with the player.
+ */
+function markFrame(stage: HTMLElement): void {
+  for (const frame of stage.querySelectorAll('iframe')) {
+    frame.tabIndex = -1
+    frame.title = 'Recorded page (replay)'
+  }
+}
+
+function stageSize(
+  width: number,
+  aspect: number,
+  view: { zoom: Zoom; fullscreen: boolean; natural: { width: number; height: number } | null },
+) {
+  if (view.zoom === 'actual' && view.natural) return { ...view.natural }
+  const room = view.fullscreen
+    ? window.innerHeight - FULLSCREEN_CHROME
+    : Math.round(window.innerHeight * 0.7) - CONTROLS_HEIGHT
+  const limit = Math.max(MIN_STAGE_HEIGHT, room)
   return {
     width: Math.floor(width),
     height: Math.max(MIN_STAGE_HEIGHT, Math.min(limit, Math.round(width * aspect))),
@@ -83,8 +111,10 @@ export function ReplayPlayer(props: {
   /** The console and network panes; undefined leaves them out (null: the log could not be read). */
   log?: ReplayLog | null
   autoPlay?: boolean
+  /** Offers "Copy link to this moment"; left out where the page cannot be opened at a moment. */
+  link?: ReplayLink
 }): JSX.Element {
-  const { sessionId, openAt, autoPlay = false, log } = props
+  const { sessionId, openAt, autoPlay = false, log, link } = props
   const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' })
   const [attempt, setAttempt] = useState(0)
   // The events are in, but rrweb-player (loaded on demand) has not drawn them yet.
@@ -97,6 +127,14 @@ export function ReplayPlayer(props: {
   const [canvasesSkipped, setCanvasesSkipped] = useState(0)
   const rootRef = useRef<HTMLDivElement>(null)
   const stageRef = useRef<HTMLDivElement>(null)
+  const viewportRef = useRef<HTMLElement>(null)
+  const [zoom, setZoom] = useState<Zoom>('fit')
+  const fullscreen = useFullscreen(rootRef)
+  // Read by the player's resize without re-creating the player.
+  const viewRef = useRef({ zoom, fullscreen: fullscreen.active })
+  viewRef.current = { zoom, fullscreen: fullscreen.active }
+  const resizeRef = useRef<(() => void) | null>(null)
+  const describedBy = useId()
   const helpRef = useRef<HTMLDetailsElement>(null)
   const playerRef = useRef<PlayerInstance | null>(null)
   const timeRef = useRef(0)
@@ -126,18 +164,21 @@ export function ReplayPlayer(props: {
   useEffect(() => {
     if (loaded.state !== 'ready') return
     const stage = stageRef.current
-    if (!stage) return
+    const viewport = viewportRef.current
+    if (!stage || !viewport) return
     const { events, start: first, end } = loaded
     let disposed = false
     let player: PlayerInstance | null = null
     let observer: ResizeObserver | null = null
     const onBlur = () => requestAnimationFrame(() => releaseFocus(stage))
     const aspect = recordedAspect(events)
+    const natural = recordedSize(events)
+    const sizeNow = () => stageSize(viewport.clientWidth, aspect, { ...viewRef.current, natural })
     setCanvasesSkipped(0)
     import('rrweb-player').then(
       ({ default: Player }) => {
         if (disposed) return
-        const size = stageSize(stage.clientWidth, aspect)
+        const size = sizeNow()
         player = new Player({
           target: stage,
           props: {
@@ -167,15 +208,20 @@ export function ReplayPlayer(props: {
         player.goto(offset, autoPlay)
         follow(offset, true)
         setMounted(true)
-        let width = size.width
-        observer = new ResizeObserver(() => {
-          const next = stageSize(stage.clientWidth, aspect)
-          if (!player || next.width === width || next.width <= 0) return
-          width = next.width
+        markFrame(stage)
+        let shown = size
+        const resize = (force: boolean) => {
+          const next = sizeNow()
+          if (!player || next.width <= 0) return
+          if (!force && next.width === shown.width && next.height === shown.height) return
+          shown = next
           player.$set(next)
           player.triggerResize()
-        })
-        observer.observe(stage)
+        }
+        // Forced: rrweb-player puts back its own size when full screen ends.
+        resizeRef.current = () => requestAnimationFrame(() => resize(true))
+        observer = new ResizeObserver(() => resize(false))
+        observer.observe(viewport)
         // The window loses focus when rrweb focuses an element inside its iframe.
         window.addEventListener('blur', onBlur)
         releaseFocus(stage)
@@ -192,6 +238,7 @@ export function ReplayPlayer(props: {
       disposed = true
       window.removeEventListener('blur', onBlur)
       observer?.disconnect()
+      resizeRef.current = null
       player?.$destroy()
       playerRef.current = null
       setMounted(false)
@@ -215,6 +262,11 @@ export function ReplayPlayer(props: {
     playerRef.current?.setSpeed(next)
   }, [])
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new zoom or screen is what resizes
+  useEffect(() => {
+    resizeRef.current?.()
+  }, [zoom, fullscreen.active])
+
   const state: State = loaded.state === 'ready' && !mounted ? 'loading' : loaded.state
   const ready = state === 'ready'
   useReplayKeys(
@@ -230,6 +282,7 @@ export function ReplayPlayer(props: {
       help: () => {
         if (helpRef.current) helpRef.current.open = !helpRef.current.open
       },
+      fullscreen: fullscreen.toggle,
     },
     STEP_MS,
   )
@@ -244,7 +297,22 @@ export function ReplayPlayer(props: {
     >
       <div className={styles.layout}>
         <div className={styles.screen} data-testid="replay-screen">
-          <div className={styles.stage} ref={stageRef} hidden={loaded.state !== 'ready'} />
+          {/* The recorded page is a picture of someone else's page: inert, so neither Tab nor a
+              replayed focus event can enter it; the box names it and, at actual size, scrolls. */}
+          <figure
+            className={styles.viewport}
+            ref={viewportRef}
+            data-replay-viewport
+            data-zoom={zoom}
+            aria-labelledby={describedBy}
+            tabIndex={zoom === 'actual' && ready ? 0 : undefined}
+            hidden={loaded.state !== 'ready'}
+          >
+            <figcaption id={describedBy} className="visually-hidden">
+              Recorded page, replayed (a picture: play it with the controls below)
+            </figcaption>
+            <div className={styles.stage} ref={stageRef} inert />
+          </figure>
           {loaded.state === 'ready' ? (
             <ReplayControls
               playing={playing}
@@ -263,6 +331,15 @@ export function ReplayPlayer(props: {
                 setSkipInactive((on) => !on)
                 playerRef.current?.toggleSkipInactive()
               }}
+              zoom={zoom}
+              onZoom={() => setZoom((now) => (now === 'fit' ? 'actual' : 'fit'))}
+              fullscreen={fullscreen.available ? fullscreen.active : null}
+              onFullscreen={fullscreen.toggle}
+              share={
+                link ? (
+                  <CopyMomentLink link={link} at={() => loaded.start + timeRef.current} disabled={!ready} />
+                ) : undefined
+              }
             />
           ) : null}
           {canvasesSkipped > 0 ? (

@@ -9,6 +9,7 @@ export interface ReplayKeyActions {
   /** One speed slower (-1) or faster (1). */
   speed(direction: -1 | 1): void
   help(): void
+  fullscreen(): void
 }
 
 /** Typing somewhere must never drive the replay; a focused button keeps Space for itself. */
@@ -16,6 +17,8 @@ function ownsKey(target: EventTarget | null, key: string): boolean {
   if (!(target instanceof HTMLElement)) return false
   if (target.isContentEditable) return true
   if (target.closest('input, textarea, select')) return true
+  // The recorded page at actual size scrolls with the arrow keys while its box has focus.
+  if (key.startsWith('Arrow') && target.closest('[data-replay-viewport]')) return true
   return key === ' ' && target.closest('button, summary, a[href]') !== null
 }
 
@@ -38,6 +41,9 @@ function act(actions: ReplayKeyActions, key: string, stepMs: number): boolean {
     case ']':
       actions.speed(1)
       return true
+    case 'f':
+      actions.fullscreen()
+      return true
     case '?':
       actions.help()
       return true
@@ -47,8 +53,8 @@ function act(actions: ReplayKeyActions, key: string, stepMs: number): boolean {
 }
 
 /**
- * The player's keys on the whole page: Space play/pause, ←/→ 5 s, [ ] speed, ? the list of
- * keys. Left alone with a modifier (browser shortcuts) or while focus is in a form field.
+ * The player's keys on the whole page: Space play/pause, ←/→ 5 s, [ ] speed, F full screen, ?
+ * the list of keys. Left alone with a modifier (browser shortcuts) or while focus is in a form field.
  */
 export function useReplayKeys(enabled: boolean, actions: ReplayKeyActions, stepMs: number): void {
   const latest = useRef(actions)

@@ -188,7 +188,13 @@ export default async function SessionPage({
             paused until it calmed down.
           </p>
         ) : null}
-        <ReplayPlayer sessionId={session.id} openAt={openAt} markers={markers} log={log} />
+        <ReplayPlayer
+          sessionId={session.id}
+          openAt={openAt}
+          markers={markers}
+          log={log}
+          link={{ startedAt: session.startedAt.getTime() }}
+        />
       </section>
 
       <div className={styles.columns}>
