@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, parseConfig } from '@/lib/config'
+import { ConfigError, parseConfig, REQUIRED_IN_PRODUCTION } from '@/lib/config'
 
 const dataDir = () => mkdtempSync(path.join(tmpdir(), 'cfg-'))
 
@@ -157,8 +157,6 @@ describe('configuration', () => {
     [{ BASE_URL: 'ftp://example.com' }, 'BASE_URL'],
     [{ DATABASE_URL: 'mysql://localhost/db' }, 'DATABASE_URL'],
     [{ AUTH_SECRET: 'short' }, 'AUTH_SECRET'],
-    [{ NODE_ENV: 'production', BASE_URL: 'https://replay.example.com' }, 'AUTH_SECRET'],
-    [{ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(40) }, 'BASE_URL'],
     [
       {
         NODE_ENV: 'production',
@@ -220,6 +218,33 @@ describe('configuration', () => {
     expect(error).toBeInstanceOf(ConfigError)
     const message = (error as Error).message
     expect(message).toContain(`Invalid environment variable ${variable}:`)
+    expect(message).not.toContain('\n')
+  })
+})
+
+describe('parseConfig: what production needs', () => {
+  const missing: [Record<string, string>, string[]][] = [
+    [{ BASE_URL: 'https://replay.example.com' }, ['AUTH_SECRET']],
+    [{ AUTH_SECRET: 'x'.repeat(40) }, ['BASE_URL']],
+    [{}, ['BASE_URL', 'AUTH_SECRET']],
+  ]
+
+  it.each(missing)('without %o names %j in one line, each with what to set', (env, names) => {
+    let error: unknown
+    try {
+      parseConfig({ DATA_DIR: dataDir(), NODE_ENV: 'production', ...env })
+    } catch (caught) {
+      error = caught
+    }
+    expect(error).toBeInstanceOf(ConfigError)
+    const message = (error as Error).message
+    expect(message).toMatch(/^Missing environment variables? required in production: /)
+    for (const name of names)
+      expect(message).toContain(
+        `${name} (${REQUIRED_IN_PRODUCTION[name as keyof typeof REQUIRED_IN_PRODUCTION]})`,
+      )
+    for (const name of Object.keys(REQUIRED_IN_PRODUCTION).filter((n) => !names.includes(n)))
+      expect(message).not.toContain(name)
     expect(message).not.toContain('\n')
   })
 })
