@@ -2,7 +2,7 @@ import Link from 'next/link'
 import type { ReactNode } from 'react'
 import { SignOutButton } from '@/app/_components/sign-out-button'
 import { requireMember } from '@/lib/http/session'
-import { NavLinks } from './_components/main-nav'
+import { MainMenu } from './_components/main-nav'
 
 const MAIN_NAV = [
   { href: '/', label: 'Overview' },
@@ -24,13 +24,29 @@ export default async function DashboardLayout({ children }: { children: ReactNod
         <Link className="brand" href="/">
           Session Replay Issues
         </Link>
-        <NavLinks items={MAIN_NAV} label="Main" className="main-nav" />
-        <div className="account">
-          <span className="muted" data-testid="current-user">
-            {user.email} · {organization.name}
+        {/* Names of any length stay on one line, cut with an ellipsis; the title shows them whole
+            and screen readers read the whole text. */}
+        <span className="current-user" data-testid="current-user">
+          <span className="user-email" title={user.email}>
+            {user.email}
           </span>
-          <SignOutButton />
-        </div>
+          <span className="user-separator" aria-hidden="true">
+            {' · '}
+          </span>
+          <span className="organization-name" data-testid="organization-name" title={organization.name}>
+            {organization.name}
+          </span>
+        </span>
+        <MainMenu
+          items={MAIN_NAV}
+          label="Main"
+          extra={
+            <>
+              <span className="menu-account muted">Signed in as {user.email}</span>
+              <SignOutButton />
+            </>
+          }
+        />
       </header>
       <main className="main" id="main" tabIndex={-1}>
         {children}

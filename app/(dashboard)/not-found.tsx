@@ -1,11 +1,19 @@
 import Link from 'next/link'
 
+/** An unknown or deleted id inside the dashboard (an issue, a session, …), under the usual header. */
 export default function NotFound() {
   return (
-    <section className="card">
-      <h1>Not found</h1>
+    <section className="card" aria-labelledby="not-found-heading">
+      <h1 id="not-found-heading">Not found</h1>
       <p>This page does not exist in your organization, or it was deleted.</p>
-      <Link href="/issues">Go to issues</Link>
+      <p className="toolbar">
+        <Link className="btn btn-accent" href="/issues">
+          Go to issues
+        </Link>
+        <Link className="btn" href="/">
+          Overview
+        </Link>
+      </p>
     </section>
   )
 }

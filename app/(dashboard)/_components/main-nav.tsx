@@ -2,6 +2,7 @@
 
 import Link from 'next/link'
 import { usePathname } from 'next/navigation'
+import { type ReactNode, useEffect, useId, useRef, useState } from 'react'
 
 export interface NavItem {
   href: string
@@ -34,5 +35,61 @@ export function NavLinks({
         </Link>
       ))}
     </nav>
+  )
+}
+
+/**
+ * The main navigation and `extra` (the sign-out button): one row on wide screens; on a phone,
+ * a panel behind a Menu button so the header stays one short row (the CSS decides which, by
+ * width, so the server's page is right before any script runs). The panel closes on the next
+ * page, on Escape (focus back on the button) and when focus leaves it.
+ */
+export function MainMenu({ items, label, extra }: { items: NavItem[]; label: string; extra?: ReactNode }) {
+  const [open, setOpen] = useState(false)
+  const pathname = usePathname()
+  const panelId = useId()
+  const button = useRef<HTMLButtonElement>(null)
+  const panel = useRef<HTMLDivElement>(null)
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new page closes the menu
+  useEffect(() => setOpen(false), [pathname])
+
+  useEffect(() => {
+    if (!open) return
+    const inside = (target: EventTarget | null) =>
+      target instanceof Node && Boolean(panel.current?.contains(target) || button.current?.contains(target))
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape') return
+      setOpen(false)
+      button.current?.focus()
+    }
+    const onFocus = (event: FocusEvent) => {
+      if (!inside(event.target)) setOpen(false)
+    }
+    document.addEventListener('keydown', onKey)
+    document.addEventListener('focusin', onFocus)
+    return () => {
+      document.removeEventListener('keydown', onKey)
+      document.removeEventListener('focusin', onFocus)
+    }
+  }, [open])
+
+  return (
+    <>
+      <button
+        ref={button}
+        type="button"
+        className="btn btn-small menu-button"
+        aria-expanded={open}
+        aria-controls={panelId}
+        onClick={() => setOpen((was) => !was)}
+      >
+        Menu
+      </button>
+      <div ref={panel} id={panelId} className="menu-panel" data-open={open ? 'true' : 'false'}>
+        <NavLinks items={items} label={label} className="main-nav" />
+        {extra}
+      </div>
+    </>
   )
 }
