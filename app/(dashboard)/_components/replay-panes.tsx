@@ -172,6 +172,14 @@ function momentRow(marker: ReplayMarker) {
   }
 }
 
+function tabKey(key: string, at: number, count: number): number | null {
+  if (key === 'ArrowRight') return (at + 1) % count
+  if (key === 'ArrowLeft') return (at - 1 + count) % count
+  if (key === 'Home') return 0
+  if (key === 'End') return count - 1
+  return null
+}
+
 const cut = (truncated: boolean, what: string) =>
   truncated ? `A long session: the first ${what} are listed.` : null
 
@@ -191,7 +199,21 @@ export function ReplayPanes(props: PaneProps & { markers: ReplayMarker[]; log?: 
   const unreadable = 'The recording could not be read for this list.'
   return (
     <div className={styles.panes}>
-      <div className={styles.tabs} role="tablist" aria-label="Replay details">
+      {/* Tabs as ARIA describes them: one tab stop, the arrows (Home, End) move and open. */}
+      <div
+        className={styles.tabs}
+        role="tablist"
+        aria-label="Replay details"
+        onKeyDown={(event) => {
+          const at = tabs.findIndex(({ key }) => key === tab)
+          const next = tabKey(event.key, at, tabs.length)
+          if (next === null) return
+          event.preventDefault()
+          const key = tabs[next]!.key
+          setTab(key)
+          document.getElementById(`${id}-${key}-tab`)?.focus()
+        }}
+      >
         {tabs.map(({ key, label }) => (
           <button
             key={key}
@@ -200,6 +222,7 @@ export function ReplayPanes(props: PaneProps & { markers: ReplayMarker[]; log?: 
             id={`${id}-${key}-tab`}
             aria-controls={`${id}-${key}`}
             aria-selected={tab === key}
+            tabIndex={tab === key ? 0 : -1}
             className={styles.tab}
             onClick={() => setTab(key)}
           >

@@ -203,6 +203,7 @@ export default async function IssuePage({
                     openAt={openAt}
                     markers={markers}
                     log={log}
+                    link={{ startedAt: replay.startedAt.getTime(), session: replay.sessionId }}
                   />
                 </div>
               </>
