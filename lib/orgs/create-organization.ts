@@ -1,6 +1,7 @@
 import type { DbOrTx } from '@/db/client'
 import { organizations, type Plan } from '@/db/schema'
 import { parseInput } from '@/lib/validation'
+import { planOfNewOrganization } from './plans'
 import { OrganizationName, Plan as PlanSchema } from './schemas'
 
 export interface OrganizationSummary {
@@ -9,12 +10,13 @@ export interface OrganizationSummary {
   plan: Plan
 }
 
+/** An explicit plan is kept; without one, see planOfNewOrganization. */
 export async function createOrganization(
   db: DbOrTx,
   input: { name: string; plan?: string },
 ): Promise<OrganizationSummary> {
   const name = parseInput(OrganizationName, input.name)
-  const plan = parseInput(PlanSchema, input.plan ?? 'free')
+  const plan = input.plan === undefined ? await planOfNewOrganization(db) : parseInput(PlanSchema, input.plan)
   const [row] = await db
     .insert(organizations)
     .values({ name, plan })

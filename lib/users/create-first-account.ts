@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { memberships, organizations, users } from '@/db/schema'
 import { ForbiddenError } from '@/lib/errors'
+import { HIGHEST_PLAN } from '@/lib/orgs/plans'
 import { OrganizationName } from '@/lib/orgs/schemas'
 import { parseInput } from '@/lib/validation'
 import { hashPassword } from './password'
@@ -39,7 +40,8 @@ export async function createFirstAccount(
     if (existing.length > 0) throw new ForbiddenError(SIGN_UP_CLOSED)
     const [org] = await tx
       .insert(organizations)
-      .values({ name: organizationName })
+      // The operator's own organization: plans limit a hosted service's customers, not them.
+      .values({ name: organizationName, plan: HIGHEST_PLAN })
       .returning({ id: organizations.id })
     const [user] = await tx
       .insert(users)

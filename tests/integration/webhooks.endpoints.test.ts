@@ -41,7 +41,7 @@ const create = (organizationId: string, extra: Partial<Parameters<typeof createE
 
 describe('endpoint rules', () => {
   it('is for paid organizations only', async () => {
-    const free = await createOrganization(database.db, { name: 'Free' })
+    const free = await createOrganization(database.db, { name: 'Free', plan: 'free' })
     await expect(create(free.id)).rejects.toThrow(ForbiddenError)
     await expect(create(free.id)).rejects.toThrow(PAID_PLAN_MESSAGE)
   })
@@ -174,7 +174,7 @@ describe('admin CLI', () => {
     )
     const revoked = await cli('webhook:revoke', '--id', created.json.id)
     expect(revoked.json).toMatchObject({ id: created.json.id, revokedAt: expect.any(String) })
-    const free = await createOrganization(database.db, { name: 'Free' })
+    const free = await createOrganization(database.db, { name: 'Free', plan: 'free' })
     const refused = await cli(
       'webhook:create',
       '--org',

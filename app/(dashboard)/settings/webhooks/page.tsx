@@ -56,7 +56,10 @@ export default async function WebhooksPage() {
             Webhooks are available on the paid plan. An instance operator (the installation's first user, or
             anyone the admin CLI made one) changes the plan under{' '}
             <Link href="/settings">Settings → Organization</Link>, or runs{' '}
-            <code>npm run admin -- org:plan --org {organization.id} --plan paid</code>.
+            <code>npm run admin -- org:plan --org {organization.id} --plan paid</code>. Running your own
+            installation? Its first organization starts on the paid plan, and setting{' '}
+            <code>DEFAULT_PLAN=paid</code> starts new organizations on it too (see{' '}
+            <code>docs/self-hosting.md</code>).
           </p>
         ) : active.length >= MAX_ACTIVE_ENDPOINTS ? (
           <p className="alert alert-info">
