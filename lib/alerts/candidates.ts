@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { type AlertTrigger, insights, issueSessions, issues, replaySessions, signals } from '@/db/schema'
+import { isUuid } from '@/lib/errors'
 import { intervalFigures } from '@/lib/insights/figures'
 import { findRises } from '@/lib/insights/generate'
 import { EVENTS } from '@/lib/outbox/events'
@@ -55,12 +56,38 @@ const firstLine = (text: unknown): string | null => {
   return line ? line.trim().slice(0, 500) : null
 }
 
-/** An issue as an alert shows it: counts, the first line of evidence, its page, its dashboard and replay links. */
+/** A session's replay opened `at` a moment of it. */
+function replayAt(sessionId: string, at: Date, startedAt: Date): string {
+  return dashboardUrl(`/sessions/${sessionId}?t=${Math.max(0, at.getTime() - startedAt.getTime())}`)
+}
+
+/** Where an issue showed in one session: its first occurrence there, and the session's start. */
+async function occurrenceIn(db: DbOrTx, organizationId: string, issueId: string, sessionId: string) {
+  const [row] = await db
+    .select({ at: issueSessions.firstOccurrenceAt, startedAt: replaySessions.startedAt })
+    .from(issueSessions)
+    .innerJoin(replaySessions, eq(replaySessions.id, issueSessions.sessionId))
+    .where(
+      and(
+        eq(issueSessions.issueId, issueId),
+        eq(issueSessions.sessionId, sessionId),
+        eq(issueSessions.organizationId, organizationId),
+      ),
+    )
+  return row ?? null
+}
+
+/**
+ * An issue as an alert shows it: counts, the first line of evidence, its page, its dashboard and
+ * replay links. The replay is the issue's first session at its first occurrence, or, given
+ * `sessionId` (a regression: the session it came back in), that session at its moment there.
+ */
 async function issueCandidate(
   db: DbOrTx,
   organizationId: string,
   issueId: string,
   eventId: string,
+  sessionId?: string,
 ): Promise<AlertCandidate | null> {
   const [issue] = await db
     .select()
@@ -79,6 +106,8 @@ async function issueCandidate(
     .where(eq(issueSessions.issueId, issueId))
     .orderBy(asc(issueSessions.firstOccurrenceAt))
     .limit(1)
+  const regressed =
+    sessionId && isUuid(sessionId) ? await occurrenceIn(db, organizationId, issueId, sessionId) : null
   const evidence = (issue.evidence ?? {}) as Record<string, unknown>
   const pageUrl =
     typeof evidence.pageUrl === 'string'
@@ -98,11 +127,12 @@ async function issueCandidate(
     occurrences: first ? Number(first.occurrences) : null,
     evidence: firstLine(evidence.message) ?? firstLine(issue.description),
     issueUrl: dashboardUrl(`/issues/${issueId}`),
-    replayUrl: first
-      ? dashboardUrl(
-          `/sessions/${first.sessionId}?t=${Math.max(0, first.at.getTime() - first.startedAt.getTime())}`,
-        )
-      : null,
+    replayUrl:
+      regressed && sessionId
+        ? replayAt(sessionId, regressed.at, regressed.startedAt)
+        : first
+          ? replayAt(first.sessionId, first.at, first.startedAt)
+          : null,
   }
 }
 
@@ -203,7 +233,9 @@ export async function candidatesOf(
     case 'issue_created':
     case 'issue_regressed': {
       if (typeof payload.issueId !== 'string') return []
-      const one = await issueCandidate(db, organizationId, payload.issueId, eventId)
+      // A regression's payload names the session the issue came back in.
+      const regressedIn = typeof payload.sessionId === 'string' ? payload.sessionId : undefined
+      const one = await issueCandidate(db, organizationId, payload.issueId, eventId, regressedIn)
       return one ? [one] : []
     }
     case 'signal_matched': {

@@ -21,6 +21,8 @@ export interface IssueHistoryEntry {
   ticket: { linked: TicketSnapshot | null; previous: TicketSnapshot | null } | null
   /** For `regressed`: the session that showed the issue again. */
   sessionId: string | null
+  /** For `regressed`: when in that session it showed again (ms after its start; older entries lack it). */
+  offsetMs: number | null
   /** For `note`: what its author wrote (plain text, shown as text). */
   note: string | null
 }
@@ -65,6 +67,12 @@ export async function issueHistory(
             }
           : null,
       sessionId: typeof metadata.sessionId === 'string' ? metadata.sessionId : null,
+      offsetMs:
+        typeof metadata.offsetMs === 'number' &&
+        Number.isSafeInteger(metadata.offsetMs) &&
+        metadata.offsetMs >= 0
+          ? metadata.offsetMs
+          : null,
       note: row.kind === 'note' && typeof metadata.text === 'string' ? metadata.text : null,
     }
   })

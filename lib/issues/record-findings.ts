@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { and, count, eq, gt, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gt, sql } from 'drizzle-orm'
 import type { Tx } from '@/db/client'
 import { ISSUE_PRIORITIES, type IssuePriority, issueActivities, issueSessions, issues } from '@/db/schema'
 import type { Finding } from '@/lib/analysis/types'
@@ -43,6 +43,45 @@ function previewUrl(
   at: number,
 ): string {
   return `${baseUrl}/issues/${issueId}?session=${sessionId}&t=${Math.max(0, Math.round(at - sessionStart))}`
+}
+
+/**
+ * Re-analysing the session an issue was filed from (more batches arrived: the visit went on)
+ * replaces what that first, partial analysis said about it. Otherwise its "the session ended
+ * 3 s later" — a block — would stay in the evidence and the priority while the replay shows
+ * the user carrying on (issue 34). A breadth step already taken is kept.
+ */
+async function refreshFromSource(
+  tx: Tx,
+  issueId: string,
+  sessionId: string,
+  finding: Finding,
+  storedReason: string | null,
+): Promise<void> {
+  const [first] = await tx
+    .select({ sessionId: issueSessions.sessionId })
+    .from(issueSessions)
+    .where(eq(issueSessions.issueId, issueId))
+    .orderBy(asc(issueSessions.createdAt), asc(issueSessions.sessionId))
+    .limit(1)
+  if (first?.sessionId !== sessionId) return
+  const broad = storedReason?.includes(BREADTH_REASON) === true
+  await tx
+    .update(issues)
+    .set({
+      description: finding.description,
+      priority: broad ? raise(finding.priority) : finding.priority,
+      priorityReason: broad ? withBreadth(finding.priorityReason) : finding.priorityReason,
+      stepsToReplicate: finding.stepsToReplicate,
+      evidence: sql`${issues.evidence} || ${JSON.stringify({
+        ...finding.evidence,
+        pathPattern: finding.pathPattern,
+        pageUrl: finding.url,
+      })}::jsonb`,
+      // Analysis seeing more of a visit is not an edit (a resolved issue keeps when it was resolved).
+      updatedAt: sql`${issues.updatedAt}`,
+    })
+    .where(eq(issues.id, issueId))
 }
 
 /**
@@ -138,7 +177,10 @@ export async function recordFindings(
         set: { occurrences: finding.occurrences },
       })
       .returning({ inserted: sql<boolean>`(xmax = 0)`, firstOccurrenceAt: issueSessions.firstOccurrenceAt })
-    if (!link?.inserted) continue
+    if (!link?.inserted) {
+      await refreshFromSource(tx, issueId, input.sessionId, finding, issue!.priorityReason)
+      continue
+    }
 
     // Only a newly linked session moves lastRelease: re-processing an older one does not.
     await tx
@@ -167,6 +209,8 @@ export async function recordFindings(
 
     // Seen again after it was resolved: a regression (only for an occurrence after resolving).
     if (issue!.status === 'resolved' && link.firstOccurrenceAt > issue!.updatedAt) {
+      // Where it came back: this session, at its first occurrence here (not the issue's first session).
+      const offsetMs = Math.max(0, Math.round(link.firstOccurrenceAt.getTime() - input.sessionStart))
       await tx
         .update(issues)
         .set({ status: 'unresolved', updatedAt: sql`now()` })
@@ -178,12 +222,16 @@ export async function recordFindings(
         fromStatus: 'resolved',
         toStatus: 'unresolved',
         actorType: 'system',
-        metadata: { sessionId: input.sessionId },
+        metadata: { sessionId: input.sessionId, offsetMs },
       })
       await enqueueEvent(tx, {
         organizationId: input.organizationId,
         name: EVENTS.issueRecurred,
-        payload: { ...(await issueEventData(tx, issueId)), sessionId: input.sessionId },
+        payload: {
+          ...(await issueEventData(tx, issueId)),
+          sessionId: input.sessionId,
+          replayUrl: `${input.baseUrl}/sessions/${input.sessionId}?t=${offsetMs}`,
+        },
         dedupeKey: `issue.recurred:${issueId}:${input.sessionId}`,
       })
       result.regressed.push(issueId)

@@ -1,7 +1,9 @@
+import Link from 'next/link'
 import { RelativeTime } from '@/app/(dashboard)/_components/relative-time'
+import { isUuid } from '@/lib/errors'
 import type { IssueHistoryEntry, TicketSnapshot } from '@/lib/issues/issue-history'
 import { ISSUE_STATUS_LABELS } from '@/lib/issues/labels'
-import { webHref } from '../format'
+import { offset, webHref } from '../format'
 import styles from '../issues.module.css'
 
 function TicketLink({ ticket }: { ticket: TicketSnapshot }) {
@@ -34,7 +36,21 @@ function What({ entry }: { entry: IssueHistoryEntry }) {
     case 'regressed':
       return (
         <>
-          Seen again after it was resolved: back to <strong>{to ?? 'Unresolved'}</strong>
+          Seen again after it was resolved: back to <strong>{to ?? ISSUE_STATUS_LABELS.unresolved}</strong>
+          {entry.sessionId && isUuid(entry.sessionId) ? (
+            <>
+              {' '}
+              (
+              <Link
+                href={`/sessions/${entry.sessionId}${entry.offsetMs !== null ? `?t=${entry.offsetMs}` : ''}`}
+                data-testid="regression-replay"
+              >
+                replay where it came back
+                {entry.offsetMs !== null ? `, at ${offset(entry.offsetMs)}` : ''}
+              </Link>
+              )
+            </>
+          ) : null}
         </>
       )
     case 'ticket_linked': {
