@@ -10,7 +10,7 @@ import { ISSUE_KINDS } from './kinds'
 export const ISSUE_TABS = ['all', ...ISSUE_STATUSES] as const
 export type IssueTab = (typeof ISSUE_TABS)[number]
 
-const ISSUE_SORTS = ['last_seen', 'first_seen', 'sessions', 'users', 'priority'] as const
+const ISSUE_SORTS = ['impact', 'last_seen', 'first_seen', 'sessions', 'users', 'priority'] as const
 export type IssueSort = (typeof ISSUE_SORTS)[number]
 
 export const SEARCH_MAX = 200
@@ -39,9 +39,9 @@ export const IssueSearchQuery = z.object({
     .default(''),
   sort: z
     .enum(ISSUE_SORTS, {
-      error: 'Unknown sort: choose last seen, first seen, sessions, users or priority.',
+      error: 'Unknown sort: choose impact, last seen, first seen, sessions, users or priority.',
     })
-    .default('last_seen'),
+    .default('impact'),
   limit: z.number().int().min(1).max(200),
   page: z
     .number({ error: 'The page must be a number from 1.' })
@@ -68,6 +68,8 @@ export interface IssueSearchRow {
   status: IssueStatus
   priority: (typeof issues.$inferSelect)['priority']
   sessionCount: number
+  /** Occurrences over all its sessions (each session's count, as last analysed). */
+  eventCount: number
   /** Distinct people (identified user, else the recorder's anonymous id) in the issue's sessions. */
   usersAffected: number
   firstSeenAt: Date
@@ -104,10 +106,21 @@ const usersAffected = sql<number>`(
   where iss.issue_id = "issues"."id"
 )`
 
+// Each linked session stores how often the issue occurred in it; re-analysis replaces it, so the sum stays exact.
+const eventCount = sql<number>`(
+  select coalesce(sum(iss.occurrences), 0)::int
+  from issue_sessions iss
+  where iss.issue_id = "issues"."id"
+)`
+
 const priorityRank = sql`case ${issues.priority} when 'critical' then 0 when 'high' then 1 when 'medium' then 2 else 3 end`
 
-/** Most of it first; ties go to the most recently seen, then a fixed order so pages never overlap. */
+/**
+ * Most of it first; ties go to the most recently seen, then a fixed order so pages never overlap.
+ * Impact (docs/dashboard.md#issues): priority, then people affected, then the latest seen.
+ */
 const ORDER: Record<IssueSort, SQL[]> = {
+  impact: [asc(priorityRank), desc(usersAffected), desc(issues.lastSeenAt)],
   last_seen: [desc(issues.lastSeenAt)],
   first_seen: [desc(issues.firstSeenAt)],
   sessions: [desc(issues.sessionCount), desc(issues.lastSeenAt)],
@@ -127,8 +140,8 @@ function onPage(text: string): SQL | undefined {
 
 /**
  * The dashboard's issue list: one status tab and optional filters (text in title or
- * description, priority, kind, page), in one of five orders, a page at a time; with each
- * row's users affected and 14-day trend (one grouped query for the page), and the count of
+ * description, priority, kind, page), in one of six orders (impact unless chosen), a page at
+ * a time; with each row's users affected, events and 14-day trend (one grouped query for the page), and the count of
  * every tab under the same filters.
  */
 export async function searchIssues(
@@ -153,6 +166,7 @@ export async function searchIssues(
         status: issues.status,
         priority: issues.priority,
         sessionCount: issues.sessionCount,
+        eventCount,
         usersAffected,
         firstSeenAt: issues.firstSeenAt,
         lastSeenAt: issues.lastSeenAt,
@@ -207,6 +221,7 @@ export async function searchIssues(
     items: rows.map((row) => ({
       ...row,
       usersAffected: Number(row.usersAffected),
+      eventCount: Number(row.eventCount),
       trend: trends.get(row.id)!,
     })),
     page,

@@ -15,8 +15,13 @@ export interface IssueListState {
 }
 
 const KEYS = ['status', 'q', 'priority', 'kind', 'url', 'sort', 'page'] as const
-/** Values the address leaves out because they are what an empty one means. */
-const DEFAULTS: Partial<IssueListState> = { status: 'all', sort: 'last_seen', page: '1' }
+/**
+ * Values the address leaves out because they are what an empty one means: triage first, the
+ * Unresolved tab in impact order (issue 34). Links from before that say `status=all` or
+ * `sort=last_seen`, and keep meaning them because those are no longer left out.
+ */
+export const LIST_DEFAULTS = { status: 'unresolved', sort: 'impact', page: '1' } as const
+const DEFAULTS: Partial<IssueListState> = LIST_DEFAULTS
 
 export function readListState(params: Params): IssueListState {
   const one = (key: string) => {
@@ -24,12 +29,12 @@ export function readListState(params: Params): IssueListState {
     return typeof value === 'string' ? value.trim() : ''
   }
   return {
-    status: one('status') || 'all',
+    status: one('status') || LIST_DEFAULTS.status,
     q: one('q'),
     priority: one('priority'),
     kind: one('kind'),
     url: one('url'),
-    sort: one('sort') || 'last_seen',
+    sort: one('sort') || LIST_DEFAULTS.sort,
     page: one('page') || '1',
   }
 }

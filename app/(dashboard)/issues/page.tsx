@@ -21,7 +21,14 @@ import { BulkResolve, SelectAll } from './bulk-resolve'
 import { PRIORITY_BADGE, STATUS_BADGE, webHref } from './format'
 import styles from './issues.module.css'
 import { KindIcon } from './kind-icon'
-import { BULK_FORM_ID, hasEmptyParams, type IssueListState, issuesHref, readListState } from './list-params'
+import {
+  BULK_FORM_ID,
+  hasEmptyParams,
+  type IssueListState,
+  issuesHref,
+  LIST_DEFAULTS,
+  readListState,
+} from './list-params'
 import { Sparkline } from './sparkline'
 
 export const metadata: Metadata = { title: 'Issues' }
@@ -31,6 +38,7 @@ type SearchParams = Promise<Record<string, string | string[] | undefined>>
 const TAB_LABELS: Record<IssueTab, string> = { all: 'All', ...ISSUE_STATUS_LABELS }
 
 const SORT_LABELS: Record<IssueSort, string> = {
+  impact: 'Impact',
   last_seen: 'Last seen',
   first_seen: 'First seen',
   sessions: 'Most sessions',
@@ -64,7 +72,9 @@ export default async function IssuesPage({ searchParams }: { searchParams: Searc
     if (!(cause instanceof InvalidInputError)) throw cause
     error = cause.message
   }
-  const tab = (ISSUE_TABS as readonly string[]).includes(state.status) ? (state.status as IssueTab) : 'all'
+  const tab = (ISSUE_TABS as readonly string[]).includes(state.status)
+    ? (state.status as IssueTab)
+    : LIST_DEFAULTS.status
   const filtered = Boolean(state.q || state.priority || state.kind || state.url)
 
   return (
@@ -74,6 +84,10 @@ export default async function IssuesPage({ searchParams }: { searchParams: Searc
         <p className="muted">
           Problems found in recorded sessions: JavaScript errors, failed requests, and clicks that got no
           response. Each issue groups every session that showed the same problem.
+        </p>
+        <p className="muted" data-testid="impact-order">
+          The list opens on unresolved issues by impact: priority first, then the number of users affected,
+          then the most recently seen.
         </p>
       </section>
       <section className="card" aria-labelledby="issue-list-heading">
@@ -96,7 +110,7 @@ export default async function IssuesPage({ searchParams }: { searchParams: Searc
         {result && result.total > 0 ? <BulkResolve /> : null}
         {error ? (
           <div className="alert alert-error" role="alert">
-            {error} <Link href="/issues">Show all issues</Link>.
+            {error} <Link href={issuesHref({ status: 'all' })}>Show all issues</Link>.
           </div>
         ) : result ? (
           <IssueTable result={result} state={state} tab={tab} filtered={filtered} now={now} />
@@ -137,7 +151,7 @@ function FilterForm({ state, tab, filtered }: { state: IssueListState; tab: Issu
   return (
     <search>
       <form className={`inline-form ${styles.search}`} method="get" action="/issues">
-        {tab !== 'all' ? <input type="hidden" name="status" value={tab} /> : null}
+        {tab !== LIST_DEFAULTS.status ? <input type="hidden" name="status" value={tab} /> : null}
         <div className={`field ${styles.grow}`}>
           <label htmlFor="issue-search">Search title and description</label>
           <input
@@ -180,10 +194,10 @@ function FilterForm({ state, tab, filtered }: { state: IssueListState; tab: Issu
             className="select"
             id="issue-sort"
             name="sort"
-            defaultValue={state.sort === 'last_seen' ? '' : state.sort}
+            defaultValue={state.sort === LIST_DEFAULTS.sort ? '' : state.sort}
           >
             {Object.entries(SORT_LABELS).map(([value, label]) => (
-              <option key={value} value={value === 'last_seen' ? '' : value}>
+              <option key={value} value={value === LIST_DEFAULTS.sort ? '' : value}>
                 {label}
               </option>
             ))}
@@ -280,6 +294,9 @@ function IssueTable({
                 Users
               </th>
               <th scope="col" className="optional">
+                Events
+              </th>
+              <th scope="col" className="optional">
                 Trend <span className="muted">(14 d)</span>
               </th>
               <th scope="col" className="optional">
@@ -316,6 +333,9 @@ function IssueTable({
                 <td className="optional">{issue.sessionCount}</td>
                 <td className="optional" data-testid="users-affected">
                   {issue.usersAffected}
+                </td>
+                <td className="optional" data-testid="event-count">
+                  {issue.eventCount}
                 </td>
                 <td className="optional">
                   <Sparkline values={issue.trend} />
