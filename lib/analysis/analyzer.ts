@@ -14,6 +14,7 @@ import { DigestBuilder } from './digest'
 import { DocumentModel } from './dom/document'
 import { FindingStore } from './findings'
 import { type PageChange, PageTracker } from './page'
+import { FailureLog } from './reported-failures'
 import { ResponseLog } from './responses'
 import { arr, CONSOLE_PLUGIN, EventType, isObj, Mouse, NETWORK_PLUGIN, type Obj, Source } from './rrweb'
 import { makeStorable } from './storable'
@@ -60,6 +61,7 @@ class SessionAnalyzer implements Analyzer {
       store,
       digest: new DigestBuilder(),
       trail: new TrailRecorder(),
+      failures: new FailureLog(),
       sessionStart: 0,
       report: (problem) =>
         store.add(problem, () =>
@@ -116,8 +118,9 @@ class SessionAnalyzer implements Analyzer {
   }
 
   private flush(now: number): void {
-    this.errors.flush(now)
+    // Requests first: a console error released now may be the page's report of one of them.
     this.network.flush(now)
+    this.errors.flush(now)
     this.rage.flush(now)
     this.dead.flush(now)
     this.updateDeadline()
@@ -228,8 +231,8 @@ class SessionAnalyzer implements Analyzer {
     const { store, page, digest, trail } = this.ctx
     const end = Number.isNaN(this.last) ? 0 : this.last
     const start = Number.isNaN(this.first) ? 0 : this.first
-    this.errors.finish()
     this.network.finish(end)
+    this.errors.finish()
     // Rage bursts close first so they can supersede dead clicks on the same element.
     this.rage.finish()
     this.dead.finish(end)

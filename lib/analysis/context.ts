@@ -9,6 +9,7 @@ import type { ClickTarget } from './dom/target'
 import type { FindingStore } from './findings'
 import type { PageRef, PageTracker } from './page'
 import type { Problem } from './problem'
+import type { FailureLog } from './reported-failures'
 import type { ResponseLog } from './responses'
 import type { Timeline } from './timeline'
 import type { TrailTarget } from './trail'
@@ -81,6 +82,8 @@ export interface Context {
   readonly store: FindingStore
   readonly digest: DigestBuilder
   readonly trail: TrailRecorder
+  /** Failed requests a console error may report (one failure, one issue). */
+  readonly failures: FailureLog
   /** Epoch ms of the first event. */
   sessionStart: number
   /** Adds an occurrence to the store with its steps; false when it was merged away. */

@@ -4,7 +4,7 @@
  * minute, and the blocking adjustment of §4.5 follows what the user did next (follow-up.ts).
  */
 import { fingerprint } from './fingerprint'
-import { FollowUps, isBlocking, targetIdentity } from './follow-up'
+import { FollowUps, followUpSentence, isBlocking, targetIdentity } from './follow-up'
 import type { PriorityInput } from './priority'
 import { explainPriority } from './priority-reason'
 import type { Problem } from './problem'
@@ -12,6 +12,8 @@ import { occurrenceSentence } from './text'
 import type { Finding } from './types'
 
 const SUPERSEDE_MS = 60_000
+/** Console messages kept on a failed request that the page itself reported (reported-failures.ts). */
+const MAX_REPORTS = 3
 const MAX_TIMES = 50
 // Messages that defeat normalisation could otherwise make every occurrence a new finding.
 export const MAX_FINDINGS = 500
@@ -117,6 +119,22 @@ export class FindingStore {
     if (problem.kind === 'dead_click' && entry.times.length < MAX_TIMES) entry.times.push(problem.at)
   }
 
+  /**
+   * The page logged a console error reporting this failed request: the message becomes the
+   * request's evidence instead of an issue of its own. False when the finding is gone.
+   */
+  reportedBy(id: string, message: string): boolean {
+    const entry = this.entries.get(id)
+    if (!entry) return false
+    const finding = entry.finding
+    const reports = Array.isArray(finding.evidence.consoleErrors)
+      ? (finding.evidence.consoleErrors as string[])
+      : []
+    if (reports.length < MAX_REPORTS && !reports.includes(message))
+      finding.evidence = { ...finding.evidence, consoleErrors: [...reports, message] }
+    return true
+  }
+
   /** A rage click removes dead-click occurrences on the same target within a minute of it. */
   private noteRage(targetKey: string, problem: Problem): void {
     const times = this.rageTimes.get(targetKey) ?? []
@@ -173,8 +191,15 @@ export class FindingStore {
         blocking: isBlocking(followUp),
         retried: followUp.kind === 'retried',
         followUp: followUp.kind,
+        // The priority reason's own words, so the evidence never tells another story (issue 34).
+        followUpSentence: followUpSentence(followUp),
       }
-      finding.description = `${entry.summary} ${occurrenceSentence(finding, sessionStart)}`
+      const reports = finding.evidence.consoleErrors
+      const reported =
+        Array.isArray(reports) && reports.length > 0
+          ? ` The page logged it too: console.error “${reports[0]}”.`
+          : ''
+      finding.description = `${entry.summary}${reported} ${occurrenceSentence(finding, sessionStart)}`
       findings.push(finding)
     }
     return findings.sort(

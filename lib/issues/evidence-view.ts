@@ -47,6 +47,28 @@ export function stackOf(value: unknown): string[] {
     .slice(0, 20)
 }
 
+// Evidence recorded before the sentence was stored names only the follow-up's kind.
+const FOLLOW_UPS: Record<string, string> = {
+  retried: 'The user tried the same action again',
+  left: 'The user left the page without doing anything else on it',
+  went_on: 'The user went on',
+  stayed: 'The user stayed on the page without leaving or retrying',
+  too_soon: 'The page ended too soon after it to tell',
+  recovered: 'The same request succeeded later on the page',
+}
+
+/**
+ * What the user did next, in the words of the priority reason (lib/analysis/follow-up.ts): the
+ * same decision, so the evidence never says the user was stuck while the replay shows them
+ * carrying on. Without a recorded follow-up nothing is claimed.
+ */
+function followUpFact(e: Record<string, unknown>): string | null {
+  const sentence = str(e.followUpSentence)
+  if (sentence) return `${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}`
+  const kind = str(e.followUp)
+  return kind && Object.hasOwn(FOLLOW_UPS, kind) ? FOLLOW_UPS[kind]! : null
+}
+
 export function evidenceView(kind: string, evidence: Record<string, unknown> | null): EvidenceView {
   const e = evidence ?? {}
   const facts: EvidenceFact[] = []
@@ -90,6 +112,11 @@ export function evidenceView(kind: string, evidence: Record<string, unknown> | n
       const ms = num(e.durationMs)
       add('Duration', ms === null ? null : duration(ms))
       add('Initiated by', str(e.initiatorType))
+      // The page's own console.error about this failure, merged in rather than an issue of its own.
+      const logged = Array.isArray(e.consoleErrors)
+        ? e.consoleErrors.filter((m): m is string => typeof m === 'string' && m !== '').slice(0, 3)
+        : []
+      if (logged.length > 0) add('Logged by the page', logged.map((m) => `console.error “${m}”`).join(' · '))
       if (e.isInitial === true) add('Timing', 'Sent while the page loaded')
       break
     }
@@ -124,7 +151,6 @@ export function evidenceView(kind: string, evidence: Record<string, unknown> | n
   const page = str(e.pageUrl) ?? (kind === 'network_error' ? null : str(e.url))
   if (page) facts.push({ label: 'Page', value: page, href: /^https?:\/\//.test(page) ? page : undefined })
   add('Page pattern', str(e.pathPattern))
-  if (e.blocking === true) add('Blocking', 'The user could not go on after it on that page')
-  if (e.retried === true) add('Retried', 'The user tried the same action again')
+  add('What the user did next', followUpFact(e))
   return { headline, facts, stack: stackOf(e.stack), symbolicated: symbolicatedFrames(evidence) }
 }

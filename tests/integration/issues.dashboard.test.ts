@@ -104,7 +104,7 @@ describe('searchIssues: tabs, counts, search and paging', () => {
   })
 
   it('lists all issues newest first with every tab counted', async () => {
-    const result = await searchIssues(db, orgId, { tab: 'all', q: '', limit: 25 })
+    const result = await searchIssues(db, orgId, { tab: 'all', q: '', sort: 'last_seen', limit: 25 })
     expect(result.items.map((i) => i.title)).toEqual([
       'Dead click on Help',
       'Discount 100% off_code breaks cart',
@@ -126,7 +126,7 @@ describe('searchIssues: tabs, counts, search and paging', () => {
   })
 
   it('filters by status tab', async () => {
-    const result = await searchIssues(db, orgId, { tab: 'unresolved', q: '', limit: 25 })
+    const result = await searchIssues(db, orgId, { tab: 'unresolved', q: '', sort: 'last_seen', limit: 25 })
     expect(result.items.map((i) => i.title)).toEqual([
       'PUT /api/profile returns 503',
       'TypeError in checkout',
@@ -157,17 +157,23 @@ describe('searchIssues: tabs, counts, search and paging', () => {
   })
 
   it('pages by number, under the same filters', async () => {
-    const first = await searchIssues(db, orgId, { tab: 'all', q: '', limit: 2 })
+    const first = await searchIssues(db, orgId, { tab: 'all', q: '', sort: 'last_seen', limit: 2 })
     expect(first.items.map((i) => i.title)).toEqual([
       'Dead click on Help',
       'Discount 100% off_code breaks cart',
     ])
     expect(first).toMatchObject({ page: 1, pageCount: 3 })
-    const second = await searchIssues(db, orgId, { tab: 'all', q: '', limit: 2, page: 2 })
+    const second = await searchIssues(db, orgId, { tab: 'all', q: '', sort: 'last_seen', limit: 2, page: 2 })
     expect(second.items.map((i) => i.title)).toEqual(['Rage clicks on Pay', 'PUT /api/profile returns 503'])
-    const third = await searchIssues(db, orgId, { tab: 'all', q: '', limit: 2, page: 3 })
+    const third = await searchIssues(db, orgId, { tab: 'all', q: '', sort: 'last_seen', limit: 2, page: 3 })
     expect(third.items.map((i) => i.title)).toEqual(['TypeError in checkout'])
-    const unresolved = await searchIssues(db, orgId, { tab: 'unresolved', q: '', limit: 1, page: 2 })
+    const unresolved = await searchIssues(db, orgId, {
+      tab: 'unresolved',
+      q: '',
+      sort: 'last_seen',
+      limit: 1,
+      page: 2,
+    })
     expect(unresolved.items.map((i) => i.title)).toEqual(['TypeError in checkout'])
     expect(unresolved.pageCount).toBe(2)
     await expect(searchIssues(db, orgId, { tab: 'all', q: '', limit: 2, page: 0 })).rejects.toThrow(
@@ -505,8 +511,46 @@ describe('evidenceView: what the issue page shows of the recorded evidence', () 
         href: 'https://shop.example.com/products/42',
       },
       { label: 'Page pattern', value: '/products/:id' },
-      { label: 'Blocking', value: 'The user could not go on after it on that page' },
     ])
+  })
+
+  it('says what the user did next in the priority reason\'s words, never "could not go on" (issue 34)', () => {
+    const wentOn = evidenceView('js_error', {
+      message: 'x',
+      blocking: false,
+      followUp: 'went_on',
+      followUpSentence: 'the user went on (clicked “Add item” (#add-item) 2.1 s later)',
+    })
+    expect(wentOn.facts).toEqual([
+      {
+        label: 'What the user did next',
+        value: 'The user went on (clicked “Add item” (#add-item) 2.1 s later)',
+      },
+    ])
+    // Stored before the sentence was: the kind alone still speaks; a bare flag claims nothing.
+    const retried = evidenceView('js_error', {
+      message: 'x',
+      blocking: true,
+      retried: true,
+      followUp: 'retried',
+    })
+    expect(retried.facts).toEqual([
+      { label: 'What the user did next', value: 'The user tried the same action again' },
+    ])
+    expect(evidenceView('js_error', { message: 'x', blocking: true, followUp: 'toString' }).facts).toEqual([])
+  })
+
+  it("shows the page's own console error about a failed request beside it", () => {
+    const view = evidenceView('network_error', {
+      method: 'POST',
+      url: 'https://shop.example.com/api/checkout',
+      status: 500,
+      consoleErrors: ['Checkout failed 500', 42],
+    })
+    expect(view.facts).toContainEqual({
+      label: 'Logged by the page',
+      value: 'console.error “Checkout failed 500”',
+    })
   })
 
   it('shows the failing request, also one that got no response, and never links a non-web URL', () => {
@@ -636,8 +680,14 @@ describe('searchIssues: filters, sorts, users affected and the 14-day trend', ()
     await expect(search({ sort: 'random' })).rejects.toThrow(/Unknown sort/)
   })
 
-  it('sorts by last seen (the default), first seen, sessions, users and priority', async () => {
+  it('sorts by impact (the default), last seen, first seen, sessions, users and priority', async () => {
+    // Impact: priority first (critical, high, low here), then users affected, then last seen.
     expect(await titles()).toEqual([
+      'POST /api/pay returns 500',
+      'TypeError on checkout',
+      'Rage clicks on Apply coupon',
+    ])
+    expect(await titles({ sort: 'last_seen' })).toEqual([
       'TypeError on checkout',
       'Rage clicks on Apply coupon',
       'POST /api/pay returns 500',
@@ -662,6 +712,42 @@ describe('searchIssues: filters, sorts, users affected and the 14-day trend', ()
       'TypeError on checkout',
       'Rage clicks on Apply coupon',
     ])
+  })
+
+  it('orders by impact: priority, then users affected, then the latest seen; counts events', async () => {
+    const impactOrg = await org('Impact')
+    const at = (daysAgo: number) => new Date(now.getTime() - daysAgo * DAY)
+    const make = (title: string, priority: 'critical' | 'high', lastSeen: number) =>
+      seedIssue(db, impactOrg, { title, priority, firstSeenAt: at(5), lastSeenAt: at(lastSeen) })
+    const link = async (issueId: string, users: string[], occurrences: number) => {
+      for (const user of users) {
+        const session = await seedSession(impactOrg, at(1), { userId: user })
+        await db.insert(issueSessions).values({
+          issueId,
+          sessionId: session.id,
+          organizationId: impactOrg,
+          firstOccurrenceAt: at(1),
+          occurrences,
+        })
+      }
+    }
+    const oneUserRecent = await make('High, one user, seen today', 'high', 0.1)
+    const twoUsersOld = await make('High, two users, seen last week', 'high', 7)
+    const oneUserOld = await make('High, one user, seen last week', 'high', 7.5)
+    const critical = await make('Critical, one user, oldest', 'critical', 9)
+    await link(oneUserRecent.id, ['u-1'], 4)
+    await link(twoUsersOld.id, ['u-1', 'u-2'], 3)
+    await link(oneUserOld.id, ['u-3'], 1)
+    await link(critical.id, ['u-4'], 1)
+    const result = await searchIssues(db, impactOrg, { tab: 'all', q: '', limit: 25 }, now)
+    expect(result.items.map((i) => i.title)).toEqual([
+      'Critical, one user, oldest',
+      'High, two users, seen last week',
+      'High, one user, seen today',
+      'High, one user, seen last week',
+    ])
+    // Events: every linked session's occurrences added up.
+    expect(result.items.map((i) => i.eventCount)).toEqual([1, 6, 4, 1])
   })
 
   it('counts distinct users and sessions per UTC day over 14 days, in one grouped query for the page', async () => {

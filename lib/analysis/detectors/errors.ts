@@ -4,11 +4,12 @@
  * an uncaught error with the same message, which frameworks often log next to it.
  */
 import type { MinifiedFrame } from '@/lib/symbolication/types'
+import { boundedJson } from '../bounded-json'
 import type { Context } from '../context'
 import { ErrorFrameLog } from '../error-frames'
 import { consoleErrorParts, jsErrorParts } from '../fingerprint'
 import { withoutMinifiedNames } from '../minified-names'
-import { decodeConsoleArg, normaliseMessage, splitErrorType, truncate } from '../normalize'
+import { consoleArgText, decodeConsoleArg, normaliseMessage, splitErrorType, truncate } from '../normalize'
 import {
   mappedFrame,
   originalFramePart,
@@ -17,6 +18,7 @@ import {
   symbolicatedFrames,
 } from '../original-frames'
 import type { Problem } from '../problem'
+import { MAX_MATCH_CHARS } from '../reported-failures'
 import type { Obj } from '../rrweb'
 import { isExtensionFrame, normaliseFilePath, parsePositionedFrames, topInAppFrame } from '../stack'
 import { consoleErrorTitle, elementPhrase, jsErrorTitle } from '../text'
@@ -24,6 +26,20 @@ import { isThirdParty } from '../url'
 import { isScriptError, type RawError, readConsoleError, readSdkError } from './error-sources'
 
 const MERGE_MS = 1000
+
+/** What the console showed: every argument as text, joined, bounded before anyone matches it. */
+function consoleSaid(text: string, args: unknown[]): string {
+  let said = text.length > MAX_MATCH_CHARS ? text.slice(0, MAX_MATCH_CHARS) : text
+  for (const arg of args.slice(1, 5)) {
+    if (said.length >= MAX_MATCH_CHARS) break
+    const shown =
+      typeof arg === 'string'
+        ? consoleArgText(arg.length > MAX_MATCH_CHARS ? arg.slice(0, MAX_MATCH_CHARS) : arg)
+        : boundedJson(arg, MAX_MATCH_CHARS)
+    said = `${said} ${shown}`.slice(0, MAX_MATCH_CHARS)
+  }
+  return said
+}
 const RESIZE_OBSERVER = /ResizeObserver loop/i
 const MAX_PENDING = 50
 
@@ -43,7 +59,7 @@ interface Reported {
 
 export class ErrorDetector {
   private recent: Reported[] = []
-  private pending: { key: string; problem: Problem }[] = []
+  private pending: { key: string; problem: Problem; said: string }[] = []
   private readonly frameLog = new ErrorFrameLog()
 
   constructor(private readonly ctx: Context) {}
@@ -187,11 +203,17 @@ export class ErrorDetector {
         thirdParty: top !== null && isThirdParty(top.url, page.current.url),
       },
     }
-    if (this.pending.length >= MAX_PENDING) this.release(this.pending.shift()!.problem)
-    this.pending.push({ key, problem })
+    if (this.pending.length >= MAX_PENDING) this.release(this.pending.shift()!)
+    this.pending.push({ key, problem, said: consoleSaid(text, args) })
   }
 
-  private release(problem: Problem): void {
+  private release({ problem, said }: { problem: Problem; said: string }): void {
+    // The page's own report of a failed request is that request's evidence, not a second issue.
+    const failure = this.ctx.failures.reportedBy(said, { visit: problem.page.visit, at: problem.at })
+    if (failure && this.ctx.store.reportedBy(failure, truncate(said, 300))) {
+      this.ctx.digest.add('errors', { message: truncate(said, 300), url: problem.page.url, at: problem.at })
+      return
+    }
     if (this.ctx.report(problem)) {
       this.ctx.digest.add('errors', {
         message: truncate(String(problem.evidence.message), 300),
@@ -204,7 +226,7 @@ export class ErrorDetector {
   /** Console errors whose merge window has passed become findings. */
   flush(now: number): void {
     while (this.pending.length > 0 && now - this.pending[0]!.problem.at > MERGE_MS)
-      this.release(this.pending.shift()!.problem)
+      this.release(this.pending.shift()!)
   }
 
   finish(): void {

@@ -13,7 +13,7 @@ import {
   MAX_URL_CHARS,
 } from '../bounds'
 import type { Context } from '../context'
-import { networkParts } from '../fingerprint'
+import { fingerprint, networkParts } from '../fingerprint'
 import { truncate } from '../normalize'
 import { networkBase } from '../priority'
 import type { Problem } from '../problem'
@@ -27,14 +27,21 @@ const UNLOAD_MS = 500
 const IGNORED_HOSTS =
   /(?:^|\.)(?:google-analytics\.com|googletagmanager\.com|doubleclick\.net|segment\.io|hotjar\.com|sentry\.io|posthog\.com|mixpanel\.com|amplitude\.com|clarity\.ms|facebook\.com|intercom\.io)$/i
 
+/** A failed request and the path the page asked for, which a console message may name. */
+interface Failed {
+  problem: Problem
+  path: string
+  answeredAt: number
+}
+
 export class NetworkDetector {
-  private pending: Problem[] = []
+  private pending: Failed[] = []
 
   constructor(private readonly ctx: Context) {}
 
   get nextDeadline(): number {
     const first = this.pending[0]
-    return first ? first.at + UNLOAD_MS : Number.POSITIVE_INFINITY
+    return first ? first.problem.at + UNLOAD_MS : Number.POSITIVE_INFINITY
   }
 
   plugin(payload: Obj, at: number, seq: number): void {
@@ -77,7 +84,12 @@ export class NetworkDetector {
     const click = initial ? null : this.ctx.clicks.startedRequest(startedAt, at)
     const parts = networkParts(method, host, pattern, status)
     const trigger = click ? { element: click.element, timestamp: click.at, url: click.page.url } : null
+    // The moment the answer came, which a page's own log of it follows (reported-failures.ts).
+    const duration = num(request.duration)
+    const answeredAt =
+      duration !== null && duration >= 0 && startedAt + duration <= at ? startedAt + duration : at
     if (status !== 0 && store.repeat('network_error', parts, { at, page: page.current, trigger })) {
+      this.noteFailure(parts, status, path, answeredAt, page.current.visit)
       this.ctx.digest.add('networkFailures', { method, url: displayUrl(url), status, at })
       return
     }
@@ -117,8 +129,8 @@ export class NetworkDetector {
       },
       successKey: key,
     }
-    if (status === 0) this.pending.push(problem)
-    else this.report(problem)
+    if (status === 0) this.pending.push({ problem, path, answeredAt })
+    else this.report({ problem, path, answeredAt })
   }
 
   /** Every request goes into the session trail, except the service's own ingest requests. */
@@ -139,8 +151,25 @@ export class NetworkDetector {
     })
   }
 
-  private report(problem: Problem): void {
+  private noteFailure(
+    parts: string[],
+    status: number,
+    path: string,
+    answeredAt: number,
+    visit: number,
+  ): void {
+    this.ctx.failures.note({
+      id: fingerprint('network_error', parts),
+      visit,
+      at: answeredAt,
+      status,
+      path,
+    })
+  }
+
+  private report({ problem, path, answeredAt }: Failed): void {
     if (!this.ctx.report(problem)) return
+    this.noteFailure(problem.parts, problem.evidence.status as number, path, answeredAt, problem.page.visit)
     const evidence = problem.evidence as { method: string; url: string; status: number }
     this.ctx.digest.add('networkFailures', {
       method: evidence.method,
@@ -153,11 +182,11 @@ export class NetworkDetector {
   /** The page was left: requests that failed just before were aborted by leaving. */
   pageLeft(at: number): void {
     this.flush(at)
-    this.pending = this.pending.filter((problem) => at - problem.at > UNLOAD_MS)
+    this.pending = this.pending.filter((failed) => at - failed.problem.at > UNLOAD_MS)
   }
 
   flush(now: number): void {
-    while (this.pending.length > 0 && now - this.pending[0]!.at > UNLOAD_MS)
+    while (this.pending.length > 0 && now - this.pending[0]!.problem.at > UNLOAD_MS)
       this.report(this.pending.shift()!)
   }
 
