@@ -80,8 +80,10 @@ export function syntheticData(event: WebhookEvent, orgId: string): Record<string
       return issue
     case 'issue.status_changed':
       return { ...issue, status: 'resolved', previousStatus: 'unresolved', actorType: 'user' }
-    case 'issue.recurred':
-      return { ...issue, sessionId: randomUUID() }
+    case 'issue.recurred': {
+      const sessionId = randomUUID()
+      return { ...issue, sessionId, replayUrl: `https://replay.example.com/sessions/${sessionId}?t=7250` }
+    }
     case 'signal.matched':
       return { signalId: randomUUID(), sessionId: randomUUID(), orgId }
     case 'insight.generated':
