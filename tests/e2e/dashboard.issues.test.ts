@@ -188,10 +188,10 @@ describe('the issues pages in Chromium', () => {
       lastSeenAt: old,
     })
 
-    await page.goto(`${baseUrl}/issues`)
+    // The list opens on Unresolved by impact now (issue 34); all issues by last seen are asked for.
+    await page.goto(`${baseUrl}/issues?status=all&sort=last_seen`)
     expect(await tab('All 4').getAttribute('aria-current')).toBe('page')
-    for (const name of ['Unresolved 2', 'Ticket created 0', 'Transient 1', 'Resolved 1'])
-      await tab(name).waitFor()
+    for (const name of ['Unresolved 2', 'In a ticket 0', 'Ignored 1', 'Resolved 1']) await tab(name).waitFor()
     const titles = await rowTitles()
     expect(titles).toHaveLength(4)
     expect(titles[0]).toContain("Cannot read properties of undefined (reading 'price')")
@@ -213,20 +213,20 @@ describe('the issues pages in Chromium', () => {
     await screenshot(page, 'issues-02-list')
 
     await tab('Resolved 1').click()
-    await page.waitForURL(`${baseUrl}/issues?status=resolved`)
+    await page.waitForURL(`${baseUrl}/issues?status=resolved&sort=last_seen`)
     expect(await rowTitles()).toEqual(['Rage clicks on Save draft'])
     expect(await tab('Resolved 1').getAttribute('aria-current')).toBe('page')
   })
 
   it('searches, says when nothing matches, and offers to clear', async () => {
-    await page.goto(`${baseUrl}/issues`)
+    await page.goto(`${baseUrl}/issues?status=all`)
     await page.getByLabel('Search title and description').fill('PROFILE')
     await page.getByRole('button', { name: 'Search' }).click()
-    await page.waitForURL(`${baseUrl}/issues?q=PROFILE`)
+    await page.waitForURL(`${baseUrl}/issues?status=all&q=PROFILE`)
     expect(await rowTitles()).toEqual(['PUT /api/profile returns 503 on /settings'])
     // The tabs re-render with the search's counts; wait for them rather than read a stale row.
     await tab('All 1').waitFor()
-    expect(await tab('Unresolved 1').getAttribute('href')).toBe('/issues?status=unresolved&q=PROFILE')
+    expect(await tab('Unresolved 1').getAttribute('href')).toBe('/issues?q=PROFILE')
 
     await page.getByLabel('Search title and description').fill('no such thing')
     await page.getByRole('button', { name: 'Search' }).click()
@@ -236,12 +236,12 @@ describe('the issues pages in Chromium', () => {
     )
     await screenshot(page, 'issues-03-no-match')
     await page.getByRole('link', { name: 'Clear the search' }).click()
-    await page.waitForURL(`${baseUrl}/issues`)
+    await page.waitForURL(`${baseUrl}/issues?status=all`)
     expect(await rows().count()).toBe(4)
   })
 
   it('opens an issue with its evidence, sessions and the replay at the moment of the issue', async () => {
-    await page.goto(`${baseUrl}/issues`)
+    await page.goto(`${baseUrl}/issues?status=all&sort=last_seen`)
     await rows().first().getByRole('link').click()
     await page.waitForURL(`${baseUrl}/issues/${realIssueId}`)
     expect(await page.locator('h1').textContent()).toContain(
@@ -326,7 +326,7 @@ describe('the issues pages in Chromium', () => {
     expect((await rowTitles()).some((t) => t.includes("reading 'price'"))).toBe(true)
   })
 
-  it('links a ticket: refuses a bad URL, then shows the link and the status Ticket created', async () => {
+  it('links a ticket: refuses a bad URL, then shows the link and the status In a ticket', async () => {
     await page.goto(`${baseUrl}/issues/${profileIssueId}`)
     expect(await page.getByTestId('evidence-headline').textContent()).toBe(
       'PUT https://shop.example.com/api/profile → HTTP 503 Service Unavailable',
@@ -348,11 +348,11 @@ describe('the issues pages in Chromium', () => {
 
     await page.getByLabel('Ticket URL').fill('https://github.com/acme/shop/issues/12')
     await page.getByRole('button', { name: 'Link ticket' }).click()
-    await page.getByText('Ticket linked. Status: Ticket created.').waitFor()
+    await page.getByText('Ticket linked. Status: In a ticket.').waitFor()
     await until('the ticket to show', async () => (await page.getByTestId('linked-ticket').count()) > 0)
     const link = page.getByTestId('linked-ticket').getByRole('link', { name: '#12' })
     expect(await link.getAttribute('href')).toBe('https://github.com/acme/shop/issues/12')
-    expect(await page.getByTestId('issue-status').textContent()).toBe('Ticket created')
+    expect(await page.getByTestId('issue-status').textContent()).toBe('In a ticket')
     // The status control follows the change made by linking.
     expect(await page.getByRole('combobox', { name: 'Status' }).inputValue()).toBe('ticket_created')
     expect(await page.getByTestId('issue-history').textContent()).toContain('Ticket linked: GitHub #12')
@@ -383,13 +383,13 @@ describe('the issues pages in Chromium', () => {
       focused = await page.evaluate(() => document.activeElement?.id ?? '')
     }
     expect(focused).toBe('issue-status')
-    // Ticket created → Transient is one step down the list.
+    // In a ticket → Ignored is one step down the list.
     await page.keyboard.press('ArrowDown')
     expect(await page.getByRole('combobox', { name: 'Status' }).inputValue()).toBe('transient')
     await page.keyboard.press('Tab')
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Save status')
     await page.keyboard.press('Enter')
-    await page.getByText('Status is now Transient.').waitFor()
+    await page.getByText('Status is now Ignored.').waitFor()
     const [row] = await db().select().from(issues).where(eq(issues.id, profileIssueId))
     expect(row!.status).toBe('transient')
   })
@@ -407,7 +407,7 @@ describe('the issues pages in Chromium', () => {
     expect(await page.getByLabel('Kind').inputValue()).toBe('network_error')
     await screenshot(page, 'issues-09-filtered')
 
-    await page.goto(`${baseUrl}/issues?sort=sessions&priority=low`)
+    await page.goto(`${baseUrl}/issues?status=all&sort=sessions&priority=low`)
     expect(await page.getByLabel('Sort by').inputValue()).toBe('sessions')
     expect(await page.getByLabel('Priority').inputValue()).toBe('low')
     expect((await rowTitles()).sort()).toEqual(['Dead click on Compare plans', 'Rage clicks on Save draft'])
@@ -418,29 +418,46 @@ describe('the issues pages in Chromium', () => {
     expect(await page.locator('.alert-error').textContent()).toContain('Unknown sort')
   })
 
-  it('one-click Ignore, Resolve and Create ticket on the issue page, shown without a reload', async () => {
+  it('one-click Ignore and Resolve, and Link a ticket, which changes nothing until a link is submitted', async () => {
     const issue = await seedIssue(db(), orgId, { title: 'Dead click on Subscribe', kind: 'dead_click' })
     await page.goto(`${baseUrl}/issues/${issue.id}`)
     // A marker that a full page load would wipe.
     await page.evaluate(() => Object.assign(window, { sameDocument: true }))
     const actions = page.getByTestId('quick-actions')
-    for (const [button, label, status] of [
-      ['Ignore', 'Transient', 'transient'],
-      ['Resolve', 'Resolved', 'resolved'],
-      ['Create ticket', 'Ticket created', 'ticket_created'],
-    ] as const) {
+    const statusOf = async () => (await db().select().from(issues).where(eq(issues.id, issue.id)))[0]!.status
+    const click = async (button: string, label: string, status: string) => {
       await actions.getByRole('button', { name: button }).click()
       await actions.getByText(`Status is now ${label}.`).waitFor()
       await until(`the badge to read ${label}`, async () =>
         (await page.getByTestId('issue-status').textContent()) === label ? true : undefined,
       )
       expect(await actions.getByRole('button', { name: button }).isDisabled()).toBe(true)
-      const [row] = await db().select().from(issues).where(eq(issues.id, issue.id))
-      expect(row!.status).toBe(status)
+      expect(await statusOf()).toBe(status)
     }
+    await click('Ignore', 'Ignored', 'transient')
+
+    // No tracker is connected: the button asks for the ticket's link, and the status form does
+    // not offer "In a ticket" without one.
+    const select = page.getByRole('combobox', { name: 'Status' })
+    expect(await select.locator('option[value="ticket_created"]').count()).toBe(0)
+    expect(await actions.getByRole('button', { name: 'Create ticket' }).count()).toBe(0)
+    await actions.getByRole('button', { name: 'Link a ticket' }).click()
+    const form = actions.getByRole('form', { name: 'Link a ticket' })
+    await form.getByLabel('Ticket URL').fill('https://linear.app/acme/issue/ENG-7')
+    expect(await form.getByLabel('Provider').inputValue()).toBe('Linear')
+    expect(await statusOf()).toBe('transient')
+    await form.getByRole('button', { name: 'Link ticket' }).click()
+    await actions.getByText('Ticket linked. Status: In a ticket.').waitFor()
+    await until('the badge to read In a ticket', async () =>
+      (await page.getByTestId('issue-status').textContent()) === 'In a ticket' ? true : undefined,
+    )
+    expect(await statusOf()).toBe('ticket_created')
+    expect(await actions.getByRole('button', { name: 'Link a ticket' }).count()).toBe(0)
+
+    await click('Resolve', 'Resolved', 'resolved')
     expect(await page.evaluate(() => (window as { sameDocument?: boolean }).sameDocument)).toBe(true)
     expect(await page.getByTestId('issue-history').textContent()).toContain(
-      'Status changed from Resolved to Ticket created',
+      'Status changed from Ignored to In a ticket',
     )
     await screenshot(page, 'issues-10-quick-actions')
   })
