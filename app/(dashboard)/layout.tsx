@@ -21,8 +21,12 @@ export default async function DashboardLayout({ children }: { children: ReactNod
         Skip to content
       </a>
       <header className="topbar">
+        {/* On a phone only the logo shows (the name stays the link's accessible name), leaving
+            the row to the organization's name. */}
         <Link className="brand" href="/">
-          Session Replay Issues
+          {/* biome-ignore lint/performance/noImgElement: a 24 px SVG, nothing for next/image to optimise */}
+          <img className="brand-logo" src="/icon.svg" alt="" width={24} height={24} />
+          <span className="brand-name">Session Replay Issues</span>
         </Link>
         {/* Names of any length stay on one line, cut with an ellipsis; the title shows them whole
             and screen readers read the whole text. */}
