@@ -9,6 +9,7 @@ import { recorderBatches } from '@/tests/helpers/batches'
 import { endingNow, loadRecording } from '@/tests/helpers/pipeline'
 import { seedIssue } from '@/tests/helpers/seed'
 import {
+  axeViolations,
   hasHorizontalOverflow,
   OWNER,
   phonePage,
@@ -211,6 +212,8 @@ describe('the issues pages in Chromium', () => {
     expect(await lastSeen.getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/)
     expect(new Date((await lastSeen.getAttribute('datetime'))!).getTime()).toBe(issue.lastSeenAt.getTime())
     await screenshot(page, 'issues-02-list')
+    // WCAG 2.2 AA (issue 34): the list as a person sees it, then the overview.
+    expect(await axeViolations(page)).toEqual([])
 
     await tab('Resolved 1').click()
     await page.waitForURL(`${baseUrl}/issues?status=resolved&sort=last_seen`)
@@ -241,6 +244,9 @@ describe('the issues pages in Chromium', () => {
   })
 
   it('opens an issue with its evidence, sessions and the replay at the moment of the issue', async () => {
+    await page.goto(`${baseUrl}/`)
+    await page.getByRole('heading', { level: 1 }).first().waitFor()
+    expect(await axeViolations(page)).toEqual([])
     await page.goto(`${baseUrl}/issues?status=all&sort=last_seen`)
     await rows().first().getByRole('link').click()
     await page.waitForURL(`${baseUrl}/issues/${realIssueId}`)
@@ -285,6 +291,9 @@ describe('the issues pages in Chromium', () => {
       new RegExp(`^/sessions/${sessionIds.earlier}\\?t=\\d+$`),
     )
     await screenshot(page, 'issues-04-detail')
+    // WCAG 2.2 AA with the player drawn (its recorded page's own markup is not ours: see axeViolations).
+    await page.locator('[data-testid="replay-player"][data-state="ready"]').waitFor()
+    expect(await axeViolations(page)).toEqual([])
 
     // "Play here" selects the earlier session for the player on this page.
     await sessionRows

@@ -7,6 +7,7 @@ import { createKey } from '@/lib/credentials/create-key'
 import { recorderBatches } from '../helpers/batches'
 import { endingNow, loadRecording } from '../helpers/pipeline'
 import {
+  axeViolations,
   hasHorizontalOverflow,
   phonePage,
   type ServerOnPostgres,
@@ -275,6 +276,180 @@ describe('sessions list and replay in Chromium', () => {
     await player(page).getByText('back or forward 5 s').waitFor()
     await screenshot(page, 'session-replay-panes')
     expect(errors).toEqual([])
+    await page.close()
+  }, 240_000)
+
+  /** What has focus: its tag, name and whether it is in the replay's frame or stage. */
+  const focused = (page: Page) =>
+    page.evaluate(() => {
+      const active = document.activeElement
+      const stage = document.querySelector('[data-replay-viewport]')
+      return {
+        tag: active?.tagName ?? '',
+        role: active?.getAttribute('role') ?? '',
+        name: (active?.getAttribute('aria-label') ?? active?.textContent ?? '').trim().slice(0, 60),
+        inReplay:
+          active instanceof HTMLIFrameElement || (Boolean(stage?.contains(active)) && active !== stage),
+      }
+    })
+
+  /** Tabs forward until `wanted` has focus, failing if focus ever enters the recorded page. */
+  async function tabTo(page: Page, wanted: (f: Awaited<ReturnType<typeof focused>>) => boolean) {
+    for (let presses = 0; presses < 80; presses++) {
+      await page.keyboard.press('Tab')
+      const now = await focused(page)
+      expect(now.inReplay, `Tab ${presses + 1} went into the recorded page`).toBe(false)
+      if (wanted(now)) return now
+    }
+    throw new Error('not reached with Tab')
+  }
+
+  it('plays, seeks and opens each pane with the keyboard alone, never entering the recorded page', async () => {
+    const page = await context.newPage()
+    await page.goto(`${running.server.baseUrl}/sessions/${sessionId}`)
+    await replayReady(page)
+    // The recorded page's frame is out of the tab order and inert, and named for the tools listing frames.
+    const frame = player(page).locator('iframe')
+    expect(await frame.getAttribute('tabindex')).toBe('-1')
+    expect(await frame.getAttribute('title')).toBe('Recorded page (replay)')
+    expect(await page.locator('[data-replay-viewport] > div[inert]').count()).toBe(1)
+
+    await tabTo(page, (f) => f.tag === 'BUTTON' && f.name === 'Play')
+    await page.keyboard.press('Enter')
+    await expect.poll(() => player(page).getAttribute('data-playing')).toBe('true')
+    await page.keyboard.press('Space')
+    await expect.poll(() => player(page).getAttribute('data-playing')).toBe('false')
+
+    await tabTo(page, (f) => f.name === 'Replay position')
+    await page.keyboard.press('Home')
+    await expect.poll(() => replayTime(page)).toBe(0)
+    await page.keyboard.press('ArrowRight')
+    await expect.poll(() => replayTime(page)).toBe(5000)
+    await page.keyboard.press('ArrowLeft')
+    await expect.poll(() => replayTime(page)).toBe(0)
+
+    // The tabs are one stop; the arrows open the next pane.
+    const tab = await tabTo(page, (f) => f.role === 'tab')
+    expect(tab.name).toMatch(/^Moments/)
+    for (const pane of [/^Console/, /^Network/, /^Moments/]) {
+      await page.keyboard.press('ArrowRight')
+      await expect.poll(async () => (await focused(page)).name).toMatch(pane)
+      expect(await page.getByRole('tab', { name: pane }).getAttribute('aria-selected')).toBe('true')
+      expect(await page.getByRole('tabpanel', { name: pane }).isVisible()).toBe(true)
+    }
+    // Into the moments list: Enter on a moment moves the replay there.
+    await tabTo(page, (f) => f.tag === 'BUTTON' && /^\d+:\d\d Error/.test(f.name))
+    await page.keyboard.press('Enter')
+    await expect.poll(async () => Math.abs((await replayTime(page)) - errorOffset)).toBeLessThan(1500)
+    // Shift+Tab back to the controls never enters the recorded page either.
+    for (let presses = 0; presses < 12; presses++) {
+      await page.keyboard.press('Shift+Tab')
+      expect((await focused(page)).inReplay).toBe(false)
+    }
+
+    // WCAG 2.2 AA on the session page, the player included.
+    expect(await axeViolations(page)).toEqual([])
+    await page.close()
+  }, 240_000)
+
+  it('goes full screen, zooms to actual size and copies a link that opens the replay at that moment', async () => {
+    const base = running.server.baseUrl
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
+    const page = await context.newPage()
+    await page.goto(`${base}/sessions/${sessionId}`)
+    await replayReady(page)
+    const toggle = (name: string) => player(page).getByRole('button', { name, exact: true })
+
+    await toggle('Full screen').click()
+    await expect.poll(() => toggle('Full screen').getAttribute('aria-pressed')).toBe('true')
+    expect(await page.evaluate(() => document.fullscreenElement?.getAttribute('data-testid'))).toBe(
+      'replay-player',
+    )
+    await toggle('Full screen').click()
+    await expect.poll(() => toggle('Full screen').getAttribute('aria-pressed')).toBe('false')
+    expect(await page.evaluate(() => document.fullscreenElement)).toBeNull()
+
+    // Actual size draws the recorded 1280 × 800 viewport at 100 %, in a box that scrolls.
+    const drawn = () => page.locator('.rr-player').evaluate((el) => el.getBoundingClientRect().width)
+    const fitted = await drawn()
+    await toggle('Actual size').click()
+    expect(await toggle('Actual size').getAttribute('aria-pressed')).toBe('true')
+    await expect.poll(drawn).toBe(1280)
+    await toggle('Actual size').click()
+    await expect.poll(drawn).toBe(fitted)
+
+    // The link to the moment shown: copied, then opened.
+    await moments(page)
+      .getByRole('button', { name: /^\d+:\d\d Error .*zip/ })
+      .click()
+    await expect.poll(async () => Math.abs((await replayTime(page)) - errorOffset)).toBeLessThan(1500)
+    const at = await replayTime(page)
+    await player(page).getByRole('button', { name: 'Copy link to this moment' }).click()
+    await expect.poll(() => page.getByTestId('replay-link-status').textContent()).toBe('Link copied')
+    const copied = await page.evaluate(() => navigator.clipboard.readText())
+    expect(copied).toMatch(new RegExp(`^${base}/sessions/${sessionId}\\?t=\\d+$`))
+
+    // Where the clipboard is refused, the link is shown selected in a field instead.
+    await page.evaluate(() => {
+      navigator.clipboard.writeText = () => Promise.reject(new DOMException('denied', 'NotAllowedError'))
+    })
+    await player(page).getByRole('button', { name: 'Copy link to this moment' }).click()
+    const field = page.getByTestId('replay-link')
+    await field.waitFor()
+    expect(await field.inputValue()).toBe(copied)
+    expect(await page.getByLabel('Copy this link:').evaluate((el) => el === document.activeElement)).toBe(
+      true,
+    )
+
+    await page.goto(copied)
+    await replayReady(page)
+    expect(Math.abs((await replayTime(page)) - at)).toBeLessThan(1500)
+    await page.close()
+  }, 240_000)
+
+  it("replays a masked number field as masked, without the browser's parse warning", async () => {
+    const [organization] = await running.database.db.select().from(organizations)
+    const { key } = await createKey(running.database.db, { organizationId: organization!.id, type: 'ingest' })
+    const events = structuredClone(endingNow(loadRecording('multi-page').events))
+    const snapshot = events.find((event) => event.type === 2)!
+    type Node = { id: number; tagName?: string; childNodes?: Node[]; attributes?: Record<string, string> }
+    const nodes: Node[] = [(snapshot.data as { node: Node }).node]
+    let body: Node | undefined
+    let maxId = 0
+    while (nodes.length > 0) {
+      const node = nodes.pop()!
+      maxId = Math.max(maxId, node.id)
+      if (node.tagName === 'body') body = node
+      nodes.push(...(node.childNodes ?? []))
+    }
+    // As the recorder masks a field: its value as `*`s, then a typed change the same way.
+    const id = maxId + 1
+    body!.childNodes!.unshift({
+      type: 2,
+      id,
+      tagName: 'input',
+      attributes: { type: 'number', name: 'quantity', value: '**' },
+      childNodes: [],
+    } as Node)
+    events.splice(events.indexOf(snapshot) + 1, 0, {
+      type: 3,
+      timestamp: snapshot.timestamp + 1,
+      data: { source: 5, id, text: '***', isChecked: false },
+    } as RrwebEvent)
+    await recordOverHttp(running.server.baseUrl, key, 'e2e-masked-number', events)
+    const session = await processedSession('e2e-masked-number')
+
+    const page = await context.newPage()
+    const warnings: string[] = []
+    page.on('console', (message) => {
+      if (/cannot be parsed/.test(message.text())) warnings.push(message.text())
+    })
+    await page.goto(`${running.server.baseUrl}/sessions/${session.id}`)
+    await replayReady(page)
+    const field = page.frameLocator('[data-testid="replay-player"] iframe').locator('input[name="quantity"]')
+    await expect.poll(() => field.inputValue()).toMatch(/^\*{2,3}$/)
+    expect(await field.getAttribute('type')).toBe('text')
+    expect(warnings).toEqual([])
     await page.close()
   }, 240_000)
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { invitations } from '@/db/schema'
 import { hashToken } from '@/lib/credentials/tokens'
 import {
+  axeViolations,
   hasHorizontalOverflow,
   OWNER,
   phonePage,
@@ -282,6 +283,34 @@ describe('settings in Chromium', () => {
       for (const tool of ['list_signals', 'list_issues', 'get_issue', 'list_insights', 'update_issue'])
         await owner.getByText(tool, { exact: true }).first().waitFor()
       await screenshot(owner, 'settings-08-mcp')
+    },
+    SLOW,
+  )
+
+  it(
+    'meets WCAG 2.2 AA on every settings page (axe: no violations)',
+    async () => {
+      const page = await ownerContext.newPage()
+      const found: string[] = []
+      for (const path of [
+        '/settings',
+        '/settings/keys',
+        '/settings/alerts',
+        '/settings/webhooks',
+        '/settings/integrations',
+        '/settings/connected-apps',
+        '/settings/source-maps',
+        '/settings/privacy',
+        '/settings/masking',
+        '/settings/audit',
+        '/settings/mcp',
+      ]) {
+        await page.goto(`${base}${path}`, { waitUntil: 'networkidle' })
+        await page.getByRole('heading', { level: 1 }).first().waitFor()
+        for (const violation of await axeViolations(page)) found.push(`${path}: ${violation}`)
+      }
+      expect(found).toEqual([])
+      await page.close()
     },
     SLOW,
   )
