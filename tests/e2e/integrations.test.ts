@@ -88,11 +88,11 @@ describe('integrations in Chromium', () => {
       const issue = await seedIssue(running.database.db, org!.id, { title: 'Checkout button does nothing' })
       await page.goto(`${base}/issues/${issue.id}`)
       await page.getByRole('button', { name: 'Create Linear issue' }).click()
-      await page.getByText('Created ENG-42. Status: Ticket created.').waitFor()
+      await page.getByText('Created ENG-42. Status: In a ticket.').waitFor()
       const link = page.getByTestId('linked-ticket').getByRole('link', { name: 'ENG-42' })
       await link.waitFor()
       expect(await link.getAttribute('href')).toBe('https://linear.app/acme/issue/ENG-42')
-      expect(await page.getByTestId('issue-status').textContent()).toBe('Ticket created')
+      expect(await page.getByTestId('issue-status').textContent()).toBe('In a ticket')
       await expect(page.getByRole('button', { name: 'Create Linear issue' }).count()).resolves.toBe(0)
       await screenshot(page, 'integrations-02-ticket')
 
