@@ -3,7 +3,8 @@
  * cross-origin to the service as on a real customer's site. Every page carries the recorder
  * snippet the dashboard shows (lib/sdk/snippet.ts), or an explicit `SessionReplay.init()` when
  * a test needs options. The pages offer what sessions are analysed for: an uncaught TypeError,
- * a failing API call (500), an SPA navigation, private inputs and a blocked element.
+ * a failing API call (500), a checkout whose 500 the page also logs with console.error, an SPA
+ * navigation, private inputs and a blocked element.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -74,6 +75,13 @@ function syncCart() {
 document.getElementById('sync-cart').addEventListener('click', () => {
   syncCart();
 });
+document.getElementById('place-order').addEventListener('click', async () => {
+  const status = document.getElementById('report-status');
+  const response = await fetch('/api/checkout', { method: 'POST' });
+  // The page reports the failure itself, as shops do: one failure, which must be one issue.
+  if (!response.ok) console.error('Checkout failed', response.status);
+  status.textContent = response.ok ? 'Order placed' : 'Order failed';
+});
 document.getElementById('log-error').addEventListener('click', () => {
   console.error('Cart total is negative', { total: -3 });
 });
@@ -124,6 +132,7 @@ label{display:block;margin:.5rem 0} .spacer{height:1500px}</style>
 <button id="add-item" type="button">Add item</button>
 <button id="log-error" type="button">Check total</button>
 <button id="sync-cart" type="button">Sync cart</button>
+<button id="place-order" type="button">Place order</button>
 <p id="report-status" role="status"></p>
 <ul id="items"></ul>
 </section>
@@ -151,6 +160,8 @@ export async function startDemoSite(options: DemoSiteOptions): Promise<DemoSite>
     }
     if (path === '/app.js') return send(200, 'text/javascript; charset=utf-8', APP_JS)
     if (path === '/api/report') return send(500, 'application/json', '{"error":"report service unavailable"}')
+    if (path === '/api/checkout')
+      return send(500, 'application/json', '{"error":"payment provider unavailable"}')
     if (path === '/api/ok') return send(200, 'application/json', '{"ok":true}')
     const title = TITLES[path]
     if (title) return send(200, 'text/html; charset=utf-8', page(options, title))

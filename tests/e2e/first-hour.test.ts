@@ -107,6 +107,14 @@ describe('the first hour on default settings, in Chromium', () => {
     await shop.click('#add-item')
     await shop.click('#apply-coupon')
     await shop.getByText('Item 1').waitFor()
+    // Issue 34: the visitor carries on after the TypeError and places an order, whose 500 the
+    // page also logs (`console.error("Checkout failed", 500)`), then goes on shopping.
+    await shop.waitForTimeout(1_200)
+    await shop.click('#place-order')
+    await shop.getByText('Order failed').waitFor()
+    await shop.waitForTimeout(1_200)
+    await shop.click('#add-item')
+    await shop.getByText('Item 2').waitFor()
     await stepDone('batch')
 
     // Closed as a person closes a tab (unload handlers run): the recorder's last page of the
@@ -125,6 +133,49 @@ describe('the first hour on default settings, in Chromium', () => {
     await screenshot(page, 'first-hour-03-issues')
     await visitor.close()
   }, 150_000)
+
+  it('triages by default: one issue per failure, the highest impact first, evidence as the replay shows', async () => {
+    // The default list, without a query, is the Unresolved tab in impact order.
+    await page.goto(url('/issues'))
+    const main = page.getByRole('main')
+    await main.getByRole('link', { name: /TypeError/ }).waitFor()
+    const current = page.getByRole('navigation', { name: 'Issue status' }).locator('[aria-current="page"]')
+    expect(await current.textContent()).toMatch(/^Unresolved/)
+
+    // The checkout 500 and the page's console.error about it are one issue, the request's.
+    const titles = await page.getByTestId('issue-row').locator('td:first-child').allTextContents()
+    expect(titles.filter((title) => title.includes('/api/checkout'))).toHaveLength(1)
+    expect(titles.filter((title) => /Checkout failed/i.test(title))).toEqual([])
+
+    // The first row is the highest-impact issue: no row has a higher priority; among equal
+    // priorities, none has more users affected.
+    const RANK: Record<string, number> = { critical: 0, high: 1, medium: 2, low: 3 }
+    const rows = page.getByTestId('issue-row')
+    const ranks: [number, number][] = []
+    for (let i = 0; i < (await rows.count()); i++) {
+      const row = rows.nth(i)
+      const priority = (await row.locator('td').nth(1).textContent())?.trim() ?? ''
+      const users = Number(await row.getByTestId('users-affected').textContent())
+      ranks.push([RANK[priority] ?? 9, users])
+    }
+    for (const [rank, users] of ranks.slice(1))
+      expect(rank > ranks[0]![0] || (rank === ranks[0]![0] && users <= ranks[0]![1])).toBe(true)
+    expect(titles[0]).toContain('/api/checkout')
+    expect(Number(await rows.first().getByTestId('event-count').textContent())).toBeGreaterThanOrEqual(1)
+    await screenshot(page, 'first-hour-03b-issues-triage')
+
+    // The TypeError's evidence says what the replay shows: the user went on.
+    await main.getByRole('link', { name: /TypeError/ }).click()
+    await page.getByRole('heading', { level: 1, name: /TypeError/ }).waitFor()
+    const text = (await main.textContent()) ?? ''
+    expect(text).not.toMatch(/could not go on/i)
+    expect(text).toContain('The user went on')
+    // The checkout issue carries the page's console message as evidence.
+    await page.goto(url('/issues'))
+    await main.getByRole('link', { name: /\/api\/checkout/ }).click()
+    await page.getByRole('heading', { level: 1, name: /\/api\/checkout/ }).waitFor()
+    expect(await main.textContent()).toContain('console.error “Checkout failed 500”')
+  }, 120_000)
 
   it('turned every getting-started step green on the open overview, without a reload', async () => {
     for (const step of STEPS) await stepDone(step)
