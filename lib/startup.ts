@@ -13,10 +13,17 @@ import { getBlobStore } from '@/lib/storage'
  * embedded database and its admin socket instead of leaving them to the next start.
  */
 const SERVICE_STOP = Symbol.for('session-replay-issues.stop-service')
+/**
+ * Must equal SERVICE_STARTED in server.mjs, which sets it before Next loads and waits for it
+ * before it listens and prints "Ready": in production Next runs register() in the background
+ * while the server starts listening, so a configuration the service refuses used to look ready.
+ */
+const SERVICE_STARTED = Symbol.for('session-replay-issues.service-started')
 
 const state = globalThis as typeof globalThis & {
   __serviceStart?: Promise<void>
   [SERVICE_STOP]?: () => Promise<void>
+  [SERVICE_STARTED]?: { resolve: () => void; reject: (error: unknown) => void }
 }
 
 async function start(): Promise<void> {
@@ -77,14 +84,18 @@ async function start(): Promise<void> {
  * stops the process with one line; anything else is a bug and keeps its stack.
  */
 export function startService(): Promise<void> {
-  state.__serviceStart ??= start().catch((error: unknown) => {
-    state.__serviceStart = undefined
-    const message = operatorMessage(error)
-    if (message) {
-      console.error(message)
-      process.exit(1)
-    }
-    throw error
-  })
+  state.__serviceStart ??= start().then(
+    () => state[SERVICE_STARTED]?.resolve(),
+    (error: unknown) => {
+      state.__serviceStart = undefined
+      const message = operatorMessage(error)
+      if (message) {
+        console.error(message)
+        process.exit(1)
+      }
+      state[SERVICE_STARTED]?.reject(error)
+      throw error
+    },
+  )
   return state.__serviceStart
 }
