@@ -337,8 +337,8 @@ describe('sessions list and replay in Chromium', () => {
       expect(await page.getByRole('tab', { name: pane }).getAttribute('aria-selected')).toBe('true')
       expect(await page.getByRole('tabpanel', { name: pane }).isVisible()).toBe(true)
     }
-    // Into the moments list: Enter on a moment moves the replay there.
-    await tabTo(page, (f) => f.tag === 'BUTTON' && /^\d+:\d\d Error/.test(f.name))
+    // Into the moments list: Enter on a moment moves the replay there (its text has no space after the time).
+    await tabTo(page, (f) => f.tag === 'BUTTON' && /^\d+:\d\d\s*Error/.test(f.name))
     await page.keyboard.press('Enter')
     await expect.poll(async () => Math.abs((await replayTime(page)) - errorOffset)).toBeLessThan(1500)
     // Shift+Tab back to the controls never enters the recorded page either.
