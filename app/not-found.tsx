@@ -1,5 +1,6 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
+import { NotFoundLinks } from '@/app/_components/not-found-links'
 
 export const metadata: Metadata = { title: 'Page not found' }
 
@@ -18,14 +19,7 @@ export default function NotFound() {
         </Link>
         <h1 id="not-found-heading">Page not found</h1>
         <p>There is nothing at this address. The link may be mistyped, or the page has moved.</p>
-        <p className="toolbar">
-          <Link className="btn btn-accent" href="/issues">
-            Go to issues
-          </Link>
-          <Link className="btn" href="/">
-            Overview
-          </Link>
-        </p>
+        <NotFoundLinks />
       </section>
     </main>
   )

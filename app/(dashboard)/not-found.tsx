@@ -1,4 +1,4 @@
-import Link from 'next/link'
+import { NotFoundLinks } from '@/app/_components/not-found-links'
 
 /** An unknown or deleted id inside the dashboard (an issue, a session, …), under the usual header. */
 export default function NotFound() {
@@ -6,14 +6,7 @@ export default function NotFound() {
     <section className="card" aria-labelledby="not-found-heading">
       <h1 id="not-found-heading">Not found</h1>
       <p>This page does not exist in your organization, or it was deleted.</p>
-      <p className="toolbar">
-        <Link className="btn btn-accent" href="/issues">
-          Go to issues
-        </Link>
-        <Link className="btn" href="/">
-          Overview
-        </Link>
-      </p>
+      <NotFoundLinks />
     </section>
   )
 }
