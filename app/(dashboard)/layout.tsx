@@ -35,9 +35,13 @@ export default async function DashboardLayout({ children }: { children: ReactNod
             {user.email}
           </span>
           <span className="user-separator" aria-hidden="true">
-            ·
+            {' · '}
           </span>
-          <span className="organization-name" data-testid="organization-name" title={organization.name}>
+          <span
+            className="organization-name"
+            data-testid="header-organization-name"
+            title={organization.name}
+          >
             {organization.name}
           </span>
         </span>

@@ -236,7 +236,7 @@ function sidebarOverlaps(page: Page): Promise<string[]> {
 function headerFacts(page: Page) {
   return page.evaluate(() => {
     const header = document.querySelector('header')!
-    const name = document.querySelector<HTMLElement>('[data-testid="organization-name"]')!
+    const name = document.querySelector<HTMLElement>('[data-testid="header-organization-name"]')!
     const style = getComputedStyle(name)
     return {
       headerHeight: header.getBoundingClientRect().height,

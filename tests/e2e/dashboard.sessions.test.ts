@@ -10,6 +10,7 @@ import {
   axeViolations,
   hasHorizontalOverflow,
   phonePage,
+  SANDBOXED_REPLAY_SCRIPT,
   type ServerOnPostgres,
   screenshot,
   signUpOwner,
@@ -88,9 +89,6 @@ async function replayTime(page: Page): Promise<number> {
   expect(text).toMatch(/^\d+$/)
   return Number(text)
 }
-
-const SANDBOXED_REPLAY_SCRIPT =
-  /^Blocked script execution in '.*' because the document's frame is sandboxed and the 'allow-scripts' permission is not set\.$/
 
 /** Console errors and uncaught exceptions of a page, but the replay's refused scripts (the sandbox working). */
 function consoleErrorsOf(page: Page): string[] {

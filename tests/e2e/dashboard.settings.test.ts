@@ -198,7 +198,7 @@ describe('settings in Chromium', () => {
       await expect(page.getByTestId('your-role').textContent()).resolves.toBe('member')
       await expect(page.getByLabel('Organization name').isDisabled()).resolves.toBe(true)
       await expect(page.getByLabel('E-mail address').isDisabled()).resolves.toBe(true)
-      await expect(page.getByRole('button', { name: /^Make .* an owner$/ }).count()).resolves.toBe(0)
+      await expect(page.getByRole('button', { name: /^Make owner: / }).count()).resolves.toBe(0)
       await screenshot(page, 'settings-06-member-read-only')
       // The server re-checks the role: a re-enabled form still changes nothing.
       await page.evaluate(() => {
@@ -238,8 +238,8 @@ describe('settings in Chromium', () => {
       // The owner makes the member an owner; the member's settings open up.
       await owner.goto(`${base}/settings`)
       const row = owner.getByTestId('member-row').filter({ hasText: MEMBER.email })
-      await row.getByRole('button', { name: `Make ${MEMBER.name} an owner` }).click()
-      await row.getByRole('button', { name: `Make ${MEMBER.name} a member` }).waitFor()
+      await row.getByRole('button', { name: `Make owner: ${MEMBER.name}` }).click()
+      await row.getByRole('button', { name: `Make member: ${MEMBER.name}` }).waitFor()
       await page.goto(`${base}/settings`)
       await expect(page.getByTestId('your-role').textContent()).resolves.toBe('owner')
       await expect(page.getByTestId('read-only-note').count()).resolves.toBe(0)

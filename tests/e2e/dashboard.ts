@@ -136,3 +136,10 @@ export async function axeViolations(page: Page): Promise<string[]> {
     return `${violation.id} (${violation.impact}): ${violation.help}, ${violation.nodes.length} element(s)\n${nodes}`
   })
 }
+
+/**
+ * What Chromium logs when the replay's sandboxed frame refuses a recorded page's script: the
+ * sandbox working, not a problem of the dashboard.
+ */
+export const SANDBOXED_REPLAY_SCRIPT =
+  /^Blocked script execution in '.*' because the document's frame is sandboxed and the 'allow-scripts' permission is not set\.$/

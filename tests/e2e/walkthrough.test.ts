@@ -8,7 +8,14 @@ import { organizations } from '@/db/schema'
 import { setOrganizationPlan } from '@/lib/orgs/set-plan'
 import { verifyWebhookSignature } from '@/lib/webhooks/verify'
 import { createTestPki, startReceiver, type TestPki, type TestReceiver } from '@/tests/helpers/webhooks'
-import { OWNER, type ServerOnPostgres, screenshot, signUpOwner, startServerOnPostgres } from './dashboard'
+import {
+  OWNER,
+  SANDBOXED_REPLAY_SCRIPT,
+  type ServerOnPostgres,
+  screenshot,
+  signUpOwner,
+  startServerOnPostgres,
+} from './dashboard'
 import { type DemoSite, startDemoSite } from './demo-site'
 import { launchChromium } from './server'
 
@@ -32,9 +39,6 @@ const secrets: string[] = [OWNER.password]
 let ingestKey: string
 let issueId: string
 let issueUrl: string
-
-const SANDBOXED_REPLAY_SCRIPT =
-  /^Blocked script execution in '.*' because the document's frame is sandboxed and the 'allow-scripts' permission is not set\.$/
 
 const url = (pathname: string) => `${app.server.baseUrl}${pathname}`
 let shots = 0

@@ -140,7 +140,7 @@ export default async function OrganizationSettingsPage() {
                               }
                               label={otherRole === 'owner' ? 'Make owner' : 'Make member'}
                               pendingLabel="Changing…"
-                              accessibleLabel={`Make ${who} ${otherRole === 'owner' ? 'an owner' : 'a member'}`}
+                              accessibleLabel={`${otherRole === 'owner' ? 'Make owner' : 'Make member'}: ${who}`}
                             />
                             <ConfirmButton
                               action={removeMemberAction.bind(null, member.userId)}

@@ -1,13 +1,14 @@
 import { minifiedFrameLine, UNMAPPED_REASON } from '@/lib/issues/evidence-frames'
 import type { SourceContext, SymbolicatedEvidence, SymbolicatedFrame } from '@/lib/symbolication/types'
 import styles from '../issues.module.css'
+import { ScrollingText } from './scrolling-text'
 
 /** The source lines around a frame, numbered, with the frame's own line marked. */
 function Context({ context, line }: { context: SourceContext; line: number }) {
   const first = line - context.pre.length
   const rows = [...context.pre, context.line, ...context.post]
   return (
-    <pre className={styles.sourceContext} data-testid="frame-context">
+    <ScrollingText className={styles.sourceContext} testId="frame-context">
       {rows.map((text, i) => {
         const number = first + i
         const current = number === line
@@ -24,7 +25,7 @@ function Context({ context, line }: { context: SourceContext; line: number }) {
           </span>
         )
       })}
-    </pre>
+    </ScrollingText>
   )
 }
 

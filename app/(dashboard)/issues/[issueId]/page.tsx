@@ -26,6 +26,7 @@ import { PriorityReason } from './priority-reason'
 import { QuickActions } from './quick-actions'
 import reproductionStyles from './reproduction.module.css'
 import { ReproductionCode } from './reproduction-code'
+import { ScrollingText } from './scrolling-text'
 import { StatusForm } from './status-form'
 import { TicketForm } from './ticket-form'
 
@@ -231,7 +232,7 @@ export default async function IssuePage({
                 ))}
               </ol>
             ) : issue.stepsToReplicate ? (
-              <pre className={styles.pre}>{issue.stepsToReplicate}</pre>
+              <ScrollingText className={styles.pre}>{issue.stepsToReplicate}</ScrollingText>
             ) : (
               <p className="muted">No steps were recorded; the replay shows what the user did.</p>
             )}
@@ -240,9 +241,9 @@ export default async function IssuePage({
           <section className="card" aria-labelledby="evidence-heading">
             <h2 id="evidence-heading">Evidence</h2>
             {evidence.headline ? (
-              <pre className={styles.pre} data-testid="evidence-headline">
+              <ScrollingText className={styles.pre} testId="evidence-headline">
                 {evidence.headline}
-              </pre>
+              </ScrollingText>
             ) : null}
             {evidence.facts.length > 0 ? (
               <dl className={`facts ${styles.evidenceFacts}`}>
@@ -275,18 +276,18 @@ export default async function IssuePage({
                 {evidence.stack.length > 0 ? (
                   <details>
                     <summary>Stack as recorded (minified)</summary>
-                    <pre className={styles.pre} data-testid="evidence-stack">
+                    <ScrollingText className={styles.pre} testId="evidence-stack">
                       {evidence.stack.join('\n')}
-                    </pre>
+                    </ScrollingText>
                   </details>
                 ) : null}
               </>
             ) : evidence.stack.length > 0 ? (
               <details open>
                 <summary>Stack trace</summary>
-                <pre className={styles.pre} data-testid="evidence-stack">
+                <ScrollingText className={styles.pre} testId="evidence-stack">
                   {evidence.stack.join('\n')}
-                </pre>
+                </ScrollingText>
               </details>
             ) : null}
             {!evidence.headline &&
@@ -372,7 +373,7 @@ export default async function IssuePage({
                               <Link
                                 href={`/issues/${issue.id}?session=${session.sessionId}&t=${session.offsetMs}`}
                                 aria-current={current ? 'true' : undefined}
-                                aria-label={`Play here from ${offset(session.offsetMs)}${current ? ' (playing)' : ''}`}
+                                aria-label={`${current ? 'Playing' : 'Play here'} from ${offset(session.offsetMs)}`}
                               >
                                 {current ? 'Playing' : 'Play here'}
                               </Link>

@@ -2,6 +2,7 @@
 
 import { useRef, useState } from 'react'
 import styles from './reproduction.module.css'
+import { ScrollingText } from './scrolling-text'
 
 /**
  * The generated test as a code block with a Copy button. Where the clipboard API is unavailable
@@ -34,9 +35,9 @@ export function ReproductionCode({ code, filename }: { code: string; filename: s
           {status}
         </span>
       </div>
-      <pre className={styles.pre} ref={block} data-testid="reproduction-test">
+      <ScrollingText className={styles.pre} ref={block} testId="reproduction-test">
         <code>{code}</code>
-      </pre>
+      </ScrollingText>
     </div>
   )
 }
