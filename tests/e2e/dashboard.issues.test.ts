@@ -421,7 +421,7 @@ describe('the issues pages in Chromium', () => {
     expect(await page.getByLabel('Sort by').inputValue()).toBe('sessions')
     expect(await page.getByLabel('Priority').inputValue()).toBe('low')
     expect((await rowTitles()).sort()).toEqual(['Dead click on Compare plans', 'Rage clicks on Save draft'])
-    await page.goto(`${baseUrl}/issues?sort=sessions`)
+    await page.goto(`${baseUrl}/issues?status=all&sort=sessions`)
     expect((await rowTitles())[0]).toContain("reading 'price'")
     expect(await tab('Resolved 2').getAttribute('href')).toBe('/issues?status=resolved&sort=sessions')
     await page.goto(`${baseUrl}/issues?sort=random`)
