@@ -151,7 +151,7 @@ beforeAll(async () => {
     ['words', { redactKeys: 'user, note' }],
     ['drop', { policy: 'drop' }],
   ] as const) {
-    const org = await createOrganization(database.db, { name: `Network policy ${name}` })
+    const org = await createOrganization(database.db, { name: `Network policy ${name}`, plan: 'free' })
     await setNetworkPolicy(database.db, { organizationId: org.id, ...policy })
     strict[name] = {
       organizationId: org.id,

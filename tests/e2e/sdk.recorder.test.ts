@@ -56,7 +56,7 @@ afterAll(async () => {
 
 /** An organization with its own ingest key, so scenarios neither share issues nor a rate limit. */
 async function newTenant(name: string) {
-  const org = await createOrganization(database.db, { name })
+  const org = await createOrganization(database.db, { name, plan: 'free' })
   const key = await createKey(database.db, { organizationId: org.id, type: 'ingest' })
   return { organizationId: org.id, apiKey: key.key }
 }
