@@ -4,10 +4,10 @@ import type { Db } from '@/db/client'
 import { replayBatches, replaySessions } from '@/db/schema'
 import { isObj } from '@/lib/analysis/rrweb'
 import { sealBytes } from '@/lib/crypto/sealed'
-import { sessionBlobFolder } from '@/lib/ingest/blob-key'
+import { newDataKey, replaceSessionKey } from '@/lib/sealing/data-keys'
 import { openStoredBatch, type SessionBatchRef, sessionBatches } from '@/lib/sessions/read-events'
+import { sessionBlobFolder } from '@/lib/storage/session-blob-keys'
 import type { BlobStore } from '@/lib/storage/types'
-import { newDataKey, replaceSessionKey } from './data-keys'
 import { maskPatternsIn } from './mask-patterns'
 import type { MaskRules } from './mask-rules'
 import { EventMasker, type MaskCounts } from './remask-events'
@@ -50,7 +50,7 @@ const MAX_ATTEMPTS = 3
 
 /**
  * A session that received a batch this recently is rewritten under the key it has: ingest
- * instances cache a session's write key for 2 minutes (lib/privacy/data-keys.ts), and a batch
+ * instances cache a session's write key for 2 minutes (lib/sealing/data-keys.ts), and a batch
  * sealed there with a replaced key could not be read. Checked again under the session's lock
  * when the key is swapped, since the caller's view of the session may be minutes old.
  */

@@ -1,9 +1,9 @@
 import { and, eq, inArray } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { replayBatches, replaySessions } from '@/db/schema'
-import { sessionBlobFolder } from '@/lib/ingest/blob-key'
-import { forgetSessionKeys } from '@/lib/privacy/data-keys'
+import { forgetSessionKeys } from '@/lib/sealing/data-keys'
 import type { BlobStore } from '@/lib/storage'
+import { sessionBlobFolder } from '@/lib/storage/session-blob-keys'
 
 export interface DeletedSessions {
   sessions: number

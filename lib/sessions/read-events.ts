@@ -3,7 +3,7 @@ import type { DbOrTx } from '@/db/client'
 import { replayBatches, replaySessions, sessionDataKeys } from '@/db/schema'
 import type { RrwebEvent } from '@/lib/analysis/types'
 import { isSealedBytes, openBytes } from '@/lib/crypto/sealed'
-import { unwrapDataKey } from '@/lib/privacy/data-keys'
+import { unwrapDataKey } from '@/lib/sealing/data-keys'
 import type { BlobStore } from '@/lib/storage/types'
 
 export interface SessionBatchRef {

@@ -7,7 +7,7 @@ import { type Browser, chromium } from 'playwright-core'
 import type { Db } from '@/db/client'
 import { replayBatches, replaySessions, sessionDataKeys } from '@/db/schema'
 import { isSealedBytes, openBytes } from '@/lib/crypto/sealed'
-import { keyEncryptionKeys, unwrapDataKey } from '@/lib/privacy/data-keys'
+import { keyEncryptionKeys, unwrapDataKey } from '@/lib/sealing/data-keys'
 import { freePort } from '../helpers/free-port'
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'

@@ -15,6 +15,7 @@ import { createKey } from '@/lib/credentials/create-key'
 import { isSealedBytes, openBytes } from '@/lib/crypto/sealed'
 import { useDatabase } from '@/lib/db'
 import { createOrganization } from '@/lib/orgs/create-organization'
+import { deleteSessions } from '@/lib/retention/delete-sessions'
 import {
   clearSessionKeyCache,
   keyEncryptionKeys,
@@ -22,8 +23,7 @@ import {
   rewrapSessionKeys,
   sessionKeyForWrite,
   sessionKeysForRead,
-} from '@/lib/privacy/data-keys'
-import { deleteSessions } from '@/lib/retention/delete-sessions'
+} from '@/lib/sealing/data-keys'
 import { readSessionEvents, sessionBatches } from '@/lib/sessions/read-events'
 import { createBlobStore, setBlobStoreForTests } from '@/lib/storage'
 import type { BlobStore } from '@/lib/storage/types'

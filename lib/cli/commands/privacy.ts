@@ -1,9 +1,9 @@
 import { isUuid, NotFoundError } from '@/lib/errors'
 import { getOrganization } from '@/lib/orgs/get-organization'
-import { rewrapSessionKeys } from '@/lib/privacy/data-keys'
 import { runErasure } from '@/lib/privacy/erase-person'
 import { getErasure, requestErasure } from '@/lib/privacy/erasures'
 import { parsePersonBody } from '@/lib/privacy/person-body'
+import { rewrapSessionKeys } from '@/lib/sealing/data-keys'
 import { getBlobStore } from '@/lib/storage'
 import { type CliCommand, optionalString, requireString, UsageError } from '../command'
 
