@@ -2,9 +2,9 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker, type WorkerOptions } from 'node:worker_threads'
 import { LRUCache } from 'lru-cache'
+import type { SymbolicatedFrame } from '../analysis/frames'
 import type { AnalysisResult, AnalyzerOptions } from '../analysis/types'
 import type { FrameLookup } from '../symbolication/symbolicate-frames'
-import type { SymbolicatedFrame } from '../symbolication/types'
 import type { CheckedMap, FromWorker, ToWorker } from './protocol'
 
 /** What one session's analysis may take: worker time and heap. */

@@ -1,9 +1,9 @@
+import type { SymbolicatedFrame } from '../analysis/frames'
 import type { AnalysisResult, AnalyzerOptions } from '../analysis/types'
-import type { MapCheck } from '../sourcemaps/validate-map'
 import type { FrameLookup } from '../symbolication/symbolicate-frames'
-import type { SymbolicatedFrame } from '../symbolication/types'
+import type { MapCheck } from '../symbolication/validate-map'
 
-/** An uploaded map's check (lib/sourcemaps/validate-map.ts), with its SHA-256 (hex) when it passed. */
+/** An uploaded map's check (lib/symbolication/validate-map.ts), with its SHA-256 (hex) when it passed. */
 export type CheckedMap =
   | Extract<MapCheck, { ok: false }>
   | (Extract<MapCheck, { ok: true }> & { sha256: string })

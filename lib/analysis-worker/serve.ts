@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto'
 import { type MessagePort, resourceLimits } from 'node:worker_threads'
 import { createAnalyzer } from '../analysis/analyzer'
 import type { Analyzer, RrwebEvent } from '../analysis/types'
-import { checkMap } from '../sourcemaps/validate-map'
 import { defaultMapCacheBytes, MapCache } from '../symbolication/map-cache'
 import { LookupResolver } from '../symbolication/symbolicate-frames'
+import { checkMap } from '../symbolication/validate-map'
 import type { FromWorker, ToWorker } from './protocol'
 
 export interface ServeHooks {

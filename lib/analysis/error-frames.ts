@@ -4,8 +4,9 @@
  * reach this, and it stops taking frames once full, so a session of a million identical
  * errors costs a few set lookups per error.
  */
-import { frameKey, type MinifiedFrame } from '../symbolication/types'
+
 import { clip } from './bounds'
+import { frameKey, type MinifiedFrame } from './frames'
 import type { PositionedFrame } from './stack'
 
 /** Distinct positions a session reports, at most. */

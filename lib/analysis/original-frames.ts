@@ -4,15 +4,15 @@
  * entry say once the frames are mapped. Nothing here runs without symbolication.
  */
 
+import { clip, MAX_NAME_CHARS } from './bounds'
+import { MAX_FRAMES_PER_ERROR, minifiedFrame } from './error-frames'
 import {
   frameKey,
   type OriginalFrame,
   type SourceContext,
   type SymbolicatedFrame,
   type Symbolication,
-} from '@/lib/symbolication/types'
-import { clip, MAX_NAME_CHARS } from './bounds'
-import { MAX_FRAMES_PER_ERROR, minifiedFrame } from './error-frames'
+} from './frames'
 import { cutQuery, type PositionedFrame } from './stack'
 
 // Source names come from uploaded maps; nothing real is this long.

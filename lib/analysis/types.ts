@@ -1,5 +1,5 @@
 import type { IssuePriority } from '@/db/schema'
-import type { MinifiedFrame, Symbolication } from '@/lib/symbolication/types'
+import type { MinifiedFrame, Symbolication } from './frames'
 import type { SessionTrail } from './trail'
 
 /**

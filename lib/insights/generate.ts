@@ -3,13 +3,13 @@ import type { LanguageModel } from 'ai'
 import { and, eq, gte, isNull, lt } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { insights, issueActivities, issues, replaySessions } from '@/db/schema'
-import { writeInsightWithModel } from '@/lib/ai/write-insight'
 import { issueEventData } from '@/lib/issues/event-data'
 import { commitWithEvents } from '@/lib/outbox/commit'
 import { enqueueEvent } from '@/lib/outbox/enqueue'
 import { EVENTS } from '@/lib/outbox/events'
 import { insightMarkdown, plainPreview } from './content'
 import { type IntervalFigures, intervalFigures } from './figures'
+import { writeInsightWithModel } from './write-insight'
 
 // docs/design/analysis.md §4.8: an insight files an issue when one friction kind on one page pattern
 // reaches 5 sessions at 3 times the previous interval's rate (or first appears at 5).

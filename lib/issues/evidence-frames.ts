@@ -1,15 +1,15 @@
-import { cutText as cut } from '@/lib/analysis/trail'
 import type {
   MinifiedFrame,
   OriginalFrame,
   SourceContext,
   SymbolicatedEvidence,
   SymbolicatedFrame,
-} from '@/lib/symbolication/types'
+} from '@/lib/analysis/frames'
+import { cutText as cut } from '@/lib/analysis/trail'
 
 /**
  * The original frames of a js_error's evidence (`evidence.frames` and `evidence.release`,
- * lib/symbolication/types.ts), read defensively: the evidence is stored JSON, and every text in
+ * lib/analysis/frames.ts), read defensively: the evidence is stored JSON, and every text in
  * it came from a replay (minified frames) or from a customer's source map (original names,
  * files and source lines). Anything malformed is left out rather than shown half-read; texts
  * are cut so one frame cannot fill a page or an agent's answer.

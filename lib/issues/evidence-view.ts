@@ -1,4 +1,4 @@
-import type { SymbolicatedEvidence } from '@/lib/symbolication/types'
+import type { SymbolicatedEvidence } from '@/lib/analysis/frames'
 import { symbolicatedFrames } from './evidence-frames'
 
 /**

@@ -1,7 +1,7 @@
+import type { SymbolicatedEvidence } from '@/lib/analysis/frames'
 import { cutText } from '@/lib/analysis/trail'
 import { minifiedFrameLine, originalFrameLine, UNMAPPED_REASON } from '@/lib/issues/evidence-frames'
 import { stackOf } from '@/lib/issues/evidence-view'
-import type { SymbolicatedEvidence } from '@/lib/symbolication/types'
 import type { UntrustedMarkers } from './untrusted'
 
 /**

@@ -2,39 +2,11 @@ import { eq, max } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { replayBatches } from '@/db/schema'
 import type { AnalysisResult, AnalyzerOptions } from '@/lib/analysis/types'
-import { type AnalysisBudget, AnalysisPool, type AnalysisStopped } from '@/lib/analysis-worker/pool'
-import { getConfig } from '@/lib/config'
+import type { AnalysisStopped } from '@/lib/analysis-worker/pool'
+import { formatSeconds, type SessionAnalysis } from '@/lib/analysis-worker/session-analysis'
 import { CLOCK_SKEW_MS } from '@/lib/ingest/clock-skew'
 import { readSessionBatches, sessionBatches } from '@/lib/sessions/read-events'
 import type { BlobStore } from '@/lib/storage/types'
-
-/** Where sessions are analysed and within what budget. */
-export interface SessionAnalysis {
-  pool: AnalysisPool
-  budget: AnalysisBudget
-}
-
-// As many warm workers as the in-process engine runs handlers at once (its default); more
-// analyses at once (Inngest, the CLI beside a server) wait for a free worker.
-const POOL_SIZE = 3
-const IDLE_MS = 60_000
-
-// Kept on globalThis like the jobs engine: a dev-mode module reload must not leak workers.
-const holder = globalThis as typeof globalThis & { __serviceAnalysisPool?: AnalysisPool }
-
-/** The process-wide pool and the configured budget (ANALYSIS_TIMEOUT_SECONDS, ANALYSIS_MEMORY_MB). */
-export function getSessionAnalysis(): SessionAnalysis {
-  holder.__serviceAnalysisPool ??= new AnalysisPool({ size: POOL_SIZE, idleMs: IDLE_MS })
-  const { timeoutSeconds, memoryMb } = getConfig().analysis
-  return { pool: holder.__serviceAnalysisPool, budget: { timeoutMs: timeoutSeconds * 1000, memoryMb } }
-}
-
-/** Tests swap in a pool of their own (another worker entry); undefined closes it and goes back. */
-export async function setAnalysisPoolForTests(pool: AnalysisPool | undefined): Promise<void> {
-  const previous = holder.__serviceAnalysisPool
-  holder.__serviceAnalysisPool = pool
-  if (previous && previous !== pool) await previous.close()
-}
 
 /**
  * When the server received the session's latest batch: no event can have happened later than
@@ -79,10 +51,4 @@ export function stoppedReason(stopped: AnalysisStopped, runId: string): string {
     case 'crash':
       return `Analysis stopped: the analyser quit unexpectedly on this recording (run ${runId}). ${again}`
   }
-}
-
-/** Seconds as limits are written: whole when they are, else to a tenth. */
-export function formatSeconds(ms: number): string {
-  const seconds = ms / 1000
-  return Number.isInteger(seconds) ? String(seconds) : seconds.toFixed(1)
 }

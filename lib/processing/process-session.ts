@@ -6,6 +6,7 @@ import { matchSignalsWithModel, reviewNewIssues } from '@/lib/ai/apply'
 import { writeSessionSummary } from '@/lib/ai/summarise-session'
 import type { AnalysisResult, AnalyzerOptions } from '@/lib/analysis/types'
 import { AnalysisStopped } from '@/lib/analysis-worker/pool'
+import { getSessionAnalysis, type SessionAnalysis } from '@/lib/analysis-worker/session-analysis'
 import { recordFindings } from '@/lib/issues/record-findings'
 import type { JobsEngine, StepTools } from '@/lib/jobs/types'
 import { logger } from '@/lib/log'
@@ -15,15 +16,10 @@ import { EVENTS } from '@/lib/outbox/events'
 import { replaceTrail } from '@/lib/sessions/store-trail'
 import { activeSignals, matchSessionDeterministically } from '@/lib/signals/record-matches'
 import type { BlobStore } from '@/lib/storage/types'
-import type { SymbolicateFrames } from '@/lib/symbolication/types'
-import {
-  analyseStoredSession,
-  getSessionAnalysis,
-  type SessionAnalysis,
-  stoppedReason,
-} from './analyse-session'
+import { analyseStoredSession, stoppedReason } from './analyse-session'
 import { claimSession, markSessionFailed, markSessionStopped } from './claim'
 import { mappedCount, symbolicateSession } from './symbolicate-session'
+import type { SymbolicateFrames } from './symbolicator'
 
 export interface ProcessingDeps {
   db: Db

@@ -1,9 +1,10 @@
 import { eq } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { replaySessions } from '@/db/schema'
+import type { MinifiedFrame, Symbolication } from '@/lib/analysis/frames'
 import { logger } from '@/lib/log'
 import { markReleaseMapsUsed } from '@/lib/sourcemaps/mark-used'
-import type { MinifiedFrame, SymbolicateFrames, Symbolication } from '@/lib/symbolication/types'
+import type { SymbolicateFrames } from './symbolicator'
 
 /** How many of the positions symbolication resolved were found in a map. */
 export function mappedCount(symbolication: Symbolication | null): number {

@@ -1,6 +1,6 @@
 import { AnalysisStopped } from '@/lib/analysis-worker/pool'
+import { formatSeconds, type SessionAnalysis } from '@/lib/analysis-worker/session-analysis'
 import { InvalidInputError, PayloadTooLargeError } from '@/lib/errors'
-import { formatSeconds, type SessionAnalysis } from '@/lib/processing/analyse-session'
 import type { UploadFile } from './files'
 
 /** A map that passed its check, with its bytes back from the worker and their SHA-256 (hex). */
@@ -14,7 +14,7 @@ export interface CheckedMapFile {
 }
 
 /**
- * The maps of an upload, in order, each checked (lib/sourcemaps/validate-map.ts) and hashed in
+ * The maps of an upload, in order, each checked (lib/symbolication/validate-map.ts) and hashed in
  * an analysis worker, within the analysis budget: parsing 50 MB of JSON on the request thread
  * would stall every other request for hundreds of milliseconds. The first map that fails
  * throws the refusal the uploader reads; so does one the worker ran over its budget on.

@@ -1,7 +1,7 @@
 import { open, readdir, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { InvalidInputError, PayloadTooLargeError } from '@/lib/errors'
-import { COMMENT_TAIL_BYTES, readSourceMappingUrl } from './comments'
+import { COMMENT_TAIL_BYTES, readSourceMappingUrl } from '@/lib/symbolication/comments'
 import type { UploadPart } from './files'
 import { REQUEST_TOO_LARGE, SOURCEMAP_LIMITS } from './limits'
 

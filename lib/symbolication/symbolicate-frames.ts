@@ -5,15 +5,15 @@
  */
 import { traceSegment } from '@jridgewell/trace-mapping'
 import { clip } from '../analysis/bounds'
-import { enclosingFunctionName, NAME_SCAN_CHARS, NAME_SCAN_LINES } from './function-name'
-import type { ParsedMap } from './parse-map'
 import {
   frameKey,
   type MinifiedFrame,
   type OriginalFrame,
   type SourceContext,
   type SymbolicatedFrame,
-} from './types'
+} from '../analysis/frames'
+import { enclosingFunctionName, NAME_SCAN_CHARS, NAME_SCAN_LINES } from './function-name'
+import type { ParsedMap } from './parse-map'
 
 /** Lines of context on each side of a frame's line. */
 export const CONTEXT_LINES = 5

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import vm from 'node:vm'
 import { build } from 'esbuild'
-import type { MinifiedFrame } from '@/lib/symbolication/types'
+import type { MinifiedFrame } from '@/lib/analysis/frames'
 
 export interface Bundle {
   js: string

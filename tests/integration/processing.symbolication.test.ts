@@ -8,22 +8,17 @@ import { and, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { issues, replaySessions, sessionTimelineEntries } from '@/db/schema'
 import { fingerprint, normaliseMessage } from '@/lib/analysis'
+import { frameKey, type MinifiedFrame, type Symbolication } from '@/lib/analysis/frames'
 import { page, SessionBuilder } from '@/lib/analysis/testing/events'
+import { setAnalysisPoolForTests } from '@/lib/analysis-worker/session-analysis'
 import { getConfig } from '@/lib/config'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
 import type { JobsEngine, StepTools } from '@/lib/jobs/types'
 import { createOrganization } from '@/lib/orgs/create-organization'
-import { setAnalysisPoolForTests } from '@/lib/processing/analyse-session'
 import { type ProcessingDeps, processSession } from '@/lib/processing/process-session'
+import type { SymbolicateFrames, SymbolicateRequest } from '@/lib/processing/symbolicator'
 import { getBlobStore } from '@/lib/storage'
-import {
-  frameKey,
-  type MinifiedFrame,
-  type SymbolicateFrames,
-  type SymbolicateRequest,
-  type Symbolication,
-} from '@/lib/symbolication/types'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { ingestSession } from '../helpers/pipeline'
 

@@ -6,19 +6,20 @@ import type { Worker, WorkerOptions } from 'node:worker_threads'
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sourcemapFiles } from '@/db/schema'
+import { frameKey, type MinifiedFrame } from '@/lib/analysis/frames'
 import { AnalysisPool, typeScriptWorker } from '@/lib/analysis-worker/pool'
 import type { ToWorker } from '@/lib/analysis-worker/protocol'
 import { createOrganization } from '@/lib/orgs/create-organization'
+import {
+  createSymbolicator,
+  MAX_SESSION_MAPS,
+  type SymbolicateFrames,
+  symbolicateSession,
+} from '@/lib/processing/symbolicator'
 import { uploadSourcemaps } from '@/lib/sourcemaps/upload'
 import { LocalBlobStore } from '@/lib/storage/local'
 import type { BlobStore } from '@/lib/storage/types'
 import { mapHeapBudgetBytes } from '@/lib/symbolication/heap-estimate'
-import {
-  createSymbolicator,
-  MAX_SESSION_MAPS,
-  symbolicateSession,
-} from '@/lib/symbolication/symbolicate-session'
-import { frameKey, type MinifiedFrame, type SymbolicateFrames } from '@/lib/symbolication/types'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { bundle, stackOf } from '../helpers/source-maps'
 

@@ -2,7 +2,7 @@ import { MockLanguageModelV3 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { matchSignalWithModel } from '@/lib/ai/match-signal'
 import { reviewIssue } from '@/lib/ai/review-issue'
-import { writeInsightWithModel } from '@/lib/ai/write-insight'
+import { writeInsightWithModel } from '@/lib/insights/write-insight'
 
 const usage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },

@@ -8,17 +8,17 @@
 import { describe, expect, it } from 'vitest'
 import { analyzeEvents } from '@/lib/analysis'
 import { MAX_ERROR_FRAMES, MAX_FRAMES_PER_ERROR } from '@/lib/analysis/error-frames'
-import { normaliseSourcePath } from '@/lib/analysis/original-frames'
-import { parsePositionedFrame } from '@/lib/analysis/stack'
-import { el, page, SessionBuilder, txt } from '@/lib/analysis/testing/events'
-import type { Finding } from '@/lib/analysis/types'
 import {
   frameKey,
   type MinifiedFrame,
   type OriginalFrame,
   type SymbolicatedEvidence,
   type Symbolication,
-} from '@/lib/symbolication/types'
+} from '@/lib/analysis/frames'
+import { normaliseSourcePath } from '@/lib/analysis/original-frames'
+import { parsePositionedFrame } from '@/lib/analysis/stack'
+import { el, page, SessionBuilder, txt } from '@/lib/analysis/testing/events'
+import type { Finding } from '@/lib/analysis/types'
 
 const ORIGIN = 'https://shop.example.com'
 const HREF = `${ORIGIN}/checkout`

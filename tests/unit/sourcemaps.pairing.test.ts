@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
+import { pairMaps, resolveMapReference } from '@/lib/sourcemaps/pairing'
 import {
   COMMENT_TAIL_BYTES,
   readDebugIdComment,
   readSourceMappingUrl,
   readTrailingComments,
-} from '@/lib/sourcemaps/comments'
-import { pairMaps, resolveMapReference } from '@/lib/sourcemaps/pairing'
+} from '@/lib/symbolication/comments'
 
 describe('pairMaps', () => {
   it('pairs a map with the file named by its path without .map, first', () => {

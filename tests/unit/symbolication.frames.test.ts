@@ -1,7 +1,8 @@
 import { encode } from '@jridgewell/sourcemap-codec'
 import { decodedMappings, eachMapping, TraceMap } from '@jridgewell/trace-mapping'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { checkMap } from '@/lib/sourcemaps/validate-map'
+import type { MinifiedFrame } from '@/lib/analysis/frames'
+import { frameKey } from '@/lib/analysis/frames'
 import { enclosingFunctionName } from '@/lib/symbolication/function-name'
 import {
   admitsMap,
@@ -12,8 +13,7 @@ import {
 } from '@/lib/symbolication/heap-estimate'
 import { MapCache } from '@/lib/symbolication/map-cache'
 import { LookupResolver, type MapState, symbolicateFrame } from '@/lib/symbolication/symbolicate-frames'
-import type { MinifiedFrame } from '@/lib/symbolication/types'
-import { frameKey } from '@/lib/symbolication/types'
+import { checkMap } from '@/lib/symbolication/validate-map'
 import { type Bundle, bundle, stackOf } from '../helpers/source-maps'
 
 const URL = 'https://cdn.example/assets/app-3f9a.js'

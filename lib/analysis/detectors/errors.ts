@@ -3,11 +3,12 @@
  * report one uncaught error it counts once. A console.error is held for 1 s and merged into
  * an uncaught error with the same message, which frameworks often log next to it.
  */
-import type { MinifiedFrame } from '@/lib/symbolication/types'
+
 import { boundedJson } from '../bounded-json'
 import type { Context } from '../context'
 import { ErrorFrameLog } from '../error-frames'
 import { consoleErrorParts, jsErrorParts } from '../fingerprint'
+import type { MinifiedFrame } from '../frames'
 import { withoutMinifiedNames } from '../minified-names'
 import { consoleArgText, decodeConsoleArg, normaliseMessage, splitErrorType, truncate } from '../normalize'
 import {

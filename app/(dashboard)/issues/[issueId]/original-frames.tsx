@@ -1,5 +1,5 @@
+import type { SourceContext, SymbolicatedEvidence, SymbolicatedFrame } from '@/lib/analysis/frames'
 import { minifiedFrameLine, UNMAPPED_REASON } from '@/lib/issues/evidence-frames'
-import type { SourceContext, SymbolicatedEvidence, SymbolicatedFrame } from '@/lib/symbolication/types'
 import styles from '../issues.module.css'
 import { ScrollingText } from './scrolling-text'
 

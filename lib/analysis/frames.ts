@@ -3,6 +3,8 @@
  * reports the positions its error stacks name; symbolication turns each into a position in
  * the code our users wrote, through the source maps uploaded for the session's release; a
  * second analysis pass then groups, titles and describes errors by those original frames.
+ * It lives here, in the analyser's folder, because the analyser reads it: symbolication
+ * depends on analysis, never the other way.
  */
 
 /** A stack frame as the browser wrote it, with its position (both 1-based, as V8 prints them). */
@@ -61,24 +63,6 @@ export interface Symbolication {
   release: string
   frames: Record<string, SymbolicatedFrame>
 }
-
-/** What the processing step asks symbolication for, for one session. */
-export interface SymbolicateRequest {
-  organizationId: string
-  release: string
-  /** The session's script URL → debug ID pairs (`replay_sessions.debug_ids`), when the recorder found any. */
-  debugIds: Record<string, string> | null
-  /** Distinct positions, as analysis reported them in `errorFrames`. */
-  frames: MinifiedFrame[]
-  /**
-   * Stacks the frames came from, top first (`errorStacks`): with them, a frame is named by its
-   * caller's call site, which names the original function more often than the frame itself.
-   */
-  stacks?: MinifiedFrame[][]
-}
-
-/** Resolves every frame it can; never throws for a missing, broken or hostile map. */
-export type SymbolicateFrames = (request: SymbolicateRequest) => Promise<Symbolication>
 
 /**
  * What a js_error's evidence holds once symbolicated (beside the spec's raw `stack`):

@@ -2,29 +2,47 @@
  * Symbolication for the processing step (docs/source-maps.md, "Symbolication"): finds the
  * maps a session's frames need (the session's organization only), reads them
  * from storage, and has an analysis worker parse them and resolve the frames. This thread
- * does I/O only: a multi-megabyte map is never parsed where requests are answered.
+ * does I/O only: a multi-megabyte map is never parsed where requests are answered. It sends
+ * work to the pool, so it lives with the orchestration, not in lib/symbolication, which the
+ * worker runs.
  */
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { sourcemapFiles } from '@/db/schema'
-import { cutQuery } from '@/lib/analysis/stack'
-import { AnalysisFailed, AnalysisStopped, MapStopped } from '@/lib/analysis-worker/pool'
-import { logger } from '@/lib/log'
-import { getSessionAnalysis, type SessionAnalysis } from '@/lib/processing/analyse-session'
-import { readCapped } from '@/lib/storage/read-capped'
-import type { BlobStore } from '@/lib/storage/types'
-import { admitsMap, mapHeapBudgetBytes, storedHeapEstimate } from './heap-estimate'
-import { frameAddresses } from './map-address'
-import { MAX_MAP_BYTES } from './parse-map'
-import type { FrameLookup } from './symbolicate-frames'
 import {
   frameKey,
   type MinifiedFrame,
   type SymbolicatedFrame,
-  type SymbolicateFrames,
-  type SymbolicateRequest,
   type Symbolication,
-} from './types'
+} from '@/lib/analysis/frames'
+import { cutQuery } from '@/lib/analysis/stack'
+import { AnalysisFailed, AnalysisStopped, MapStopped } from '@/lib/analysis-worker/pool'
+import { getSessionAnalysis, type SessionAnalysis } from '@/lib/analysis-worker/session-analysis'
+import { logger } from '@/lib/log'
+import { readCapped } from '@/lib/storage/read-capped'
+import type { BlobStore } from '@/lib/storage/types'
+import { admitsMap, mapHeapBudgetBytes, storedHeapEstimate } from '@/lib/symbolication/heap-estimate'
+import { frameAddresses } from '@/lib/symbolication/map-address'
+import { MAX_MAP_BYTES } from '@/lib/symbolication/parse-map'
+import type { FrameLookup } from '@/lib/symbolication/symbolicate-frames'
+
+/** What the processing step asks symbolication for, for one session. */
+export interface SymbolicateRequest {
+  organizationId: string
+  release: string
+  /** The session's script URL → debug ID pairs (`replay_sessions.debug_ids`), when the recorder found any. */
+  debugIds: Record<string, string> | null
+  /** Distinct positions, as analysis reported them in `errorFrames`. */
+  frames: MinifiedFrame[]
+  /**
+   * Stacks the frames came from, top first (`errorStacks`): with them, a frame is named by its
+   * caller's call site, which names the original function more often than the frame itself.
+   */
+  stacks?: MinifiedFrame[][]
+}
+
+/** Resolves every frame it can; never throws for a missing, broken or hostile map. */
+export type SymbolicateFrames = (request: SymbolicateRequest) => Promise<Symbolication>
 
 /** Distinct frames resolved per session; later ones are `failed` without a lookup. */
 export const MAX_SESSION_FRAMES = 500

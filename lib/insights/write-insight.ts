@@ -1,7 +1,7 @@
 import { generateText, type LanguageModel } from 'ai'
-import type { IntervalFigures } from '@/lib/insights/figures'
+import { modelTimeoutMs } from '@/lib/ai/model'
 import { logger } from '@/lib/log'
-import { modelTimeoutMs } from './model'
+import type { IntervalFigures } from './figures'
 
 /** Insight prose written by the model from the figures only; null falls back to the template. */
 export async function writeInsightWithModel(

@@ -1,6 +1,6 @@
-import { mapHeapEstimate } from '../symbolication/heap-estimate'
-import { checkRegularMap, MapRejected } from '../symbolication/parse-map'
 import { normalizeDebugId } from './comments'
+import { mapHeapEstimate } from './heap-estimate'
+import { checkRegularMap, MapRejected } from './parse-map'
 
 /**
  * What checking one uploaded map found: its debug ID and the heap symbolication will need to
