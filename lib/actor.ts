@@ -1,5 +1,4 @@
 import type { IssueActor } from '@/db/schema'
-import type { Principal } from '@/lib/credentials/resolve-bearer'
 
 /**
  * Who acts, and in which organization: what every domain write takes and records in history,
@@ -16,8 +15,15 @@ export interface Actor {
 /**
  * A Data API or MCP caller. An OAuth token acts as its client (the history names the app the
  * user connected); a static key as itself. The two surfaces name the same caller alike.
+ * Takes the Principal's shape rather than its type: credentials records actors, so this file
+ * must not import lib/credentials back.
  */
-export function actorOfPrincipal(principal: Principal): Actor {
+export function actorOfPrincipal(principal: {
+  kind: string
+  organizationId: string
+  credentialId: string
+  clientId: string | null
+}): Actor {
   return {
     organizationId: principal.organizationId,
     actorType: principal.kind === 'oauth' ? 'oauth_client' : 'credential',

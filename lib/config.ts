@@ -294,7 +294,7 @@ export interface Config {
   logLevel: Env['LOG_LEVEL']
   /** Where client addresses come from (lib/ratelimit/client-address.ts). */
   clientAddress: { trustedProxyHops: number; vercel: boolean }
-  /** Plans of new organizations (lib/orgs/plans.ts): DEFAULT_PLAN, for those after the first. */
+  /** Plans of new organizations: DEFAULT_PLAN, for those after the first (the admin CLI hands it to lib/orgs/plans.ts). */
   orgs: { defaultPlan: Plan }
 }
 

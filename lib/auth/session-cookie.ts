@@ -2,7 +2,7 @@ import { decode } from 'next-auth/jwt'
 import type { Db } from '@/db/client'
 import { getConfig } from '@/lib/config'
 import { isUuid } from '@/lib/errors'
-import { getUserWithOrganizations, type UserWithOrganizations } from '@/lib/users/memberships'
+import { getUserWithOrganizations, type UserWithOrganizations } from '@/lib/members/memberships'
 import { getAuthOptions } from './options'
 
 /** A request's cookies by name, decoded; one that is not well encoded is not ours and is skipped. */

@@ -1,11 +1,11 @@
+import { eq } from 'drizzle-orm'
 import { z } from 'zod'
 import type { DbOrTx } from '@/db/client'
-import { type CredentialKind, credentials } from '@/db/schema'
+import { type CredentialKind, credentials, organizations } from '@/db/schema'
 import type { Actor } from '@/lib/actor'
 import { operatorActor } from '@/lib/audit/operator'
 import { recordAudit } from '@/lib/audit/record'
-import { InvalidInputError } from '@/lib/errors'
-import { getOrganization } from '@/lib/orgs/get-organization'
+import { InvalidInputError, isUuid, NotFoundError } from '@/lib/errors'
 import { isStorableText, NOT_STORABLE, parseInput } from '@/lib/validation'
 import { SCOPES, type Scope } from './scopes'
 import { displayPrefix, generateToken, hashToken, TOKEN_PREFIXES } from './tokens'
@@ -80,7 +80,7 @@ export async function createKey(
   if (input.privacy && type !== 'api') throw new InvalidInputError(PRIVACY_ONLY_API)
   if (input.privacy && input.sourcemaps) throw new InvalidInputError(PRIVACY_WITHOUT_SOURCEMAPS)
   const name = parseInput(KeyName, input.name ?? DEFAULT_NAMES[type])
-  await getOrganization(db, input.organizationId)
+  await requireOrganization(db, input.organizationId)
   const prefix = TOKEN_PREFIXES[type]
   const key = generateToken(prefix)
   const scopes = scopesFor(type, Boolean(input.write), Boolean(input.sourcemaps), Boolean(input.privacy))
@@ -112,4 +112,14 @@ export async function createKey(
     return inserted!
   })
   return { id: row.id, type, key, scopes, name, displayPrefix: row.displayPrefix }
+}
+
+/**
+ * The same refusal as getOrganization, read here because lib/orgs invalidates the credential
+ * cache and so imports lib/credentials: credentials must not import it back.
+ */
+async function requireOrganization(db: DbOrTx, id: string): Promise<void> {
+  if (!isUuid(id)) throw new NotFoundError(`Organization not found: ${id}`)
+  const [row] = await db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, id))
+  if (!row) throw new NotFoundError(`Organization not found: ${id}`)
 }

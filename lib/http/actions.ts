@@ -1,5 +1,5 @@
 import { isPublicError, logUnexpected } from '@/lib/error-table'
-import { currentOrganization } from '@/lib/users/memberships'
+import { currentOrganization } from '@/lib/members/memberships'
 import { getSignedInUser, type MemberContext } from './session'
 
 /** What every dashboard server action answers: a message to show, or an error that says what to do. */

@@ -3,7 +3,7 @@ import { getDb } from '@/lib/db'
 import { errorAnswer } from '@/lib/error-table'
 import { ForbiddenError, UnauthorizedError } from '@/lib/errors'
 import { annotateLogContext } from '@/lib/log'
-import { currentOrganization } from '@/lib/users/memberships'
+import { currentOrganization } from '@/lib/members/memberships'
 import { sessionUser } from './oauth'
 import { traced } from './traced'
 

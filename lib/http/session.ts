@@ -5,7 +5,7 @@ import { safeCallbackPath } from '@/lib/auth/callback-url'
 import { sessionUserFromCookies } from '@/lib/auth/session-cookie'
 import { getDb } from '@/lib/db'
 import { REQUEST_PATH_HEADER } from '@/lib/http/request-path'
-import { currentOrganization, type Membership, type UserWithOrganizations } from '@/lib/users/memberships'
+import { currentOrganization, type Membership, type UserWithOrganizations } from '@/lib/members/memberships'
 
 /** The signed-in dashboard user with their organizations, or null (one lookup per request). */
 export const getSignedInUser = cache(async (): Promise<UserWithOrganizations | null> => {

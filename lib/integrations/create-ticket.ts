@@ -6,6 +6,7 @@ import type { Actor } from '@/lib/actor'
 import { AppError, ConflictError, isUuid, NotFoundError } from '@/lib/errors'
 import { ISSUE_NOT_FOUND } from '@/lib/issues/get-issue'
 import { linkLockedTicket, lockIssue } from '@/lib/issues/link-ticket'
+import { CLAIM_PENDING, ticketClaimPending } from '@/lib/issues/ticket-claim'
 import type { Issue } from '@/lib/issues/views'
 import { logger } from '@/lib/log'
 import { commitWithEvents } from '@/lib/outbox/commit'
@@ -17,7 +18,6 @@ import { type TrackerName, ticketError } from './provider-errors'
 import { closeTicketDelivery, recordCreatedTicket, recordTicketDelivery } from './record-delivery'
 import { decryptIntegrationSecret } from './secrets'
 import { type TicketText, ticketText } from './ticket-body'
-import { CLAIM_PENDING, ticketClaimPending } from './ticket-claim'
 
 export const TicketProvider = z.enum(['linear', 'github'], {
   error: 'provider must be "linear" or "github".',

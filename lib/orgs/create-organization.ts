@@ -1,7 +1,7 @@
 import type { DbOrTx } from '@/db/client'
 import { organizations, type Plan } from '@/db/schema'
 import { parseInput } from '@/lib/validation'
-import { planOfNewOrganization } from './plans'
+import { LOWEST_PLAN, planOfNewOrganization } from './plans'
 import { OrganizationName, Plan as PlanSchema } from './schemas'
 
 export interface OrganizationSummary {
@@ -10,13 +10,20 @@ export interface OrganizationSummary {
   plan: Plan
 }
 
-/** An explicit plan is kept; without one, see planOfNewOrganization. */
+/**
+ * An explicit plan is kept; without one, see planOfNewOrganization. `defaultPlan` is the plan of
+ * organizations after the first (the admin CLI passes DEFAULT_PLAN); callers that do not say
+ * (tests, seeds) get the lowest, as DEFAULT_PLAN does when unset.
+ */
 export async function createOrganization(
   db: DbOrTx,
-  input: { name: string; plan?: string },
+  input: { name: string; plan?: string; defaultPlan?: Plan },
 ): Promise<OrganizationSummary> {
   const name = parseInput(OrganizationName, input.name)
-  const plan = input.plan === undefined ? await planOfNewOrganization(db) : parseInput(PlanSchema, input.plan)
+  const plan =
+    input.plan === undefined
+      ? await planOfNewOrganization(db, input.defaultPlan ?? LOWEST_PLAN)
+      : parseInput(PlanSchema, input.plan)
   const [row] = await db
     .insert(organizations)
     .values({ name, plan })

@@ -4,7 +4,7 @@ import { encode } from 'next-auth/jwt'
 import type { Db } from '@/db/client'
 import { memberships, replaySessions, users } from '@/db/schema'
 import type { RrwebEvent } from '@/lib/analysis/types'
-import { resolveIngestKey } from '@/lib/credentials/resolve-ingest-key'
+import { resolveIngestKey } from '@/lib/ingest/resolve-ingest-key'
 import { recorderBatches } from './batches'
 import { sendBatch } from './ingest'
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createKey } from '@/lib/credentials/create-key'
-import { resolveIngestKey } from '@/lib/credentials/resolve-ingest-key'
 import { revokeKey } from '@/lib/credentials/revoke-key'
 import { useDatabase } from '@/lib/db'
+import { resolveIngestKey } from '@/lib/ingest/resolve-ingest-key'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { createMemoryRateLimiter, type MemoryRateLimiter, useRateLimiter } from '@/lib/ratelimit'
 import { RATE_LIMITS } from '@/lib/ratelimit/policies'
@@ -25,8 +25,8 @@ vi.mock('@/lib/ratelimit/client-address', () => ({
   clientAddress: (headers: { get(name: string): string | null }) =>
     headers.get('x-test-client-address') ?? 'no-address',
 }))
-vi.mock('@/lib/credentials/resolve-ingest-key', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('@/lib/credentials/resolve-ingest-key')>()
+vi.mock('@/lib/ingest/resolve-ingest-key', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('@/lib/ingest/resolve-ingest-key')>()
   return { ...actual, resolveIngestKey: vi.fn(actual.resolveIngestKey) }
 })
 

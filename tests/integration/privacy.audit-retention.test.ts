@@ -37,7 +37,7 @@ import { signedIn } from '../helpers/signed-in'
 // Actions and the audit page read whoever `signedIn.cookie` names; the rest is the real code.
 vi.mock('@/lib/http/session', async () => {
   const helper = await import('../helpers/signed-in')
-  const { currentOrganization } = await import('@/lib/users/memberships')
+  const { currentOrganization } = await import('@/lib/members/memberships')
   return {
     ...helper,
     requireMember: async () => {

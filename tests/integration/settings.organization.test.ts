@@ -14,8 +14,8 @@ import {
 import { resolveBearer } from '@/lib/credentials/resolve-bearer'
 import { generateToken, hashToken } from '@/lib/credentials/tokens'
 import { ConflictError, InvalidInputError, NotFoundError } from '@/lib/errors'
+import { changeMemberRole, LAST_OWNER_MESSAGE, listMembers, removeMember } from '@/lib/members/members'
 import { createOrganization } from '@/lib/orgs/create-organization'
-import { changeMemberRole, LAST_OWNER_MESSAGE, listMembers, removeMember } from '@/lib/orgs/members'
 import { renameOrganization } from '@/lib/orgs/rename-organization'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 

@@ -2,9 +2,9 @@ import { count } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { memberships, organizations, users } from '@/db/schema'
 import { ForbiddenError, InvalidInputError } from '@/lib/errors'
+import { getUserWithOrganizations } from '@/lib/members/memberships'
 import { authenticate } from '@/lib/users/authenticate'
 import { createFirstAccount, hasAnyUser } from '@/lib/users/create-first-account'
-import { getUserWithOrganizations } from '@/lib/users/memberships'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 
 let database: TestDatabase

@@ -2,11 +2,7 @@ import type { Metadata } from 'next'
 import Link from 'next/link'
 import { getDb } from '@/lib/db'
 import { getSignedInUser } from '@/lib/http/session'
-import {
-  findInvitation,
-  type InvitationStatus,
-  invitedAccountExists,
-} from '@/lib/invitations/find-invitation'
+import { findInvitation, type InvitationStatus, invitedAccountExists } from '@/lib/members/find-invitation'
 import { PASSWORD_MIN_LENGTH } from '@/lib/users/password'
 import { AcceptButton } from './accept-button'
 import { CreateAccountForm } from './create-account-form'

@@ -1,3 +1,4 @@
+import { getConfig } from '@/lib/config'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { listOrganizations } from '@/lib/orgs/list-organizations'
 import { setNetworkPolicy } from '@/lib/orgs/network-policy'
@@ -13,6 +14,7 @@ export const orgCreate: CliCommand = {
     const org = await createOrganization(db, {
       name: requireString(values, 'name', this.usage),
       plan: optionalString(values, 'plan'),
+      defaultPlan: getConfig().orgs.defaultPlan,
     })
     return { json: { ...org }, text: `Created organization "${org.name}" (id ${org.id}, plan ${org.plan})` }
   },

@@ -4,7 +4,7 @@ import { revalidatePath } from 'next/cache'
 import { actorOfMember } from '@/lib/actor'
 import { getDb } from '@/lib/db'
 import { type ActionResult, actionFailure, actionOwner } from '@/lib/http/actions'
-import { setMaskSettings } from '@/lib/orgs/mask-settings'
+import { setMaskSettings } from '@/lib/privacy/mask-settings'
 import { requestRemasking } from '@/lib/privacy/remaskings'
 import { formText } from '@/lib/validation'
 

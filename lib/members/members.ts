@@ -3,10 +3,10 @@ import type { Db, DbOrTx, Tx } from '@/db/client'
 import { memberships, type Role, users } from '@/db/schema'
 import { forgetCredentials } from '@/lib/credentials/credential-cache'
 import { ConflictError, isUuid, NotFoundError } from '@/lib/errors'
-import { revokeMemberAccess } from '@/lib/oauth/revoke-member-access'
+import { lockOrganization } from '@/lib/orgs/lock-organization'
 import { Role as RoleSchema } from '@/lib/users/schemas'
 import { parseInput } from '@/lib/validation'
-import { lockOrganization } from './lock-organization'
+import { revokeMemberAccess } from './revoke-member-access'
 
 export interface Member {
   userId: string

@@ -7,7 +7,7 @@ import { Password, PersonName } from '@/lib/users/schemas'
 import { parseInput } from '@/lib/validation'
 import { consumeInvitation } from './consume-invitation'
 import { findInvitation } from './find-invitation'
-import { INVALID_INVITATION } from './link'
+import { INVALID_INVITATION } from './invitation-link'
 
 export interface AccountFromInvitation {
   userId: string

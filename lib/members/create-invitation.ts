@@ -6,7 +6,7 @@ import { ConflictError } from '@/lib/errors'
 import { lockOrganization } from '@/lib/orgs/lock-organization'
 import { Email, Role as RoleSchema } from '@/lib/users/schemas'
 import { parseInput } from '@/lib/validation'
-import { INVITATION_TTL_DAYS } from './link'
+import { INVITATION_TTL_DAYS } from './invitation-link'
 
 export interface CreatedInvitation {
   id: string

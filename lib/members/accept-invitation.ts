@@ -3,7 +3,7 @@ import { memberships, type Role } from '@/db/schema'
 import { ForbiddenError, NotFoundError } from '@/lib/errors'
 import { consumeInvitation } from './consume-invitation'
 import { findInvitation } from './find-invitation'
-import { INVALID_INVITATION } from './link'
+import { INVALID_INVITATION } from './invitation-link'
 
 export interface AcceptedInvitation {
   organizationId: string

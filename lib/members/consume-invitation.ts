@@ -3,7 +3,7 @@ import type { Tx } from '@/db/client'
 import { invitations, type Role } from '@/db/schema'
 import { hashToken } from '@/lib/credentials/tokens'
 import { ConflictError } from '@/lib/errors'
-import { INVALID_INVITATION } from './link'
+import { INVALID_INVITATION } from './invitation-link'
 
 /**
  * Marks an invitation accepted in one conditional update: of two concurrent acceptances

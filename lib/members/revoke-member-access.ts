@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { oauthConsents, oauthTokenChains } from '@/db/schema'
-import { revokeChains } from './revoke-chain'
+import { revokeChains } from '@/lib/oauth/revoke-chain'
 
 /**
  * Someone who leaves an organization keeps no access to it through the apps they connected:

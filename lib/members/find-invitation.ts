@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { invitations, organizations, type Role, users } from '@/db/schema'
 import { hashToken } from '@/lib/credentials/tokens'
-import { looksLikeInvitationToken } from './link'
+import { looksLikeInvitationToken } from './invitation-link'
 
 export type InvitationStatus = 'pending' | 'accepted' | 'revoked' | 'expired'
 
