@@ -12,6 +12,9 @@ export default defineConfig({
     ],
     environment: 'node',
     pool: 'forks',
+    // Files share a worker process instead of a fresh one each: tests/helpers/setup.ts gives each
+    // file fresh project modules and closes the app's process-wide services when it ends.
+    isolate: false,
     // Each file opens its own database; two cores run two files at a time comfortably.
     maxWorkers: 2,
     testTimeout: 30_000,
