@@ -23,17 +23,18 @@ export function actionFailure(error: unknown, what: string): ActionFailure {
   return { ok: false, error: `Could not ${what} because of a server error. Try again in a moment.` }
 }
 
-/** What a member's action body works with: the database, who acts and in which organization. */
-export interface MemberActionContext extends MemberContext {
-  db: Db
+/** Who acts, as the wrapper found them before the body runs. */
+export interface ActingMember extends MemberContext {
   /** The member as domain writes record them in history (lib/actor.ts). */
   actor: Actor
 }
-
-export interface UserActionContext {
-  db: Db
+export interface ActingUser {
   user: UserWithOrganizations
 }
+
+/** What an action body works with: who acts (and in which organization) and the database. */
+export type MemberActionContext = ActingMember & { db: Db }
+export type UserActionContext = ActingUser & { db: Db }
 
 interface ActionSpec<C> {
   /**
@@ -46,7 +47,7 @@ interface ActionSpec<C> {
   failure?: (error: unknown) => ActionFailure
 }
 
-interface OwnerActionSpec extends ActionSpec<MemberActionContext> {
+interface OwnerActionSpec extends ActionSpec<ActingMember> {
   /** What only owners may do, completing "Only organization owners can …." */
   ownersOnly: string
 }
@@ -58,22 +59,20 @@ interface OwnerActionSpec extends ActionSpec<MemberActionContext> {
  * (`actionFailure`), so a body reads like a route: parse the form, call the domain, revalidate,
  * answer. Refusals and failures are `{ ok: false, error }`, the state `useActionState` shows.
  */
-async function run<A extends unknown[], C extends { db: Db }, R>(
-  spec: ActionSpec<C>,
-  context: () => Promise<Omit<C, 'db'> | ActionFailure>,
-  body: (context: C, ...args: A) => Promise<R>,
+async function run<A extends unknown[], W extends object, R>(
+  spec: ActionSpec<W>,
+  acting: () => Promise<W | ActionFailure>,
+  body: (context: W & { db: Db }, ...args: A) => Promise<R>,
   args: A,
 ): Promise<R | ActionFailure> {
-  const found = await context()
-  if (isFailure(found)) return found
-  // Opening the database is part of the action's work: its failure is a failure of the action.
-  let ctx = found as C
+  const who = await acting()
+  if (isFailure(who)) return who
   try {
-    ctx = { ...found, db: await getDb() } as C
-    return await body(ctx, ...args)
+    // Opening the database is part of the action's work: its failure is a failure of the action.
+    return await body({ ...who, db: await getDb() }, ...args)
   } catch (error) {
     if (spec.failure) return spec.failure(error)
-    return actionFailure(error, typeof spec.what === 'string' ? spec.what : spec.what(args, ctx))
+    return actionFailure(error, typeof spec.what === 'string' ? spec.what : spec.what(args, who))
   }
 }
 
@@ -81,13 +80,13 @@ function isFailure(value: unknown): value is ActionFailure {
   return typeof value === 'object' && value !== null && 'ok' in value && value.ok === false
 }
 
-async function userContext(): Promise<Omit<UserActionContext, 'db'> | ActionFailure> {
+async function actingUser(): Promise<ActingUser | ActionFailure> {
   const user = await getSignedInUser()
   if (!user) return { ok: false, error: SESSION_ENDED }
   return { user }
 }
 
-async function memberContext(): Promise<Omit<MemberActionContext, 'db'> | ActionFailure> {
+async function actingMember(): Promise<ActingMember | ActionFailure> {
   const user = await getSignedInUser()
   const organization = user && currentOrganization(user)
   if (!user || !organization) return { ok: false, error: SESSION_ENDED }
@@ -97,10 +96,10 @@ async function memberContext(): Promise<Omit<MemberActionContext, 'db'> | Action
 
 /** An action any signed-in member may take, inside their current organization. */
 export function memberAction<A extends unknown[], R>(
-  spec: ActionSpec<MemberActionContext>,
+  spec: ActionSpec<ActingMember>,
   body: (context: MemberActionContext, ...args: A) => Promise<R>,
 ): (...args: A) => Promise<R | ActionFailure> {
-  return (...args) => run(spec, memberContext, body, args)
+  return (...args) => run(spec, actingMember, body, args)
 }
 
 /** An action only the organization's owners may take (settings, keys, destructive changes). */
@@ -109,7 +108,7 @@ export function ownerAction<A extends unknown[], R>(
   body: (context: MemberActionContext, ...args: A) => Promise<R>,
 ): (...args: A) => Promise<R | ActionFailure> {
   const owner = async () => {
-    const member = await memberContext()
+    const member = await actingMember()
     if (isFailure(member) || member.organization.role === 'owner') return member
     return ownersOnly(spec.ownersOnly)
   }
@@ -121,8 +120,8 @@ export function ownerAction<A extends unknown[], R>(
  * user whose last membership was removed may still take it.
  */
 export function userAction<A extends unknown[], R>(
-  spec: ActionSpec<UserActionContext>,
+  spec: ActionSpec<ActingUser>,
   body: (context: UserActionContext, ...args: A) => Promise<R>,
 ): (...args: A) => Promise<R | ActionFailure> {
-  return (...args) => run(spec, userContext, body, args)
+  return (...args) => run(spec, actingUser, body, args)
 }
