@@ -15,7 +15,7 @@ const LIB = path.join(ROOT, 'lib')
 type Graph = Map<string, Set<string>>
 
 function unitOf(file: string): string {
-  const [first, ...rest] = path.relative(LIB, file).split(path.sep)
+  const [first = '', ...rest] = path.relative(LIB, file).split(path.sep)
   return rest.length > 0 ? first : first.replace(/\.tsx?$/, '.ts')
 }
 
