@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest'
 import type { Db } from '@/db/client'
 import { InvalidInputError } from '@/lib/errors'
 import { memberAction, ownerAction, userAction } from '@/lib/http/actions'
-import type { UserWithOrganizations } from '@/lib/users/memberships'
+import type { UserWithOrganizations } from '@/lib/members/memberships'
 
 /**
  * The dashboard's action wrapper (lib/http/actions.ts) on its own: the refusals and failure
