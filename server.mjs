@@ -7,7 +7,7 @@ import { quietClientAborts } from './server/client-abort.mjs'
 import { createFrontServer, exitGracefully, markFrontServer, stopService } from './server/front.mjs'
 
 /**
- * Must equal SERVICE_STARTED in lib/startup.ts, which settles it once the service has started
+ * Must equal SERVICE_STARTED in inngest/startup.ts, which settles it once the service has started
  * (configuration accepted, database migrated) from instrumentation.ts's register().
  */
 const SERVICE_STARTED = Symbol.for('session-replay-issues.service-started')
@@ -50,7 +50,7 @@ await app.prepare()
 handle = app.getRequestHandler()
 // In production Next runs register() in the background, not within prepare(): listening and
 // "Ready" wait for the service, so a configuration it refuses ends the process first, naming
-// each missing variable (lib/startup.ts), and "Ready" is never printed.
+// each missing variable (inngest/startup.ts), and "Ready" is never printed.
 if (!dev) await serviceStarted
 
 server.once('error', (err) => {

@@ -35,12 +35,12 @@ export function stampSocketAddress(req) {
 }
 
 /**
- * Must equal SERVICE_STOP in lib/startup.ts: set by the service once started, called after
+ * Must equal SERVICE_STOP in inngest/startup.ts: set by the service once started, called after
  * Next has closed, to close the database (and the admin socket) before the process exits.
  */
 export const SERVICE_STOP = Symbol.for('session-replay-issues.stop-service')
 
-/** Closes what lib/startup.ts opened, if it did. */
+/** Closes what inngest/startup.ts opened, if it did. */
 export async function stopService() {
   await globalThis[SERVICE_STOP]?.()
 }

@@ -9,14 +9,16 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core'
+import { ISSUE_PRIORITIES } from '../../lib/issues/priorities'
+import { ISSUE_STATUSES } from '../../lib/issues/statuses'
 import { createdAt, id, oneOf, ts, updatedAt } from './columns'
 import { organizations } from './organizations'
 import { replaySessions } from './replay'
 
-export const ISSUE_STATUSES = ['unresolved', 'ticket_created', 'transient', 'resolved'] as const
-export type IssueStatus = (typeof ISSUE_STATUSES)[number]
-export const ISSUE_PRIORITIES = ['critical', 'high', 'medium', 'low'] as const
-export type IssuePriority = (typeof ISSUE_PRIORITIES)[number]
+// The vocabulary client components share lives in lib/issues (no database code there); the
+// schema re-exports it so server code keeps one import. Relative paths: drizzle-kit loads this.
+export { ISSUE_PRIORITIES, type IssuePriority } from '../../lib/issues/priorities'
+export { ISSUE_STATUSES, type IssueStatus } from '../../lib/issues/statuses'
 export const ISSUE_SOURCES = ['session_analysis', 'insight'] as const
 export type IssueSource = (typeof ISSUE_SOURCES)[number]
 export const ISSUE_ACTIVITY_KINDS = [

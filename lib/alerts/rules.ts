@@ -14,8 +14,6 @@ import { ISSUE_KINDS } from '@/lib/issues/kinds'
 import { lockOrganization } from '@/lib/orgs/lock-organization'
 import { isStorableText } from '@/lib/validation'
 
-// One list of kinds for the rules and the dashboard (its labels live beside it).
-export { ISSUE_KINDS }
 export const MAX_RULES_PER_ORG = 50
 
 const whole = (label: string, min: number, max: number) =>

@@ -1,5 +1,6 @@
-import type { AlertTrigger, IssuePriority } from '@/db/schema'
+import type { AlertTrigger } from '@/db/schema'
 import { issueKindLabel } from '@/lib/issues/kinds'
+import { ISSUE_PRIORITIES } from '@/lib/issues/priorities'
 
 // Type-only schema imports: the rule form (a client component) uses these without bundling the
 // database schema.
@@ -14,12 +15,7 @@ export const ALERT_TRIGGER_LABELS: Record<AlertTrigger, string> = {
 export const ALERT_TRIGGER_CHOICES = Object.keys(ALERT_TRIGGER_LABELS) as AlertTrigger[]
 
 /** The priorities in the schema's order, highest first. */
-export const ALERT_PRIORITY_CHOICES = [
-  'critical',
-  'high',
-  'medium',
-  'low',
-] as const satisfies readonly IssuePriority[]
+export const ALERT_PRIORITY_CHOICES = ISSUE_PRIORITIES
 
 /** A rule's filters as one line: "priority critical or high, kind Failed request, URL contains …". */
 export function alertFiltersText(filters: { priorities?: string[]; kinds?: string[]; urlContains?: string }) {

@@ -1,5 +1,6 @@
 import type { IssuePriority } from '@/db/schema'
 import type { MinifiedFrame, Symbolication } from './frames'
+import type { FINDING_KINDS } from './kinds'
 import type { SessionTrail } from './trail'
 
 /**
@@ -17,7 +18,7 @@ export interface RrwebEvent {
   [key: string]: unknown
 }
 
-export type FindingKind = 'js_error' | 'console_error' | 'network_error' | 'rage_click' | 'dead_click'
+export type FindingKind = (typeof FINDING_KINDS)[number]
 
 /** A clicked element resolved through the snapshot tree (docs/design/analysis.md §1.5). */
 export interface ElementDescriptor {

@@ -4,7 +4,7 @@ import { openMigratedDatabase } from '@/db/migrate'
 import { DatabaseBusyError } from '@/db/pglite-lock'
 import { parseConfig } from '@/lib/config'
 import { oneLine, operatorMessage } from '@/lib/operator-errors'
-import { type CliCommand, type CommandIo, UsageError } from './command'
+import { type CliCommand, type CliWiring, type CommandIo, UsageError } from './command'
 import { commands } from './commands'
 
 export interface CliIo {
@@ -21,12 +21,15 @@ export interface CliIo {
    * Answers undefined when no server is listening, so that the "held" error stands.
    */
   handOver?: (argv: string[], stdin: string | undefined) => Promise<number | undefined>
+  /** The service's wiring the commands need (./command.ts); inngest/cli.ts builds it. */
+  wiring: CliWiring
 }
 
 function commandIo(io: CliIo): CommandIo {
   return {
     readStdin: io.stdin ?? (() => Promise.reject(new UsageError('Standard input is not available.'))),
     warn: (line) => io.stderr(oneLine(line)),
+    wiring: io.wiring,
   }
 }
 

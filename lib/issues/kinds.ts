@@ -1,5 +1,7 @@
-/** The kinds of finding an issue can be about (session analysis and insights use the same). */
-export const ISSUE_KINDS = ['js_error', 'console_error', 'network_error', 'rage_click', 'dead_click'] as const
+import { FINDING_KINDS } from '@/lib/analysis/kinds'
+
+/** The kinds of finding an issue can be about: session analysis's own list (insights use the same). */
+export const ISSUE_KINDS = FINDING_KINDS
 export type IssueKind = (typeof ISSUE_KINDS)[number]
 
 /** How a kind reads in the dashboard: one word or two, singular. */

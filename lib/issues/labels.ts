@@ -1,11 +1,11 @@
-import type { IssueStatus } from '@/db/schema'
+import type { IssueStatus } from './statuses'
 
 /**
  * How statuses read to people (the Data API keeps the enum values): named after what the
  * dashboard's buttons do, so "Ignore" leaves an issue "Ignored" and a linked ticket leaves it
  * "In a ticket".
  */
-// Type-only schema imports: client components use these without bundling the database schema.
+// Client-safe: the status forms import these, so nothing here reaches the database schema.
 export const ISSUE_STATUS_LABELS: Record<IssueStatus, string> = {
   unresolved: 'Unresolved',
   ticket_created: 'In a ticket',

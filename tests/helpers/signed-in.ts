@@ -10,7 +10,7 @@ import { sessionUser } from '@/lib/http/oauth'
  *
  * and set `signedIn.cookie` to the next-auth cookie of whoever acts. The user is decoded from
  * it as the dashboard's JSON routes do (`sessionUser`: the JWT cookie → the user and their
- * organizations); everything after it (actionMember/actionOwner, the action, the domain
+ * organizations); everything after it (the ownerAction/memberAction wrapper, the action, the domain
  * function, the database) is the real code.
  */
 export const signedIn = { cookie: '' }

@@ -8,9 +8,9 @@ import { count, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openMigratedDatabase } from '@/db/migrate'
 import { credentials, memberships, organizations, users } from '@/db/schema'
+import { cliWiring, runAdminCli } from '@/inngest/cli'
 import { serveAdminChannel } from '@/lib/cli/channel/serve'
 import { commands } from '@/lib/cli/commands'
-import { runCli } from '@/lib/cli/run'
 import { hashToken } from '@/lib/credentials/tokens'
 import { verifyPassword } from '@/lib/users/password'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
@@ -29,7 +29,7 @@ afterAll(async () => {
 async function cliWithStdin(stdin: string | undefined, ...argv: string[]) {
   const stdout: string[] = []
   const stderr: string[] = []
-  const code = await runCli(argv, {
+  const code = await runAdminCli(argv, {
     stdout: (line) => stdout.push(line),
     stderr: (line) => stderr.push(line),
     env: {},
@@ -497,9 +497,9 @@ describe('admin CLI as a process', () => {
         /is held by the service \(test\) \(pid \d+\)\. Stop it first, or set DATABASE_URL/,
       )
 
-      // A server holding it listens on the admin channel (lib/startup.ts): the CLI hands its
+      // A server holding it listens on the admin channel (inngest/startup.ts): the CLI hands its
       // commands over, output and exit codes included, and only this user can open it.
-      channel = await serveAdminChannel(dataDir, held)
+      channel = await serveAdminChannel(dataDir, held, cliWiring)
       const socket = path.join(dataDir, 'admin', 'cli.sock')
       expect(statSync(path.dirname(socket)).mode & 0o777).toBe(0o700)
       expect(statSync(socket).mode & 0o777).toBe(0o600)

@@ -2,8 +2,8 @@ import { MockLanguageModelV3 } from 'ai/test'
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { alertMessages, alertRuleEvents, insights, outbox } from '@/db/schema'
+import { runAdminCli } from '@/inngest/cli'
 import { setLanguageModelForTests } from '@/lib/ai/model'
-import { runCli } from '@/lib/cli/run'
 import { parseConfig, setConfigForTests } from '@/lib/config'
 import { useDatabase } from '@/lib/db'
 import { lastInterval } from '@/lib/insights/generate'
@@ -42,7 +42,7 @@ afterAll(async () => {
 async function jobsRun(...options: string[]) {
   const stdout: string[] = []
   const stderr: string[] = []
-  const code = await runCli(['jobs:run', ...options, '--json'], {
+  const code = await runAdminCli(['jobs:run', ...options, '--json'], {
     stdout: (line) => stdout.push(line),
     stderr: (line) => stderr.push(line),
     env: {},

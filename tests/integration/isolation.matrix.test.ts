@@ -42,7 +42,7 @@ import {
   users,
   webhookDeliveries,
 } from '@/db/schema'
-import { runCli } from '@/lib/cli/run'
+import { runAdminCli } from '@/inngest/cli'
 import { createKey } from '@/lib/credentials/create-key'
 import { listKeys } from '@/lib/credentials/list-keys'
 import { resolveBearer } from '@/lib/credentials/resolve-bearer'
@@ -813,7 +813,7 @@ describe('ingest with A’s key and B’s session ids', () => {
 async function cli(...argv: string[]) {
   const stdout: string[] = []
   const stderr: string[] = []
-  const code = await runCli(argv, {
+  const code = await runAdminCli(argv, {
     stdout: (line) => stdout.push(line),
     stderr: (line) => stderr.push(line),
     env: {},

@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Db } from '@/db/client'
 import { organizations } from '@/db/schema'
+import { cliWiring } from '@/inngest/cli'
 import { orgCreate } from '@/lib/cli/commands/org'
 import { ConfigError, parseConfig, setConfigForTests } from '@/lib/config'
 import { createOrganization } from '@/lib/orgs/create-organization'
@@ -25,7 +26,7 @@ afterEach(() => setConfigForTests(undefined))
 
 /** `admin org:create`: the caller that reads DEFAULT_PLAN and hands it to createOrganization. */
 async function cliPlan(db: Db, values: { name: string; plan?: string }): Promise<unknown> {
-  const io = { readStdin: async () => '', warn: () => undefined }
+  const io = { readStdin: async () => '', warn: () => undefined, wiring: cliWiring }
   return (await orgCreate.run(db, values, io)).json.plan
 }
 

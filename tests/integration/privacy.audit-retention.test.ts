@@ -22,8 +22,8 @@ import { PUT as pin, DELETE as unpin } from '@/app/api/v1/sessions/[sessionId]/p
 import { GET as getSession } from '@/app/api/v1/sessions/[sessionId]/route'
 import { GET as getTimeline } from '@/app/api/v1/sessions/[sessionId]/timeline/route'
 import { auditEvents, memberships, type Role, replaySessions, users } from '@/db/schema'
+import { runAdminCli } from '@/inngest/cli'
 import { pruneAuditTrail } from '@/lib/audit/prune'
-import { runCli } from '@/lib/cli/run'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
 import { createOrganization } from '@/lib/orgs/create-organization'
@@ -105,7 +105,7 @@ async function entries(action: string, targetId?: string) {
 async function cli(...argv: string[]) {
   const stdout: string[] = []
   const stderr: string[] = []
-  const code = await runCli([...argv, '--json'], {
+  const code = await runAdminCli([...argv, '--json'], {
     stdout: (line) => stdout.push(line),
     stderr: (line) => stderr.push(line),
     env: {},

@@ -23,7 +23,7 @@ import {
   webhookEndpoints,
 } from '@/db/schema'
 import { getJobsEngine } from '@/inngest/app'
-import { runCli } from '@/lib/cli/run'
+import { runAdminCli } from '@/inngest/cli'
 import { createKey } from '@/lib/credentials/create-key'
 import { openBytes } from '@/lib/crypto/sealed'
 import { useDatabase } from '@/lib/db'
@@ -423,7 +423,7 @@ describe.each(['local', 's3'] as const)('erasing one person on %s storage', (sto
   it('erases a session that arrives later with admin privacy:erase --wait, and answers another org 404', async () => {
     const late = await record(ingestKey, 'ada-3', 'clean', ADA)
     const out: string[] = []
-    const code = await runCli(
+    const code = await runAdminCli(
       ['privacy:erase', '--org', organizationId, '--user-id', ADA.id!, '--wait', '--json'],
       { stdout: (line) => out.push(line), stderr: (line) => out.push(line), env: {}, database },
     )

@@ -4,7 +4,7 @@ import path from 'node:path'
 import { and, count, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { issueSessions, issues, organizations, replayBatches, replaySessions } from '@/db/schema'
-import { runCli } from '@/lib/cli/run'
+import { runAdminCli } from '@/inngest/cli'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
 import { createOrganization } from '@/lib/orgs/create-organization'
@@ -88,7 +88,9 @@ describe('retention', () => {
       firstOccurrenceAt: new Date(),
     })
     // Organization b keeps 90 days: its 31-day-old session stays.
-    expect((await runCli(['org:retention', '--org', orgs.b.id, '--days', '90'], cliIo())).valueOf()).toBe(0)
+    expect(
+      (await runAdminCli(['org:retention', '--org', orgs.b.id, '--days', '90'], cliIo())).valueOf(),
+    ).toBe(0)
 
     const result = await sweepRetention(database.db, blobs)
 
@@ -180,6 +182,6 @@ function cliIo(out: string[] = [], err: string[] = []) {
 async function cli(...argv: string[]) {
   const out: string[] = []
   const err: string[] = []
-  const code = await runCli(argv, cliIo(out, err))
+  const code = await runAdminCli(argv, cliIo(out, err))
   return { code, stdout: out.join('\n'), stderr: err.join('\n') }
 }

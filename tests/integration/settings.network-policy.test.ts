@@ -8,7 +8,7 @@ import { encode } from 'next-auth/jwt'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { changeNetworkPolicyAction } from '@/app/(dashboard)/settings/actions'
 import { memberships, organizations, type Role, users } from '@/db/schema'
-import { runCli } from '@/lib/cli/run'
+import { runAdminCli } from '@/inngest/cli'
 import { useDatabase } from '@/lib/db'
 import { InvalidInputError, NotFoundError } from '@/lib/errors'
 import { createOrganization } from '@/lib/orgs/create-organization'
@@ -129,7 +129,7 @@ describe('admin CLI org:network-details', () => {
   async function cli(...argv: string[]) {
     const stdout: string[] = []
     const stderr: string[] = []
-    const code = await runCli(argv, {
+    const code = await runAdminCli(argv, {
       stdout: (line) => stdout.push(line),
       stderr: (line) => stderr.push(line),
       env: {},

@@ -5,8 +5,8 @@ import { and, asc, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { deleteReleaseAction } from '@/app/(dashboard)/settings/source-maps/actions'
 import { alertMessages, alertRuleEvents, credentials, memberships, sourcemapFiles } from '@/db/schema'
+import { runAdminCli } from '@/inngest/cli'
 import { ALERT_HISTORY_DAYS } from '@/lib/alerts/prune'
-import { runCli } from '@/lib/cli/run'
 import { useDatabase } from '@/lib/db'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { sourcemapFolder } from '@/lib/sourcemaps/blob-key'
@@ -45,7 +45,7 @@ afterAll(async () => {
 async function cli(...argv: string[]) {
   const stdout: string[] = []
   const stderr: string[] = []
-  const code = await runCli([...argv, '--json'], {
+  const code = await runAdminCli([...argv, '--json'], {
     stdout: (line) => stdout.push(line),
     stderr: (line) => stderr.push(line),
     env: {},

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { webhookEndpoints } from '@/db/schema'
-import { runCli } from '@/lib/cli/run'
+import { runAdminCli } from '@/inngest/cli'
 import { ConflictError, ForbiddenError, InvalidInputError, RateLimitedError } from '@/lib/errors'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { createMemoryRateLimiter } from '@/lib/ratelimit'
@@ -133,7 +133,7 @@ describe('admin CLI', () => {
   async function cli(...argv: string[]) {
     const out: string[] = []
     const err: string[] = []
-    const code = await runCli([...argv, '--json'], {
+    const code = await runAdminCli([...argv, '--json'], {
       stdout: (l) => out.push(l),
       stderr: (l) => err.push(l),
       env: process.env,

@@ -54,7 +54,8 @@ export function FirstRunSteps({
     let cancelled = false
     const poll = async () => {
       if (document.visibilityState === 'hidden') return
-      const next = await firstRunProgressAction().catch(() => null)
+      const answer = await firstRunProgressAction().catch(() => null)
+      const next = answer?.ok ? answer.progress : null
       if (!next || cancelled || STEP_KEYS.every((key) => next[key] === known.current[key])) return
       known.current = next
       setProgress(next)

@@ -3,6 +3,7 @@ import { createServer, type Server, type Socket } from 'node:net'
 import path from 'node:path'
 import { z } from 'zod'
 import type { DatabaseHandle } from '@/db/client'
+import type { CliWiring } from '../command'
 import { runCli } from '../run'
 import { adminSocketPath, type ChannelMessage, MAX_REQUEST_BYTES } from './protocol'
 
@@ -23,7 +24,12 @@ function parseJson(raw: string): unknown {
   }
 }
 
-async function answer(socket: Socket, raw: string, database: DatabaseHandle): Promise<void> {
+async function answer(
+  socket: Socket,
+  raw: string,
+  database: DatabaseHandle,
+  wiring: CliWiring,
+): Promise<void> {
   const parsed = Request.safeParse(parseJson(raw))
   if (!parsed.success) {
     send(socket, { stream: 'stderr', line: 'The admin channel received a malformed request.' })
@@ -38,12 +44,13 @@ async function answer(socket: Socket, raw: string, database: DatabaseHandle): Pr
     env: process.env,
     ...(stdin === undefined ? {} : { stdin: async () => stdin }),
     database,
+    wiring,
   })
   send(socket, { exit: code })
   socket.end()
 }
 
-function onConnection(socket: Socket, database: DatabaseHandle): void {
+function onConnection(socket: Socket, database: DatabaseHandle, wiring: CliWiring): void {
   let buffered = ''
   socket.setEncoding('utf8')
   socket.on('error', () => socket.destroy())
@@ -56,16 +63,20 @@ function onConnection(socket: Socket, database: DatabaseHandle): void {
     }
     socket.removeAllListeners('data')
     socket.pause()
-    answer(socket, buffered.slice(0, end), database).catch(() => socket.destroy())
+    answer(socket, buffered.slice(0, end), database, wiring).catch(() => socket.destroy())
   })
 }
 
 /**
  * Listens on DATA_DIR/admin/cli.sock for admin commands, run here on the server's own database
- * handle. Only called by the process holding the embedded database's lock, so a socket file
- * left there is a crashed predecessor's and is replaced.
+ * handle with the service's wiring. Only called by the process holding the embedded database's
+ * lock, so a socket file left there is a crashed predecessor's and is replaced.
  */
-export async function serveAdminChannel(dataDir: string, database: DatabaseHandle): Promise<Server> {
+export async function serveAdminChannel(
+  dataDir: string,
+  database: DatabaseHandle,
+  wiring: CliWiring,
+): Promise<Server> {
   const file = adminSocketPath(dataDir)
   const dir = path.dirname(file)
   await mkdir(dir, { recursive: true, mode: 0o700 })
@@ -75,7 +86,7 @@ export async function serveAdminChannel(dataDir: string, database: DatabaseHandl
   if (!stat.isDirectory() || (process.getuid && stat.uid !== process.getuid()))
     throw new Error(`${dir} must be a directory owned by this user`)
   await rm(file, { force: true })
-  const server = createServer((socket) => onConnection(socket, database))
+  const server = createServer((socket) => onConnection(socket, database, wiring))
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(file, () => {

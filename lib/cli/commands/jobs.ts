@@ -1,7 +1,6 @@
 import { and, count, eq, gte } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { insights, replaySessions, webhookDeliveryAttempts } from '@/db/schema'
-import { createLocalJobsEngine } from '@/inngest/app'
 import { databaseNow } from '@/lib/alerts/clock'
 import { getConfig } from '@/lib/config'
 import type { IdleReport } from '@/lib/jobs/in-process'
@@ -67,11 +66,12 @@ function summary(report: IdleReport): string {
 }
 
 /**
- * Runs the service's one job list (inngest/jobs.ts, which both engines serve) in this process
- * through the in-process engine: the chosen scheduled jobs once, then every run that is due or
- * that they start, outbox events included, until none is left. So an event swept here starts
- * exactly the jobs it starts on a server (alert rules, the model's review, webhooks, ...), with
- * the configured model and deliverer.
+ * Runs the service's one job list (inngest/jobs.ts, which both engines serve, handed in as
+ * `io.wiring`) in this process through the in-process engine: the chosen scheduled jobs once,
+ * then every run that is due or that they start, outbox events included, until none is left.
+ * Outbox events go through the same dispatch and triggers as on a server (no routing of the
+ * command's own), so an event swept here starts exactly the jobs it starts there (alert rules,
+ * the model's review, webhooks, ...), with the configured model and deliverer.
  */
 export const jobsRun: CliCommand = {
   name: 'jobs:run',
@@ -83,7 +83,7 @@ export const jobsRun: CliCommand = {
     const config = getConfig()
     // Handlers get the CLI's database and this engine, so what they send runs here too.
     const started = await databaseNow(db)
-    const { engine } = createLocalJobsEngine(db, {
+    const engine = io.wiring.localJobsEngine(db, {
       leaseMs: config.jobsLeaseSeconds * 1000,
       backoff: BACKOFF,
     })

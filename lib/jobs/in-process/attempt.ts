@@ -10,7 +10,7 @@ import {
   saveStep,
   updateOwned,
 } from './runs-store'
-import { createStepTools, Suspended } from './steps'
+import { createStepTools, type StepHost, Suspended } from './steps'
 
 export interface Backoff {
   baseMs: number
@@ -37,7 +37,7 @@ export function backoffDelay(retry: number, backoff: Backoff): number {
 }
 
 /** One claim of a run by this process, from the claim until its outcome is written. */
-export class Attempt {
+export class Attempt implements StepHost {
   /** Set once the attempt must not write any more: it slept, yielded, lost its claim or was abandoned. */
   over = false
   /** Writing its outcome; a heartbeat racing that write must not read the result as a lost claim. */

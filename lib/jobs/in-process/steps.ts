@@ -1,6 +1,23 @@
+import type { Db } from '@/db/client'
 import type { StepTools } from '../types'
-import type { Attempt } from './attempt'
-import { giveBack, msFromNow } from './runs-store'
+import { type ClaimedRun, giveBack, msFromNow, type RunUpdate } from './runs-store'
+
+/**
+ * What the step tools need of the attempt they run in (./attempt.ts's Attempt): described here
+ * so that the attempt imports its steps and the steps never import the attempt back.
+ */
+export interface StepHost {
+  /** Set once the attempt must not write any more. */
+  over: boolean
+  /** Writing its outcome (a sleep, a hand-back): a heartbeat must not read it as a lost claim. */
+  settling: boolean
+  readonly row: ClaimedRun
+  readonly ctx: { db: () => Promise<Db>; stopping: () => boolean }
+  /** Records a step's JSON result; false when the run is no longer held. */
+  saveStep(key: string, json: string): Promise<boolean>
+  /** Writes the run (and optionally a step) while still held; false otherwise. */
+  write(values: RunUpdate, step?: { key: string; json: string }): Promise<boolean>
+}
 
 /** Ends the current attempt without failing it (a sleep, a shutdown, a lost claim). */
 export class Suspended extends Error {
@@ -26,7 +43,7 @@ type StepMemo = { value?: unknown }
  * The step tools of one attempt. A completed step's JSON result is stored on the run; a later
  * attempt finds it by the step's key and returns it instead of running the step again.
  */
-export function createStepTools(attempt: Attempt): StepTools {
+export function createStepTools(attempt: StepHost): StepTools {
   const { ctx } = attempt
   const memos: Record<string, unknown> = { ...attempt.row.steps }
   const seen = new Map<string, number>()

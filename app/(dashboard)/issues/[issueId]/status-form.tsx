@@ -1,8 +1,8 @@
 'use client'
 
 import { useState } from 'react'
-import type { IssueStatus } from '@/db/schema'
 import { ISSUE_STATUS_CHOICES, ISSUE_STATUS_HINTS, ISSUE_STATUS_LABELS } from '@/lib/issues/labels'
+import type { IssueStatus } from '@/lib/issues/statuses'
 import { changeStatusAction } from './actions'
 import { ActionMessage, useIssueAction } from './use-issue-action'
 

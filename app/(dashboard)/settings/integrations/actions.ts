@@ -1,17 +1,15 @@
 'use server'
 
 import { revalidatePath } from 'next/cache'
-import { getDb } from '@/lib/db'
-import { actionFailure, actionOwner } from '@/lib/http/actions'
+import { type ActionResult, ownerAction } from '@/lib/http/actions'
 import { type CreateIntegrationInput, createIntegration } from '@/lib/integrations/create-integration'
 import { revokeIntegration } from '@/lib/integrations/revoke-integration'
 import { formText, textArgument } from '@/lib/validation'
 
-export type ConnectResult = { ok: true; message: string } | { ok: false; error: string }
+export type ConnectResult = ActionResult
 
 const PATH = '/settings/integrations'
-
-const requireOwner = () => actionOwner('manage integrations')
+const OWNERS_ONLY = 'manage integrations'
 
 type Kind = CreateIntegrationInput['kind']
 
@@ -31,43 +29,35 @@ function inputOf(
   }
 }
 
-export async function connectIntegrationAction(
-  kind: Kind,
-  _prev: ConnectResult | null,
-  form: FormData,
-): Promise<ConnectResult> {
-  const owner = await requireOwner()
-  if (!owner.ok) return owner
-  if (kind !== 'slack' && kind !== 'linear' && kind !== 'github')
-    return { ok: false, error: 'Unknown integration.' }
-  try {
+export const connectIntegrationAction = ownerAction(
+  { ownersOnly: OWNERS_ONLY, what: 'connect the integration' },
+  async (
+    { db, user, organization },
+    kind: Kind,
+    _prev: ConnectResult | null,
+    form: FormData,
+  ): Promise<ConnectResult> => {
+    if (kind !== 'slack' && kind !== 'linear' && kind !== 'github')
+      return { ok: false, error: 'Unknown integration.' }
     const created = await createIntegration(
-      await getDb(),
+      db,
       inputOf(kind, form, {
-        organizationId: owner.organization.id,
+        organizationId: organization.id,
         name: formText(form, 'name'),
-        createdByUserId: owner.user.id,
+        createdByUserId: user.id,
       }),
     )
     revalidatePath(PATH)
     const where = created.settings.kind === 'linear' ? ` (team ${created.settings.teamKey})` : ''
     return { ok: true, message: `Connected ${created.name}${where}. The secret is stored encrypted.` }
-  } catch (error) {
-    return actionFailure(error, 'connect the integration')
-  }
-}
+  },
+)
 
-export async function revokeIntegrationAction(integrationId: string): Promise<ConnectResult> {
-  const owner = await requireOwner()
-  if (!owner.ok) return owner
-  try {
-    await revokeIntegration(await getDb(), {
-      id: textArgument(integrationId),
-      organizationId: owner.organization.id,
-    })
+export const revokeIntegrationAction = ownerAction(
+  { ownersOnly: OWNERS_ONLY, what: 'disconnect the integration' },
+  async ({ db, organization }, integrationId: string): Promise<ConnectResult> => {
+    await revokeIntegration(db, { id: textArgument(integrationId), organizationId: organization.id })
     revalidatePath(PATH)
     return { ok: true, message: 'Disconnected. Nothing more is sent through it.' }
-  } catch (error) {
-    return actionFailure(error, 'disconnect the integration')
-  }
-}
+  },
+)

@@ -1,13 +1,11 @@
 'use server'
 
 import { revalidatePath } from 'next/cache'
-import { actorOfMember } from '@/lib/actor'
 import { getConfig } from '@/lib/config'
 import { createDashboardKey } from '@/lib/credentials/dashboard-keys'
 import { revokeKey } from '@/lib/credentials/revoke-key'
 import { SCOPES } from '@/lib/credentials/scopes'
-import { getDb } from '@/lib/db'
-import { type ActionResult, actionFailure, actionOwner } from '@/lib/http/actions'
+import { type ActionResult, ownerAction } from '@/lib/http/actions'
 import { recorderSnippet } from '@/lib/sdk/snippet'
 import { sourcemapUploadExample } from '@/lib/sourcemaps/example'
 import { formText, textArgument } from '@/lib/validation'
@@ -23,23 +21,22 @@ export type CreateKeyResult = ActionResult<{
   example: string
 }>
 
-export async function createKeyAction(
-  _previous: CreateKeyResult | null,
-  form: FormData,
-): Promise<CreateKeyResult> {
-  const owner = await actionOwner('create keys')
-  if (!owner.ok) return owner
-  const name = formText(form, 'name')
-  try {
-    const created = await createDashboardKey(await getDb(), {
-      organizationId: owner.organization.id,
-      createdByUserId: owner.user.id,
+export const createKeyAction = ownerAction(
+  { ownersOnly: 'create keys', what: 'create the key' },
+  async (
+    { db, user, organization },
+    _previous: CreateKeyResult | null,
+    form: FormData,
+  ): Promise<CreateKeyResult> => {
+    const created = await createDashboardKey(db, {
+      organizationId: organization.id,
+      createdByUserId: user.id,
       type: formText(form, 'type'),
-      name,
+      name: formText(form, 'name'),
       allowStatusUpdates: formText(form, 'allowStatusUpdates') === 'on',
       allowSourcemapUploads: formText(form, 'allowSourcemapUploads') === 'on',
       allowPrivacyRequests: formText(form, 'allowPrivacyRequests') === 'on',
-      createdByRole: owner.organization.role,
+      createdByRole: organization.role,
     })
     revalidatePath(PATH)
     revalidatePath('/')
@@ -52,24 +49,15 @@ export async function createKeyAction(
           ? sourcemapUploadExample(baseUrl, created.key)
           : `curl -H "Authorization: Bearer ${created.key}" ${baseUrl}/api/v1/issues`
     return { ok: true, type, name: created.name, key: created.key, scopes: created.scopes, example }
-  } catch (error) {
-    return actionFailure(error, 'create the key')
-  }
-}
+  },
+)
 
-export async function revokeKeyAction(keyId: string): Promise<ActionResult> {
-  const owner = await actionOwner('revoke keys')
-  if (!owner.ok) return owner
-  try {
-    await revokeKey(await getDb(), {
-      id: textArgument(keyId),
-      organizationId: owner.organization.id,
-      actor: actorOfMember(owner),
-    })
+export const revokeKeyAction = ownerAction(
+  { ownersOnly: 'revoke keys', what: 'revoke the key' },
+  async ({ db, organization, actor }, keyId: string): Promise<ActionResult> => {
+    await revokeKey(db, { id: textArgument(keyId), organizationId: organization.id, actor })
     revalidatePath(PATH)
     revalidatePath('/')
     return { ok: true, message: 'Key revoked.' }
-  } catch (error) {
-    return actionFailure(error, 'revoke the key')
-  }
-}
+  },
+)

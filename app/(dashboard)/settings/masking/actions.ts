@@ -1,9 +1,7 @@
 'use server'
 
 import { revalidatePath } from 'next/cache'
-import { actorOfMember } from '@/lib/actor'
-import { getDb } from '@/lib/db'
-import { type ActionResult, actionFailure, actionOwner } from '@/lib/http/actions'
+import { type ActionResult, ownerAction } from '@/lib/http/actions'
 import { setMaskSettings } from '@/lib/privacy/mask-settings'
 import { requestRemasking } from '@/lib/privacy/remaskings'
 import { formText } from '@/lib/validation'
@@ -24,14 +22,10 @@ function utc(value: string): string | undefined {
 }
 
 /** The mask settings ingest and the recorder apply from now on (docs/privacy.md#re-masking): owners only. */
-export async function saveMaskSettingsAction(
-  _previous: ActionResult | null,
-  form: FormData,
-): Promise<ActionResult> {
-  const owner = await actionOwner('change the mask settings')
-  if (!owner.ok) return owner
-  try {
-    const saved = await setMaskSettings(await getDb(), actorOfMember(owner), {
+export const saveMaskSettingsAction = ownerAction(
+  { ownersOnly: 'change the mask settings', what: 'change the mask settings' },
+  async ({ db, actor }, _previous: ActionResult | null, form: FormData): Promise<ActionResult> => {
+    const saved = await setMaskSettings(db, actor, {
       selectors: lines(formText(form, 'selectors')),
       patterns: lines(formText(form, 'patterns')),
     })
@@ -40,20 +34,14 @@ export async function saveMaskSettingsAction(
       ok: true,
       message: `Saved: ${saved.selectors.length} selector(s) and ${saved.patterns.length} pattern(s) are masked in new recordings.`,
     }
-  } catch (error) {
-    return actionFailure(error, 'change the mask settings')
-  }
-}
+  },
+)
 
 /** Re-masks stored sessions started within a time range (docs/privacy.md#re-masking): owners only. */
-export async function requestRemaskingAction(
-  _previous: ActionResult | null,
-  form: FormData,
-): Promise<ActionResult> {
-  const owner = await actionOwner('re-mask stored sessions')
-  if (!owner.ok) return owner
-  try {
-    await requestRemasking(await getDb(), actorOfMember(owner), {
+export const requestRemaskingAction = ownerAction(
+  { ownersOnly: 're-mask stored sessions', what: 're-mask stored sessions' },
+  async ({ db, actor }, _previous: ActionResult | null, form: FormData): Promise<ActionResult> => {
+    await requestRemasking(db, actor, {
       selectors: lines(formText(form, 'selectors')),
       patterns: lines(formText(form, 'patterns')),
       from: utc(formText(form, 'from')),
@@ -62,7 +50,5 @@ export async function requestRemaskingAction(
     })
     revalidatePath(PATH)
     return { ok: true, message: 'Re-masking started. Its progress and what it changed are listed below.' }
-  } catch (error) {
-    return actionFailure(error, 're-mask stored sessions')
-  }
-}
+  },
+)

@@ -1,9 +1,7 @@
 'use server'
 
 import { revalidatePath } from 'next/cache'
-import { actorOfMember } from '@/lib/actor'
-import { getDb } from '@/lib/db'
-import { type ActionResult, actionFailure, actionOwner } from '@/lib/http/actions'
+import { type ActionResult, ownerAction } from '@/lib/http/actions'
 import { requestExport } from '@/lib/privacy/export-request'
 import { EXPORT_LIFETIME_DAYS } from '@/lib/privacy/export-view'
 import { parsePersonBody } from '@/lib/privacy/person-body'
@@ -15,22 +13,16 @@ const IDENTIFIER_FIELDS = new Set(['email', 'userId', 'anonymousId'])
  * An access request from the dashboard (docs/privacy.md#exports): owners only. The form names
  * the person as the Data API's body does, one identifier of a chosen kind.
  */
-export async function requestExportAction(
-  _previous: ActionResult | null,
-  form: FormData,
-): Promise<ActionResult> {
-  const owner = await actionOwner('export a person’s data')
-  if (!owner.ok) return owner
-  try {
+export const requestExportAction = ownerAction(
+  { ownersOnly: 'export a person’s data', what: 'request the export' },
+  async ({ db, actor }, _previous: ActionResult | null, form: FormData): Promise<ActionResult> => {
     const field = formText(form, 'identifier')
     const body = IDENTIFIER_FIELDS.has(field) ? { [field]: formText(form, 'value') } : {}
-    await requestExport(await getDb(), actorOfMember(owner), parsePersonBody(body))
+    await requestExport(db, actor, parsePersonBody(body))
     revalidatePath('/settings/privacy')
     return {
       ok: true,
       message: `Export requested. It appears below when ready and can be downloaded for ${EXPORT_LIFETIME_DAYS} days.`,
     }
-  } catch (error) {
-    return actionFailure(error, 'request the export')
-  }
-}
+  },
+)

@@ -1,12 +1,20 @@
 'use client'
 
 import { useActionState } from 'react'
-import { WEBHOOK_EVENTS } from '@/lib/webhooks/events'
 import styles from '../_components/settings.module.css'
 import { type CreateResult, createWebhookAction } from './actions'
 
-/** The create form; the signing secret is shown here once, right after creation. */
-export function CreateWebhookForm({ disabled }: { disabled: boolean }) {
+/**
+ * The create form; the signing secret is shown here once, right after creation. The page hands
+ * over the event types: their module (lib/webhooks/events.ts) is server code.
+ */
+export function CreateWebhookForm({
+  disabled,
+  eventTypes,
+}: {
+  disabled: boolean
+  eventTypes: readonly string[]
+}) {
   const [state, action, pending] = useActionState<CreateResult | null, FormData>(createWebhookAction, null)
   return (
     <form action={action}>
@@ -43,7 +51,7 @@ export function CreateWebhookForm({ disabled }: { disabled: boolean }) {
       </label>
       <fieldset className={styles.choices}>
         <legend>Events</legend>
-        {WEBHOOK_EVENTS.map((event) => (
+        {eventTypes.map((event) => (
           <label key={event}>
             <input
               type="checkbox"

@@ -1,20 +1,22 @@
 'use client'
 
 import { useState, useTransition } from 'react'
-import { WEBHOOK_EVENTS } from '@/lib/webhooks/events'
 import { type ActionResult, revokeWebhookAction, sendTestWebhookAction } from './actions'
 
 export function EndpointActions({
   endpointId,
   name,
   events,
+  eventTypes,
 }: {
   endpointId: string
   name: string
   events: string[]
+  /** Every event type, from the page: lib/webhooks/events.ts is server code. */
+  eventTypes: readonly string[]
 }) {
   const [pending, start] = useTransition()
-  const [event, setEvent] = useState(events[0] ?? WEBHOOK_EVENTS[0])
+  const [event, setEvent] = useState(events[0] ?? eventTypes[0] ?? '')
   const [result, setResult] = useState<ActionResult | null>(null)
   return (
     <>
@@ -24,7 +26,7 @@ export function EndpointActions({
         value={event}
         onChange={(e) => setEvent(e.target.value)}
       >
-        {WEBHOOK_EVENTS.map((e) => (
+        {eventTypes.map((e) => (
           <option key={e} value={e}>
             {e}
           </option>

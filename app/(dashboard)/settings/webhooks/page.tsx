@@ -5,6 +5,7 @@ import { getConfig } from '@/lib/config'
 import { getDb } from '@/lib/db'
 import { requireMember } from '@/lib/http/session'
 import { listEndpoints, MAX_ACTIVE_ENDPOINTS } from '@/lib/webhooks/endpoints'
+import { WEBHOOK_EVENTS } from '@/lib/webhooks/events'
 import { deliveryLog } from '@/lib/webhooks/log'
 import { CreateWebhookForm } from './create-form'
 import { DeliveryLog } from './delivery-log'
@@ -66,7 +67,10 @@ export default async function WebhooksPage() {
             {MAX_ACTIVE_ENDPOINTS} active endpoints is the maximum. Revoke one to add another.
           </p>
         ) : null}
-        <CreateWebhookForm disabled={!paid || active.length >= MAX_ACTIVE_ENDPOINTS} />
+        <CreateWebhookForm
+          disabled={!paid || active.length >= MAX_ACTIVE_ENDPOINTS}
+          eventTypes={WEBHOOK_EVENTS}
+        />
       </section>
       {endpoints.map((e, i) => (
         <section className="card" key={e.id} data-testid="webhook-endpoint">
@@ -91,7 +95,7 @@ export default async function WebhooksPage() {
             {e.lastDeliveryAt ? ` · ${e.lastError ?? `HTTP ${e.lastStatus}`}` : ''}
           </p>
           {!e.revokedAt && paid ? (
-            <EndpointActions endpointId={e.id} name={e.name} events={e.events} />
+            <EndpointActions endpointId={e.id} name={e.name} events={e.events} eventTypes={WEBHOOK_EVENTS} />
           ) : null}
           <details>
             <summary>Delivery log</summary>

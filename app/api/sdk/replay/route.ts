@@ -1,8 +1,8 @@
+import { getIngestDeps } from '@/inngest/ingest-deps'
 import { getConfig } from '@/lib/config'
 import { ingestPreflight, ingestRoute } from '@/lib/http/ingest'
 import { json } from '@/lib/http/respond'
 import { acceptReplayBatch } from '@/lib/ingest/accept-batch'
-import { getIngestDeps } from '@/lib/ingest/deps'
 
 export const POST = ingestRoute(async ({ principal, body, userAgent }) => {
   await acceptReplayBatch(await getIngestDeps(), {

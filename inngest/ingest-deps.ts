@@ -1,7 +1,7 @@
-import { getJobsEngine } from '@/inngest/app'
 import { getDb } from '@/lib/db'
+import type { IngestDeps } from '@/lib/ingest/store-batch'
 import { getBlobStore } from '@/lib/storage'
-import type { IngestDeps } from './store-batch'
+import { getJobsEngine } from './app'
 
 /** The app's adapters for ingest, chosen once from configuration. */
 export async function getIngestDeps(): Promise<IngestDeps> {

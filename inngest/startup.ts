@@ -1,4 +1,3 @@
-import { getJobsEngine } from '@/inngest/app'
 import { serveAdminChannel } from '@/lib/cli/channel/serve'
 import { getConfig } from '@/lib/config'
 import { closeDatabase, getDatabaseHandle } from '@/lib/db'
@@ -6,6 +5,8 @@ import { logger } from '@/lib/log'
 import { operatorMessage } from '@/lib/operator-errors'
 import { getRateLimiter } from '@/lib/ratelimit'
 import { getBlobStore } from '@/lib/storage'
+import { getJobsEngine } from './app'
+import { cliWiring } from './cli'
 
 /**
  * Must equal SERVICE_STOP in server/front.mjs: the front server calls it once Next has finished
@@ -52,7 +53,8 @@ async function start(): Promise<void> {
   await jobs.start()
 
   // The embedded database is ours alone while we run: the admin CLI hands its commands to us.
-  const channel = handle.kind === 'pglite' ? await serveAdminChannel(config.dataDir, handle) : undefined
+  const channel =
+    handle.kind === 'pglite' ? await serveAdminChannel(config.dataDir, handle, cliWiring) : undefined
   if (channel) logger.info({ socket: channel.address() }, 'admin commands accepted on the admin channel')
 
   // Next drains in-flight requests on SIGTERM and then exits by itself; here we only stop

@@ -1,8 +1,8 @@
 import path from 'node:path'
 import { text } from 'node:stream/consumers'
+import { handOver } from '@/lib/cli/channel/hand-over'
 import { parseConfig } from '@/lib/config'
-import { handOver } from './channel/hand-over'
-import { runCli } from './run'
+import { runAdminCli } from './cli'
 
 const out = {
   stdout: (line: string) => process.stdout.write(`${line}\n`),
@@ -22,7 +22,7 @@ function withAbsoluteDir(argv: string[]): string[] {
 }
 
 // Entry point of `npm run --silent admin -- <command>`: stdout carries only the result.
-const code = await runCli(withAbsoluteDir(process.argv.slice(2)), {
+const code = await runAdminCli(withAbsoluteDir(process.argv.slice(2)), {
   ...out,
   env: process.env,
   stdin: () => text(process.stdin),
