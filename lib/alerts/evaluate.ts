@@ -9,7 +9,7 @@ import {
   outbox,
   webhookEndpoints,
 } from '@/db/schema'
-import { parseEventPayload } from '@/lib/events/catalogue'
+import { parseEventPayload } from '@/lib/outbox/events'
 import { type AlertCandidate, type AlertSourceEventOf, candidatesOf } from './candidates'
 import { databaseNow } from './clock'
 import { isAlertSourceEvent, TRIGGER_OF_EVENT } from './events'

@@ -1,8 +1,7 @@
 import { eq } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { issues } from '@/db/schema'
-import type { EventPayload } from '@/lib/events/catalogue'
-import type { EVENTS } from '@/lib/outbox/events'
+import type { EVENTS, EventPayload } from '@/lib/outbox/events'
 
 type IssueEventData = EventPayload<typeof EVENTS.issueCreated>
 

@@ -1,9 +1,9 @@
 import { and, asc, eq, inArray, isNull, lt, sql } from 'drizzle-orm'
 import { outbox } from '@/db/schema'
 import type { Db } from '@/lib/db'
-import { InvalidEventPayloadError, isEventName, parseEventPayload } from '@/lib/events/catalogue'
 import type { JobsEngine } from '@/lib/jobs/types'
 import { logger } from '@/lib/log'
+import { InvalidEventPayloadError, isEventName, parseEventPayload } from './events'
 
 type Row = { id: string; name: string; payload: unknown }
 

@@ -1,8 +1,7 @@
 import { outbox } from '@/db/schema'
 import type { DbOrTx } from '@/lib/db'
-import { type EventPayload, parseEventPayload } from '@/lib/events/catalogue'
 import { currentRequestId } from '@/lib/log'
-import type { EventName } from './events'
+import { type EventName, type EventPayload, parseEventPayload } from './events'
 import { pendingEvents } from './pending'
 
 /** One event as its producer writes it: the payload is the catalogue's for its name. */

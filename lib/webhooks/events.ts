@@ -1,5 +1,4 @@
-import { type EventPayload, parseEventPayload } from '@/lib/events/catalogue'
-import { EVENTS, type EventName } from '@/lib/outbox/events'
+import { EVENTS, type EventName, type EventPayload, parseEventPayload } from '@/lib/outbox/events'
 
 // Client-safe: the webhook forms list WEBHOOK_EVENTS, so this module imports no server code
 // (the synthetic data of Send test, which needs node:crypto, is in synthetic-data.ts).

@@ -1,5 +1,5 @@
 /**
- * The event catalogue (lib/events/catalogue.ts): one payload schema per outbox event. A
+ * The event catalogue (lib/outbox/events.ts): one payload schema per outbox event. A
  * producer that writes the wrong fields does not compile (the `@ts-expect-error` lines below
  * fail `tsc` the day the error they expect disappears), and a stored or delivered payload
  * that does not match is refused at run time.
@@ -7,15 +7,15 @@
 import { describe, expect, it } from 'vitest'
 import type { DbOrTx } from '@/db/client'
 import { ALERT_SOURCE_EVENTS } from '@/lib/alerts/events'
+import { enqueueEvent } from '@/lib/outbox/enqueue'
 import {
   EVENT_PAYLOADS,
+  EVENTS,
   type EventPayload,
   InvalidEventPayloadError,
   isEventName,
   parseEventPayload,
-} from '@/lib/events/catalogue'
-import { enqueueEvent } from '@/lib/outbox/enqueue'
-import { EVENTS } from '@/lib/outbox/events'
+} from '@/lib/outbox/events'
 import { envelopeBody, parseWebhookData, WEBHOOK_EVENTS, WEBHOOK_SOURCES } from '@/lib/webhooks/events'
 import { syntheticData } from '@/lib/webhooks/synthetic-data'
 
