@@ -5,7 +5,7 @@ import type { JobsEngine } from '@/lib/jobs/types'
 import { logger } from '@/lib/log'
 import { InvalidEventPayloadError, isEventName, parseEventPayload } from './events'
 
-type Row = { id: string; name: string; payload: unknown }
+type Row = { id: string; eventId: string; name: string; payload: unknown }
 
 /**
  * The message of a row whose payload does not match its event in the catalogue, else null.
@@ -29,7 +29,7 @@ function refusal(row: Row): string | null {
  */
 async function refuse(db: Db, refused: { row: Row; reason: string }[]): Promise<void> {
   for (const { row, reason } of refused) {
-    logger.error({ eventId: row.id, event: row.name, reason }, 'outbox event refused: invalid payload')
+    logger.error({ eventId: row.eventId, event: row.name, reason }, 'outbox event refused: invalid payload')
     await db
       .update(outbox)
       .set({
