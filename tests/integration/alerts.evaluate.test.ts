@@ -25,7 +25,7 @@ import { useDatabase } from '@/lib/db'
 import { InvalidInputError } from '@/lib/errors'
 import { issueEventData, toIssueEventData } from '@/lib/issues/event-data'
 import { createOrganization } from '@/lib/orgs/create-organization'
-import { EVENTS, type EventName, type EventPayload } from '@/lib/outbox/events'
+import { EVENTS, type EventName, type EventPayload, InvalidEventPayloadError } from '@/lib/outbox/events'
 import { createDeliverer } from '@/lib/webhooks/deliver'
 import { createEndpoint } from '@/lib/webhooks/endpoints'
 import { verifyWebhookSignature } from '@/lib/webhooks/verify'
@@ -157,6 +157,26 @@ describe('a flood of new issues', () => {
 })
 
 describe('rule decisions', () => {
+  it('refuses a stored payload that does not match its event, deciding nothing', async () => {
+    const { org, integration } = await slackOrg()
+    const rule = await seedRule(handle.db, {
+      organizationId: org.id,
+      name: 'New issues',
+      trigger: 'issue_created',
+      integrationId: integration.id,
+    })
+    const issue = await seedIssue(handle.db, org.id)
+    // Written around enqueueEvent (an older version, a hand-made fix): only some of the fields.
+    const [row] = await handle.db
+      .insert(outbox)
+      .values({ organizationId: org.id, name: EVENTS.issueCreated, payload: { issueId: issue.id } })
+      .returning({ eventId: outbox.eventId })
+    await expect(
+      evaluateEvent(handle.db, { eventId: row!.eventId, name: EVENTS.issueCreated }, now),
+    ).rejects.toThrow(InvalidEventPayloadError)
+    expect(await decisionsOf(rule.id)).toEqual([])
+  })
+
   it('holds an issue back within its cooldown, and alerts it again after', async () => {
     const { org, integration } = await slackOrg()
     const rule = await seedRule(handle.db, {
