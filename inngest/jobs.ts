@@ -21,7 +21,7 @@ import { sweepRetention } from '@/lib/retention/sweep'
 import { backfillSignal } from '@/lib/signals/backfill'
 import { sweepSourcemaps } from '@/lib/sourcemaps/sweep'
 import type { Deliverer } from '@/lib/webhooks/deliver'
-import { OUTBOX_TO_WEBHOOK, type WebhookEvent } from '@/lib/webhooks/events'
+import { WEBHOOK_DELIVERIES } from '@/lib/webhooks/events'
 import { fanOutEvent } from '@/lib/webhooks/fan-out'
 import { deliverDue, sweepIntervalSeconds } from '@/lib/webhooks/sweep'
 
@@ -127,35 +127,34 @@ export function defineJobs(config: Config, deps: () => Promise<JobDeps>): JobDef
     }),
     // One fan-out job per webhook event: it writes the delivery rows and makes the first
     // attempt at once; the deliveries sweep below makes every later one when it is due.
-    ...(Object.entries(OUTBOX_TO_WEBHOOK) as [keyof typeof OUTBOX_TO_WEBHOOK, WebhookEvent][]).map(
-      ([outboxName, webhookEvent]) =>
-        defineJob({
-          id: `webhook-fan-out-${webhookEvent.replace('.', '-')}`,
-          name: `Deliver ${webhookEvent} webhooks`,
-          ...onEvent(outboxName),
-          retries: 3,
-          // Short and waiting on receivers, not the CPU: these runs get slots of their own, so a
-          // burst of events is delivered many at a time without taking the analysis jobs' slots.
-          concurrency: FAN_OUT_CONCURRENCY,
-          handler: async ({ event, step }) => {
-            const ids = await step.run('fan-out', async () =>
-              fanOutEvent((await deps()).db, {
-                eventId: event.id,
-                name: outboxName,
-                fallback: {
-                  organizationId: event.data.orgId,
-                  payload: event.data,
-                  occurredAt: new Date(event.ts),
-                },
-              }),
-            )
-            const attempted = await step.run('first-attempt', async () => {
-              const { db, deliverer } = await deps()
-              return deliverDue(db, deliverer, { delays, ids })
-            })
-            return { deliveries: ids.length, attempted }
-          },
-        }),
+    ...WEBHOOK_DELIVERIES.map(([outboxName, webhookEvent]) =>
+      defineJob({
+        id: `webhook-fan-out-${webhookEvent.replace('.', '-')}`,
+        name: `Deliver ${webhookEvent} webhooks`,
+        ...onEvent(outboxName),
+        retries: 3,
+        // Short and waiting on receivers, not the CPU: these runs get slots of their own, so a
+        // burst of events is delivered many at a time without taking the analysis jobs' slots.
+        concurrency: FAN_OUT_CONCURRENCY,
+        handler: async ({ event, step }) => {
+          const ids = await step.run('fan-out', async () =>
+            fanOutEvent((await deps()).db, {
+              eventId: event.id,
+              name: outboxName,
+              fallback: {
+                organizationId: event.data.orgId,
+                payload: event.data,
+                occurredAt: new Date(event.ts),
+              },
+            }),
+          )
+          const attempted = await step.run('first-attempt', async () => {
+            const { db, deliverer } = await deps()
+            return deliverDue(db, deliverer, { delays, ids })
+          })
+          return { deliveries: ids.length, attempted }
+        },
+      }),
     ),
     defineJob({
       id: 'webhook-deliveries-sweep',

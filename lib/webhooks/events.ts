@@ -26,6 +26,9 @@ export const WEBHOOK_SOURCES = {
   'insight.generated': EVENTS.insightGenerated,
 } as const satisfies Record<WebhookEvent, EventName>
 
+/** Each outbox event webhooks deliver with the webhook event it is delivered as, in WEBHOOK_EVENTS' order. */
+export const WEBHOOK_DELIVERIES = WEBHOOK_EVENTS.map((event) => [WEBHOOK_SOURCES[event], event] as const)
+
 /** The webhook event each outbox event is delivered as (the reverse of WEBHOOK_SOURCES). */
 export const OUTBOX_TO_WEBHOOK = {
   [EVENTS.issueCreated]: 'issue.created',
