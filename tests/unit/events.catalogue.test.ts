@@ -6,7 +6,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { DbOrTx } from '@/db/client'
+import { defineJobs } from '@/inngest/jobs'
 import { ALERT_SOURCE_EVENTS } from '@/lib/alerts/events'
+import { parseConfig } from '@/lib/config'
 import { enqueueEvent } from '@/lib/outbox/enqueue'
 import {
   EVENT_PAYLOADS,
@@ -124,6 +126,19 @@ describe('the event catalogue', () => {
       expect(() => EVENT_PAYLOADS[WEBHOOK_SOURCES[event]].parse(data)).not.toThrow()
     }
     expect(() => parseWebhookData('signal.matched', issue)).toThrow(/signal\/matched/)
+  })
+
+  it('gives every job an outbox event starts its event’s schema, so both engines refuse what producers may not write', () => {
+    const jobs = defineJobs(parseConfig({}), async () => {
+      throw new Error('no handler runs here')
+    })
+    const started = jobs.flatMap((job) => ('event' in job.trigger ? [job] : []))
+    expect(started.length).toBeGreaterThan(0)
+    for (const job of started) {
+      const name = 'event' in job.trigger ? job.trigger.event : ''
+      expect(isEventName(name), name).toBe(true)
+      if (isEventName(name)) expect(job.payload, job.id).toBe(EVENT_PAYLOADS[name])
+    }
   })
 
   it('lists alert source events that are all catalogue events', () => {
