@@ -1,15 +1,15 @@
 import { z } from 'zod'
-import { ALERT_SOURCE_EVENTS } from '@/lib/alerts/candidates'
 import { deliverDueSlack } from '@/lib/alerts/deliver-slack'
 import { sweepDigests } from '@/lib/alerts/digests'
 import { evaluateEvent } from '@/lib/alerts/evaluate'
+import { ALERT_SOURCE_EVENTS } from '@/lib/alerts/events'
 import { firstAttempts } from '@/lib/alerts/jobs'
 import { pruneAlertHistory } from '@/lib/alerts/prune'
 import { pruneAuditTrail } from '@/lib/audit/prune'
 import type { Config } from '@/lib/config'
 import { generateInsightsForInterval, lastInterval } from '@/lib/insights/generate'
 import { defineJob, every, type JobDefinition } from '@/lib/jobs'
-import { EVENTS } from '@/lib/outbox/events'
+import { EVENT_PAYLOADS, EVENTS, type EventName } from '@/lib/outbox/events'
 import { sweepOutbox } from '@/lib/outbox/sweep'
 import { failErasure, runErasure } from '@/lib/privacy/erase-person'
 import { runExport } from '@/lib/privacy/export-run'
@@ -21,7 +21,7 @@ import { sweepRetention } from '@/lib/retention/sweep'
 import { backfillSignal } from '@/lib/signals/backfill'
 import { sweepSourcemaps } from '@/lib/sourcemaps/sweep'
 import type { Deliverer } from '@/lib/webhooks/deliver'
-import { OUTBOX_TO_WEBHOOK } from '@/lib/webhooks/events'
+import { WEBHOOK_DELIVERIES } from '@/lib/webhooks/events'
 import { fanOutEvent } from '@/lib/webhooks/fan-out'
 import { deliverDue, sweepIntervalSeconds } from '@/lib/webhooks/sweep'
 
@@ -40,17 +40,20 @@ const PROCESS_SESSION_RETRIES = 3
 // Digests go out within a minute of their window's end (windows are whole minutes).
 const ALERT_DIGEST_SECONDS = 60
 
-const SessionEvent = z.object({ organizationId: z.string(), sessionId: z.string() })
-const SignalEvent = z.object({ organizationId: z.string(), signalId: z.string() })
-const ExportEvent = z.object({ organizationId: z.string(), exportId: z.string() })
-const ErasureEvent = z.object({ organizationId: z.string(), erasureId: z.string() })
 // Retries of an erasure: each continues where the last stopped (docs/privacy.md#erasure).
 const ERASURE_RETRIES = 5
-const AnyPayload = z.record(z.string(), z.unknown())
 const Tick = z.object({}).loose()
-const RemaskEvent = z.object({ organizationId: z.string(), remaskingId: z.string() })
 // A re-masking goes over every session again on a retry; masked sessions cost a read each.
 const REMASK_RETRIES = 3
+
+/**
+ * The trigger and payload schema of a job started by an outbox event: the schema is the
+ * event's own in the catalogue, so a handler reads what producers were made to write, and
+ * either engine refuses (fails without retries) a payload that does not match.
+ */
+function onEvent<N extends EventName>(name: N) {
+  return { trigger: { event: name }, payload: EVENT_PAYLOADS[name] }
+}
 
 /**
  * Every background job of the service, with its trigger, in one list; both engines serve
@@ -64,9 +67,8 @@ export function defineJobs(config: Config, deps: () => Promise<JobDeps>): JobDef
     defineJob({
       id: 'process-session',
       name: 'Process a replay session',
-      trigger: { event: EVENTS.sessionFinalize },
+      ...onEvent(EVENTS.sessionFinalize),
       retries: PROCESS_SESSION_RETRIES,
-      payload: SessionEvent,
       handler: async ({ event, step, runId, attempt }) =>
         processSession(await deps(), {
           sessionId: event.data.sessionId,
@@ -116,9 +118,8 @@ export function defineJobs(config: Config, deps: () => Promise<JobDeps>): JobDef
     defineJob({
       id: 'backfill-signal',
       name: 'Match a new signal against recent sessions',
-      trigger: { event: EVENTS.signalCreated },
+      ...onEvent(EVENTS.signalCreated),
       retries: 3,
-      payload: SignalEvent,
       handler: async ({ event, step }) =>
         step.run('backfill', async () => {
           return { matched: await backfillSignal((await deps()).db, event.data) }
@@ -126,23 +127,22 @@ export function defineJobs(config: Config, deps: () => Promise<JobDeps>): JobDef
     }),
     // One fan-out job per webhook event: it writes the delivery rows and makes the first
     // attempt at once; the deliveries sweep below makes every later one when it is due.
-    ...Object.entries(OUTBOX_TO_WEBHOOK).map(([outboxName, webhookEvent]) =>
+    ...WEBHOOK_DELIVERIES.map(([outboxName, webhookEvent]) =>
       defineJob({
         id: `webhook-fan-out-${webhookEvent.replace('.', '-')}`,
         name: `Deliver ${webhookEvent} webhooks`,
-        trigger: { event: outboxName },
+        ...onEvent(outboxName),
         retries: 3,
         // Short and waiting on receivers, not the CPU: these runs get slots of their own, so a
         // burst of events is delivered many at a time without taking the analysis jobs' slots.
         concurrency: FAN_OUT_CONCURRENCY,
-        payload: AnyPayload,
         handler: async ({ event, step }) => {
           const ids = await step.run('fan-out', async () =>
             fanOutEvent((await deps()).db, {
               eventId: event.id,
               name: outboxName,
               fallback: {
-                organizationId: typeof event.data.orgId === 'string' ? event.data.orgId : undefined,
+                organizationId: event.data.orgId,
                 payload: event.data,
                 occurredAt: new Date(event.ts),
               },
@@ -174,17 +174,16 @@ export function defineJobs(config: Config, deps: () => Promise<JobDeps>): JobDef
       defineJob({
         id: `alerts-evaluate-${outboxName.replace(/[/.]/g, '-')}`,
         name: `Evaluate alert rules on ${outboxName}`,
-        trigger: { event: outboxName },
+        ...onEvent(outboxName),
         retries: 3,
         concurrency: FAN_OUT_CONCURRENCY,
-        payload: AnyPayload,
         handler: async ({ event, step }) => {
           const queued = await step.run('evaluate', async () => {
             const { slack, webhook, decisions } = await evaluateEvent((await deps()).db, {
               eventId: event.id,
               name: outboxName,
               fallback: {
-                organizationId: typeof event.data.orgId === 'string' ? event.data.orgId : undefined,
+                organizationId: event.data.orgId,
                 payload: event.data,
               },
             })
@@ -225,9 +224,8 @@ export function defineJobs(config: Config, deps: () => Promise<JobDeps>): JobDef
     defineJob({
       id: 'erase-person',
       name: 'Erase one person’s sessions and what was derived from them',
-      trigger: { event: EVENTS.erasureRequested },
+      ...onEvent(EVENTS.erasureRequested),
       retries: ERASURE_RETRIES,
-      payload: ErasureEvent,
       handler: async ({ event, step, attempt }) =>
         step.run('erase', async () => {
           const { db, blobs } = await deps()
@@ -242,9 +240,8 @@ export function defineJobs(config: Config, deps: () => Promise<JobDeps>): JobDef
     defineJob({
       id: 'privacy-export',
       name: "Write one person's data export (access request)",
-      trigger: { event: EVENTS.exportRequested },
+      ...onEvent(EVENTS.exportRequested),
       retries: 2,
-      payload: ExportEvent,
       handler: async ({ event, step }) =>
         step.run('export', async () => {
           const { db, blobs } = await deps()
@@ -282,9 +279,8 @@ export function defineJobs(config: Config, deps: () => Promise<JobDeps>): JobDef
     defineJob({
       id: 'remask-sessions',
       name: 'Re-mask stored sessions',
-      trigger: { event: EVENTS.remaskRequested },
+      ...onEvent(EVENTS.remaskRequested),
       retries: REMASK_RETRIES,
-      payload: RemaskEvent,
       handler: async ({ event, step, attempt }) =>
         step.run('remask', async () =>
           runRemasking(await deps(), { ...event.data, finalAttempt: attempt >= REMASK_RETRIES }),

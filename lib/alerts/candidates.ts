@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto'
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
-import { type AlertTrigger, insights, issueSessions, issues, replaySessions, signals } from '@/db/schema'
+import { insights, issueSessions, issues, replaySessions, signals } from '@/db/schema'
 import { isUuid } from '@/lib/errors'
 import { intervalFigures } from '@/lib/insights/figures'
 import { findRises } from '@/lib/insights/generate'
-import { EVENTS } from '@/lib/outbox/events'
+import { EVENTS, type EventPayload } from '@/lib/outbox/events'
 import { dashboardUrl } from '@/lib/sessions/session-links'
+import type { AlertSourceEvent } from './events'
 
 /** What one outbox event can alert about; an insight gives one per rising issue. */
 export interface AlertCandidate {
@@ -26,15 +27,10 @@ export interface AlertCandidate {
   replayUrl: string | null
 }
 
-export const TRIGGER_OF_EVENT: Record<string, AlertTrigger> = {
-  [EVENTS.issueCreated]: 'issue_created',
-  [EVENTS.issueRecurred]: 'issue_regressed',
-  [EVENTS.insightGenerated]: 'issue_spiking',
-  [EVENTS.signalMatched]: 'signal_matched',
-}
-
-/** The outbox events alert rules listen to. */
-export const ALERT_SOURCE_EVENTS = Object.keys(TRIGGER_OF_EVENT)
+/** One outbox event alert rules listen to, its payload checked against the event catalogue. */
+export type AlertSourceEventOf = {
+  [N in AlertSourceEvent]: { eventId: string; name: N; organizationId: string; payload: EventPayload<N> }
+}[AlertSourceEvent]
 
 /**
  * A name-based UUID (RFC 9562 version 5: SHA-1 of a namespace and a name, version and variant
@@ -139,16 +135,15 @@ async function issueCandidate(
 async function signalCandidate(
   db: DbOrTx,
   organizationId: string,
-  payload: Record<string, unknown>,
+  payload: EventPayload<typeof EVENTS.signalMatched>,
   eventId: string,
 ): Promise<AlertCandidate | null> {
-  if (typeof payload.signalId !== 'string') return null
   const [signal] = await db
     .select({ id: signals.id, name: signals.name })
     .from(signals)
     .where(and(eq(signals.id, payload.signalId), eq(signals.organizationId, organizationId)))
   if (!signal) return null
-  const sessionId = typeof payload.sessionId === 'string' ? payload.sessionId : null
+  const { sessionId } = payload
   const [session] = sessionId
     ? await db
         .select({ entryUrl: replaySessions.entryUrl })
@@ -224,29 +219,21 @@ async function spikeCandidates(
 }
 
 /** The candidates of one outbox event, loaded once for every rule that looks at it. */
-export async function candidatesOf(
-  db: DbOrTx,
-  event: { eventId: string; name: string; organizationId: string; payload: Record<string, unknown> },
-): Promise<AlertCandidate[]> {
-  const { eventId, organizationId, payload } = event
-  switch (TRIGGER_OF_EVENT[event.name]) {
-    case 'issue_created':
-    case 'issue_regressed': {
-      if (typeof payload.issueId !== 'string') return []
+export async function candidatesOf(db: DbOrTx, event: AlertSourceEventOf): Promise<AlertCandidate[]> {
+  const { eventId, organizationId } = event
+  switch (event.name) {
+    case EVENTS.issueCreated:
+    case EVENTS.issueRecurred: {
       // A regression's payload names the session the issue came back in.
-      const regressedIn = typeof payload.sessionId === 'string' ? payload.sessionId : undefined
-      const one = await issueCandidate(db, organizationId, payload.issueId, eventId, regressedIn)
+      const regressedIn = 'sessionId' in event.payload ? event.payload.sessionId : undefined
+      const one = await issueCandidate(db, organizationId, event.payload.issueId, eventId, regressedIn)
       return one ? [one] : []
     }
-    case 'signal_matched': {
-      const one = await signalCandidate(db, organizationId, payload, eventId)
+    case EVENTS.signalMatched: {
+      const one = await signalCandidate(db, organizationId, event.payload, eventId)
       return one ? [one] : []
     }
-    case 'issue_spiking':
-      return typeof payload.insightId === 'string'
-        ? spikeCandidates(db, organizationId, payload.insightId)
-        : []
-    default:
-      return []
+    case EVENTS.insightGenerated:
+      return spikeCandidates(db, organizationId, event.payload.insightId)
   }
 }

@@ -9,8 +9,10 @@ import {
   outbox,
   webhookEndpoints,
 } from '@/db/schema'
-import { type AlertCandidate, candidatesOf, TRIGGER_OF_EVENT } from './candidates'
+import { parseEventPayload } from '@/lib/outbox/events'
+import { type AlertCandidate, type AlertSourceEventOf, candidatesOf } from './candidates'
 import { databaseNow } from './clock'
+import { isAlertSourceEvent, TRIGGER_OF_EVENT } from './events'
 import { matchesFilters, windowStartOf } from './filters'
 import { slackSingleBody, triggeredData } from './payloads'
 import { type QueuedDeliveries, queueDelivery } from './queue-delivery'
@@ -20,8 +22,11 @@ type Rule = typeof alertRules.$inferSelect
 export interface AlertEventRef {
   eventId: string
   name: string
-  /** Used only when the outbox row is gone (pruned); the row is the source of truth. */
-  fallback?: { organizationId?: string; payload: Record<string, unknown> }
+  /**
+   * Used only when the outbox row is gone (pruned); the row is the source of truth. Either
+   * payload is checked against the event catalogue before any rule reads it.
+   */
+  fallback?: { organizationId?: string; payload: unknown }
 }
 
 export interface Evaluation extends QueuedDeliveries {
@@ -163,18 +168,26 @@ async function decide(
  */
 export async function evaluateEvent(db: Db, ref: AlertEventRef, now?: Date): Promise<Evaluation> {
   const result: Evaluation = { slack: [], webhook: [], decisions: [] }
-  const trigger = TRIGGER_OF_EVENT[ref.name]
-  if (!trigger) return result
+  const { name } = ref
+  if (!isAlertSourceEvent(name)) return result
+  const trigger = TRIGGER_OF_EVENT[name]
   const [row] = await db
     .select({ organizationId: outbox.organizationId, payload: outbox.payload })
     .from(outbox)
     .where(eq(outbox.eventId, ref.eventId))
   const organizationId = row?.organizationId ?? ref.fallback?.organizationId
-  const payload = (row?.payload as Record<string, unknown> | undefined) ?? ref.fallback?.payload
-  if (!organizationId || !payload) return result
+  const stored = row ? row.payload : ref.fallback?.payload
+  if (!organizationId || stored === undefined) return result
   const rules = await activeRules(db, organizationId, trigger)
   if (rules.length === 0) return result
-  const candidates = await candidatesOf(db, { eventId: ref.eventId, name: ref.name, organizationId, payload })
+  // A payload that does not match its event throws here, before any rule decides on it.
+  const event = {
+    eventId: ref.eventId,
+    name,
+    organizationId,
+    payload: parseEventPayload(name, stored),
+  } as AlertSourceEventOf
+  const candidates = await candidatesOf(db, event)
   for (const rule of rules)
     for (const candidate of candidates)
       if (matchesFilters(rule.filters, candidate)) await decide(db, rule.id, candidate, now, result)

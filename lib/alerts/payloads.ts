@@ -3,10 +3,7 @@ import { type DigestItem, digestMessage, singleAlertMessage } from '@/lib/integr
 import { issueKindLabel } from '@/lib/issues/kinds'
 import { dashboardUrl } from '@/lib/sessions/session-links'
 import type { AlertCandidate } from './candidates'
-
-/** Webhook event types of alerts: sent only to the endpoint a rule names (the rule is the opt-in). */
-export const ALERT_WEBHOOK_EVENTS = ['alert.triggered', 'alert.digest'] as const
-export type AlertWebhookEvent = (typeof ALERT_WEBHOOK_EVENTS)[number]
+import type { AlertWebhookEvent } from './events'
 
 export const TRIGGER_HEADINGS: Record<AlertTrigger, { one: string; many: string }> = {
   issue_created: { one: 'New issue', many: 'New issues' },
@@ -106,3 +103,14 @@ export function digestData(rule: RuleRef, d: DigestContent) {
     more: d.subjects - d.top.length,
   }
 }
+
+/** Each alert webhook event's `data` (docs/alerts.md). */
+export interface AlertWebhookData {
+  'alert.triggered': ReturnType<typeof triggeredData>
+  'alert.digest': ReturnType<typeof digestData>
+}
+
+/** What one alert message sends: its Slack body, and its webhook event with that event's data. */
+export type AlertContent = {
+  [E in AlertWebhookEvent]: { slackBody: string; event: E; data: AlertWebhookData[E] }
+}[AlertWebhookEvent]

@@ -8,7 +8,7 @@ import {
   webhookEndpoints,
 } from '@/db/schema'
 import { currentRequestId } from '@/lib/log'
-import type { AlertWebhookEvent } from './payloads'
+import type { AlertContent } from './payloads'
 
 export interface Destination {
   organizationId: string
@@ -31,7 +31,7 @@ export async function queueDelivery(
   tx: Tx,
   destination: Destination,
   message: { id: string; issueId: string | null; createdAt: Date },
-  content: { slackBody: string; event: AlertWebhookEvent; data: Record<string, unknown> },
+  content: AlertContent,
   into: QueuedDeliveries,
 ): Promise<void> {
   const requestId = currentRequestId() ?? null

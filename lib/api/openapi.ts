@@ -16,7 +16,7 @@ import { PersonBody } from '@/lib/privacy/person-body'
 import { RemaskingView } from '@/lib/privacy/remaskings'
 import { Reproduction } from '@/lib/reproduction/views'
 import { RETENTION_DAYS } from '@/lib/retention/set-retention'
-import { SessionDetails, SessionItem, TimelineWindow } from '@/lib/sessions/api-views'
+import { ApiSessionDetails, SessionItem, TimelineWindow } from '@/lib/sessions/api-views'
 import { SESSION_ITEMS_PAGE } from '@/lib/sessions/list-session-items'
 import { TIMELINE_PAGE, TIMELINE_WINDOW_MS } from '@/lib/sessions/timeline-window'
 import { Signal } from '@/lib/signals/views'
@@ -76,9 +76,10 @@ const schemas = {
   IngestError,
   // Sessions (issue 18)
   SessionItem,
-  SessionDetails,
+  // The component keeps its published name.
+  SessionDetails: ApiSessionDetails,
   SessionList: z.object({ sessions: z.array(SessionItem), nextCursor: Cursor }),
-  SessionResponse: z.object({ session: SessionDetails }),
+  SessionResponse: z.object({ session: ApiSessionDetails }),
   SessionTimeline: TimelineWindow,
   // Notes and the ticket link (issue 18)
   Note,

@@ -1,5 +1,5 @@
 import { cutText, type TrailTarget } from '@/lib/analysis/trail'
-import type { SessionDetails, SessionItem, TimelineItem, TimelineWindow } from '@/lib/sessions/api-views'
+import type { ApiSessionDetails, SessionItem, TimelineItem, TimelineWindow } from '@/lib/sessions/api-views'
 import { userLabel } from '@/lib/sessions/views'
 import { plural } from './inputs'
 import type { UntrustedMarkers } from './untrusted'
@@ -54,7 +54,7 @@ export function sessionLine(session: SessionItem, untrusted: UntrustedMarkers): 
   return `- ${session.startedAt} · ${seconds(session.durationMs)} · ${pages} · ${session.status}${session.degraded ? ' · degraded recording' : ''}${session.automation ? ` · automated (${session.automation})` : ''} · user ${who(session, untrusted)} · ${issueList(session, untrusted)} (id ${session.id})`
 }
 
-export function sessionFacts(session: SessionDetails, untrusted: UntrustedMarkers): string[] {
+export function sessionFacts(session: ApiSessionDetails, untrusted: UntrustedMarkers): string[] {
   const { counts } = session
   const figure = (n: number | null) => (n === null ? 'unknown' : String(n))
   return [

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNotNull, isNull, ne, type SQL, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { integrationDeliveries, jobRuns, outbox, webhookDeliveries } from '@/db/schema'
-import { ALERT_SOURCE_EVENTS } from '@/lib/alerts/candidates'
+import { ALERT_SOURCE_EVENTS } from '@/lib/alerts/events'
 import { OUTBOX_TO_WEBHOOK } from '@/lib/webhooks/events'
 
 /** What a redacted delivery's stored body becomes: valid JSON that names nobody. */

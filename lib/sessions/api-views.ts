@@ -60,7 +60,8 @@ export const SessionItem = z.object({
   replayUrl: z.string().meta({ description: "The replay in the dashboard (needs a member's sign-in)" }),
 })
 
-export const SessionDetails = SessionItem.extend({
+/** One session as the Data API and get_session return it: the list item with its summary and counts. */
+export const ApiSessionDetails = SessionItem.extend({
   entryUrl: z.string(),
   language: z.string().nullable(),
   viewport: z.object({ width: z.number(), height: z.number() }).nullable(),
@@ -164,6 +165,6 @@ export const TimelineWindow = z.object({
 })
 
 export type SessionItem = z.infer<typeof SessionItem>
-export type SessionDetails = z.infer<typeof SessionDetails>
+export type ApiSessionDetails = z.infer<typeof ApiSessionDetails>
 export type TimelineItem = z.infer<typeof TimelineItem>
 export type TimelineWindow = z.infer<typeof TimelineWindow>

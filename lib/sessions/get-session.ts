@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { replaySessions } from '@/db/schema'
 import { isUuid, NotFoundError } from '@/lib/errors'
-import { type SessionDetail, toSessionDetail } from './views'
+import { type SessionRecord, toSessionRecord } from './views'
 
 export const SESSION_NOT_FOUND = 'Session not found'
 
@@ -11,12 +11,12 @@ export async function getSession(
   db: DbOrTx,
   organizationId: string,
   sessionId: string,
-): Promise<SessionDetail> {
+): Promise<SessionRecord> {
   if (!isUuid(sessionId)) throw new NotFoundError(SESSION_NOT_FOUND)
   const [row] = await db
     .select()
     .from(replaySessions)
     .where(and(eq(replaySessions.id, sessionId), eq(replaySessions.organizationId, organizationId)))
   if (!row) throw new NotFoundError(SESSION_NOT_FOUND)
-  return toSessionDetail(row)
+  return toSessionRecord(row)
 }

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { replaySessions } from '@/db/schema'
 import { isUuid, NotFoundError } from '@/lib/errors'
-import type { SessionDetails } from './api-views'
+import type { ApiSessionDetails } from './api-views'
 import { trailFromDigest } from './digest-trail'
 import { SESSION_NOT_FOUND } from './get-session'
 import { toSessionItem } from './list-session-items'
@@ -47,7 +47,7 @@ export async function getSessionDetails(
   db: DbOrTx,
   organizationId: string,
   sessionId: string,
-): Promise<SessionDetails> {
+): Promise<ApiSessionDetails> {
   const row = await sessionRowOf(db, organizationId, sessionId)
   const [facts, links] = await Promise.all([
     summaryFactsOf(db, row),

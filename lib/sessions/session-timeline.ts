@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { DIGEST_LIMIT } from '@/lib/analysis/digest'
 import { parseUrl } from '@/lib/analysis/url'
 import type { SessionIssue } from './session-issues'
-import type { SessionDetail } from './views'
+import type { SessionRecord } from './views'
 
 /** The kinds the replay player marks. */
 export type TimelineKind = 'page' | 'click' | 'error' | 'network' | 'rage' | 'dead' | 'issue'
@@ -125,7 +125,7 @@ function isTruncated(digest: TimelineDigest): boolean {
  * worker within its budget, not in a page request.
  */
 export function sessionTimeline(
-  session: Pick<SessionDetail, 'status' | 'digest'>,
+  session: Pick<SessionRecord, 'status' | 'digest'>,
   issues: SessionIssue[],
 ): SessionTimeline | null {
   const stored = StoredDigest.safeParse(session.digest)

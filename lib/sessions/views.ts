@@ -40,7 +40,8 @@ export interface SessionListItem {
   automation: AutomationKind | null
 }
 
-export interface SessionDetail extends SessionListItem {
+/** One stored session with every column the dashboard's session page reads (not the Data API's shape: ApiSessionDetails). */
+export interface SessionRecord extends SessionListItem {
   organizationId: string
   externalId: string
   userProperties: Record<string, unknown> | null
@@ -111,7 +112,7 @@ export function toSessionListItem(
   }
 }
 
-export function toSessionDetail(row: SessionRow): SessionDetail {
+export function toSessionRecord(row: SessionRow): SessionRecord {
   return {
     ...toSessionListItem(row),
     organizationId: row.organizationId,

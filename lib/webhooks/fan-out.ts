@@ -2,14 +2,17 @@ import { and, arrayContains, eq, isNull, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { organizations, outbox, webhookEndpoints } from '@/db/schema'
 import { currentRequestId } from '@/lib/log'
-import { envelopeBody, OUTBOX_TO_WEBHOOK, type WebhookEvent } from './events'
+import { envelopeBody, parseWebhookData, type WebhookEvent, webhookEventOf } from './events'
 
 export interface OutboxEventRef {
   /** The outbox event id: the envelope `id` and `Service-Webhook-Id` of every delivery. */
   eventId: string
   name: string
-  /** Used only when the outbox row is gone (pruned); the row is the source of truth. */
-  fallback?: { organizationId?: string; payload: Record<string, unknown>; occurredAt: Date }
+  /**
+   * Used only when the outbox row is gone (pruned); the row is the source of truth. Either
+   * payload is checked against the event catalogue before it is sent.
+   */
+  fallback?: { organizationId?: string; payload: unknown; occurredAt: Date }
 }
 
 /** Active endpoints subscribed to the event, of a paid organization (a free one keeps them configured but receives nothing). */
@@ -22,7 +25,7 @@ const receives = (event: WebhookEvent) =>
 
 interface Source {
   organizationId: string | null
-  payload: Record<string, unknown>
+  payload: unknown
   occurredAt: Date
   endpointIds: string[]
 }
@@ -44,7 +47,7 @@ async function fromOutbox(db: DbOrTx, eventId: string, event: WebhookEvent): Pro
   if (!first) return null
   return {
     organizationId: first.organizationId,
-    payload: first.payload as Record<string, unknown>,
+    payload: first.payload,
     occurredAt: first.occurredAt,
     endpointIds: rows.flatMap((r) => (r.endpointId ? [r.endpointId] : [])),
   }
@@ -72,7 +75,7 @@ const idsOf = (result: unknown): string[] =>
  * that inserts the rows and returns the new ones with those a previous run left pending.
  */
 export async function fanOutEvent(db: DbOrTx, ref: OutboxEventRef): Promise<string[]> {
-  const event = OUTBOX_TO_WEBHOOK[ref.name]
+  const event = webhookEventOf(ref.name)
   if (!event) return []
   let source = await fromOutbox(db, ref.eventId, event)
   if (!source && ref.fallback?.organizationId)
@@ -84,7 +87,9 @@ export async function fanOutEvent(db: DbOrTx, ref: OutboxEventRef): Promise<stri
     }
   const organizationId = source?.organizationId
   if (!source || !organizationId || source.endpointIds.length === 0) return []
-  const body = envelopeBody({ event, id: ref.eventId, occurredAt: source.occurredAt, data: source.payload })
+  // A payload that does not match its event throws here: no receiver is sent what the spec does not promise.
+  const data = parseWebhookData(event, source.payload)
+  const body = envelopeBody({ event, id: ref.eventId, occurredAt: source.occurredAt, data })
   // The fan-out runs under the event's request, so its deliveries' attempts log it too.
   const requestId = currentRequestId() ?? null
   const endpoints = sql.join(

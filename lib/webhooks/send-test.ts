@@ -8,8 +8,9 @@ import type { RateLimiter } from '@/lib/ratelimit/types'
 import { recordOnEndpoint } from './attempt'
 import type { Deliverer, DeliveryOutcome } from './deliver'
 import { requirePaidPlan } from './endpoints'
-import { envelopeBody, syntheticData, type WebhookEvent } from './events'
+import { envelopeBody, type WebhookEvent } from './events'
 import { decryptSecret } from './secrets'
+import { syntheticData } from './synthetic-data'
 
 /**
  * Send test: one synthetic event with `Service-Webhook-Test: 1`, one attempt, no retries.

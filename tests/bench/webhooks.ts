@@ -102,7 +102,18 @@ for (let i = 0; i < EVENTS_COUNT; i += 500) {
     return {
       organizationId: orgId,
       name: 'issue/created',
-      payload: { issueId: crypto.randomUUID(), orgId, title: 'Bench', description: 'x'.repeat(1500) },
+      // A whole issue.created payload: the fan-out refuses one the event catalogue does not match.
+      payload: {
+        issueId: crypto.randomUUID(),
+        orgId,
+        title: 'Bench',
+        description: 'x'.repeat(1500),
+        status: 'unresolved',
+        priority: 'high',
+        previewUrl: null,
+        aiVerified: null,
+        sourceType: 'session_analysis',
+      },
       // Through the engine they are handed over below; otherwise nothing may send them.
       dispatchedAt: THROUGH_ENGINE ? null : new Date(),
     }

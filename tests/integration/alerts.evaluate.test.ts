@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { and, asc, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DatabaseHandle } from '@/db/client'
@@ -22,8 +23,9 @@ import { createRule, MAX_RULES_PER_ORG, setRulePaused } from '@/lib/alerts/rules
 import { parseConfig, setConfigForTests } from '@/lib/config'
 import { useDatabase } from '@/lib/db'
 import { InvalidInputError } from '@/lib/errors'
+import { issueEventData, toIssueEventData } from '@/lib/issues/event-data'
 import { createOrganization } from '@/lib/orgs/create-organization'
-import { EVENTS } from '@/lib/outbox/events'
+import { EVENTS, type EventName, type EventPayload, InvalidEventPayloadError } from '@/lib/outbox/events'
 import { createDeliverer } from '@/lib/webhooks/deliver'
 import { createEndpoint } from '@/lib/webhooks/endpoints'
 import { verifyWebhookSignature } from '@/lib/webhooks/verify'
@@ -63,7 +65,11 @@ async function slackOrg(plan: 'free' | 'paid' = 'free') {
 }
 
 /** Outbox rows for events, written directly (the evaluation reads only the row). */
-async function outboxEvents(organizationId: string, name: string, payloads: Record<string, unknown>[]) {
+async function outboxEvents<N extends EventName>(
+  organizationId: string,
+  name: N,
+  payloads: EventPayload<N>[],
+) {
   const rows = []
   for (let i = 0; i < payloads.length; i += 500)
     rows.push(
@@ -75,8 +81,22 @@ async function outboxEvents(organizationId: string, name: string, payloads: Reco
   return rows.map((r) => r.eventId)
 }
 
-const issueEvent = async (organizationId: string, issueId: string, name: string = EVENTS.issueCreated) =>
-  (await outboxEvents(organizationId, name, [{ issueId, orgId: organizationId }]))[0]!
+/** An issue.created event of the issue, or an issue.recurred one in a session it was never seen in (no occurrence to open). */
+const issueEvent = async (
+  organizationId: string,
+  issueId: string,
+  name: typeof EVENTS.issueCreated | typeof EVENTS.issueRecurred = EVENTS.issueCreated,
+) => {
+  const data = await issueEventData(handle.db, issueId)
+  const sessionId = randomUUID()
+  const [eventId] =
+    name === EVENTS.issueCreated
+      ? await outboxEvents(organizationId, name, [data])
+      : await outboxEvents(organizationId, name, [
+          { ...data, sessionId, replayUrl: `/sessions/${sessionId}` },
+        ])
+  return eventId!
+}
 
 const decisionsOf = async (ruleId: string) =>
   (
@@ -100,11 +120,7 @@ describe('a flood of new issues', () => {
       maxPerWindow: N,
     })
     const issues = await seedIssues(handle.db, org.id, 1000)
-    const eventIds = await outboxEvents(
-      org.id,
-      EVENTS.issueCreated,
-      issues.map((i) => ({ issueId: i.id, orgId: org.id })),
-    )
+    const eventIds = await outboxEvents(org.id, EVENTS.issueCreated, issues.map(toIssueEventData))
     // All at once, and every event twice (a retried job): the rule's lock and the unique
     // (rule, event) index keep both the limit and the once-only.
     const results = await Promise.all(
@@ -141,6 +157,26 @@ describe('a flood of new issues', () => {
 })
 
 describe('rule decisions', () => {
+  it('refuses a stored payload that does not match its event, deciding nothing', async () => {
+    const { org, integration } = await slackOrg()
+    const rule = await seedRule(handle.db, {
+      organizationId: org.id,
+      name: 'New issues',
+      trigger: 'issue_created',
+      integrationId: integration.id,
+    })
+    const issue = await seedIssue(handle.db, org.id)
+    // Written around enqueueEvent (an older version, a hand-made fix): only some of the fields.
+    const [row] = await handle.db
+      .insert(outbox)
+      .values({ organizationId: org.id, name: EVENTS.issueCreated, payload: { issueId: issue.id } })
+      .returning({ eventId: outbox.eventId })
+    await expect(
+      evaluateEvent(handle.db, { eventId: row!.eventId, name: EVENTS.issueCreated }, now),
+    ).rejects.toThrow(InvalidEventPayloadError)
+    expect(await decisionsOf(rule.id)).toEqual([])
+  })
+
   it('holds an issue back within its cooldown, and alerts it again after', async () => {
     const { org, integration } = await slackOrg()
     const rule = await seedRule(handle.db, {
@@ -315,7 +351,7 @@ describe('rule decisions', () => {
       intervalEnd: new Date(Date.now() + 3_600_000),
     })
     const [eventId] = await outboxEvents(org.id, EVENTS.insightGenerated, [
-      { insightId: insight.id, orgId: org.id },
+      { insightId: insight.id, orgId: org.id, intervalStart: insight.intervalStart.toISOString() },
     ])
     const first = await evaluateEvent(handle.db, { eventId: eventId!, name: EVENTS.insightGenerated }, now)
     const again = await evaluateEvent(handle.db, { eventId: eventId!, name: EVENTS.insightGenerated }, now)
@@ -350,7 +386,7 @@ describe('rule decisions', () => {
       intervalEnd: new Date(Date.now() + 3_600_000),
     })
     const [eventId] = await outboxEvents(org.id, EVENTS.insightGenerated, [
-      { insightId: insight.id, orgId: org.id },
+      { insightId: insight.id, orgId: org.id, intervalStart: insight.intervalStart.toISOString() },
     ])
     const result = await evaluateEvent(handle.db, { eventId: eventId!, name: EVENTS.insightGenerated }, now)
     expect(result.decisions).toHaveLength(MAX_SPIKE_CANDIDATES)

@@ -50,6 +50,7 @@ import { hashToken } from '@/lib/credentials/tokens'
 import { useDatabase } from '@/lib/db'
 import { NotFoundError } from '@/lib/errors'
 import { getInsight } from '@/lib/insights/get-insight'
+import { issueEventData } from '@/lib/issues/event-data'
 import { getIssueRow, ISSUE_NOT_FOUND } from '@/lib/issues/get-issue'
 import { issueHistory } from '@/lib/issues/issue-history'
 import { issueSessionOf, issueSessionsOf } from '@/lib/issues/issue-sessions'
@@ -757,7 +758,7 @@ describe('webhook domain functions with A’s organization and B’s endpoint', 
     const eventId = await enqueueEvent(database.db, {
       organizationId: A.id,
       name: EVENTS.issueCreated,
-      payload: { issue: { id: A.issues[1]!.id, title: A.issues[1]!.title } },
+      payload: await issueEventData(database.db, A.issues[1]!.id),
     })
     const pending = await fanOutEvent(database.db, { eventId: eventId!, name: EVENTS.issueCreated })
     expect(pending).toHaveLength(1)

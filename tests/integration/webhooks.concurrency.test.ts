@@ -11,6 +11,7 @@ import { createEndpoint } from '@/lib/webhooks/endpoints'
 import { fanOutEvent } from '@/lib/webhooks/fan-out'
 import { type AttemptRecord, AttemptRecorder, recordAttempts } from '@/lib/webhooks/record-attempts'
 import { deliverDue } from '@/lib/webhooks/sweep'
+import { syntheticData } from '@/lib/webhooks/synthetic-data'
 import type { Resolver } from '@/lib/webhooks/url-guard'
 import { createTestDatabase } from '../helpers/db'
 import {
@@ -76,7 +77,8 @@ async function fannedOutEvents(orgId: string, n: number): Promise<string[]> {
       .values({
         organizationId: orgId,
         name: EVENTS.issueCreated,
-        payload: { orgId, n: i },
+        // A real issue.created payload (the fan-out checks it), told apart by a field of its own.
+        payload: { ...syntheticData('issue.created', orgId), n: i },
         dispatchedAt: new Date(),
       })
       .returning({ eventId: outbox.eventId })

@@ -47,8 +47,14 @@ const body = envelopeBody({
   occurredAt: new Date('2025-01-02T03:04:05.000Z'),
   data: {
     issueId: '9a7d0c1e-0000-4000-8000-000000000001',
+    orgId: '9a7d0c1e-0000-4000-8000-000000000002',
     title: 'TypeError',
     description: 'x'.repeat(1200),
+    status: 'unresolved',
+    priority: 'high',
+    previewUrl: null,
+    aiVerified: null,
+    sourceType: 'session_analysis',
   },
 })
 const request = (url: string, extra: Partial<DeliveryRequest> = {}): DeliveryRequest => ({

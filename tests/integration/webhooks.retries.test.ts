@@ -6,11 +6,11 @@ import { buildJobDefinitions } from '@/inngest/app'
 import { parseConfig } from '@/lib/config'
 import { useDatabase } from '@/lib/db'
 import { issueEventData } from '@/lib/issues/event-data'
-import { createJobsEngine, type JobsEngine } from '@/lib/jobs'
+import { createJobsEngine, type JobsEngine, type SendEvent } from '@/lib/jobs'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { dispatchOutbox } from '@/lib/outbox/dispatch'
 import { enqueueEvent } from '@/lib/outbox/enqueue'
-import { EVENTS } from '@/lib/outbox/events'
+import { EVENTS, InvalidEventPayloadError } from '@/lib/outbox/events'
 import { createDeliverer } from '@/lib/webhooks/deliver'
 import { createEndpoint, revokeEndpoint } from '@/lib/webhooks/endpoints'
 import { fanOutEvent } from '@/lib/webhooks/fan-out'
@@ -248,5 +248,42 @@ describe('through the jobs engine', () => {
     ])
     await deliverDue(handle.db, deliverer(), { delays })
     expect(receiver.received.slice(start).map((r) => r.headers['service-webhook-id'])).toEqual([eventId])
+  })
+})
+
+describe('a stored payload the event catalogue refuses', () => {
+  /** An issue.created row written around enqueueEvent (an older version, a hand-made fix) with a misnamed field. */
+  async function malformedEvent() {
+    await newEndpoint()
+    const [row] = await handle.db
+      .insert(outbox)
+      .values({ organizationId: orgId, name: EVENTS.issueCreated, payload: { orgId, issueID: 'x' } })
+      .returning({ eventId: outbox.eventId })
+    return row!.eventId
+  }
+
+  it('is neither handed to the engine nor read again by the sweep', async () => {
+    const eventId = await malformedEvent()
+    const sent: SendEvent[] = []
+    const engine: JobsEngine = {
+      kind: 'in-process',
+      send: async (events) => void sent.push(...[events].flat()),
+      start: async () => {},
+      stop: async () => {},
+    }
+    expect(await dispatchOutbox(handle.db, engine, { eventIds: [eventId] })).toBe(0)
+    expect(sent).toEqual([])
+    const [row] = await handle.db.select().from(outbox).where(eq(outbox.eventId, eventId))
+    expect(row!.dispatchedAt).not.toBeNull()
+    expect(row!.lastError).toContain('issue/created')
+    expect(row!.lastError).toContain('issueId')
+  })
+
+  it('is delivered to no endpoint when a fan-out reads it', async () => {
+    const eventId = await malformedEvent()
+    await expect(fanOutEvent(handle.db, { eventId, name: EVENTS.issueCreated })).rejects.toThrow(
+      InvalidEventPayloadError,
+    )
+    expect(await deliveriesOf(eventId)).toEqual([])
   })
 })

@@ -191,7 +191,17 @@ describe('secrets, signature, envelope', () => {
         event: 'issue.created',
         id: '00000000-0000-4000-8000-000000000000',
         occurredAt: new Date(0),
-        data: { description: 'b'.repeat(2000) },
+        data: {
+          issueId: '9a7d0c1e-0000-4000-8000-000000000001',
+          orgId: '9a7d0c1e-0000-4000-8000-000000000002',
+          title: 'TypeError',
+          description: 'b'.repeat(2000),
+          status: 'unresolved',
+          priority: 'high',
+          previewUrl: null,
+          aiVerified: null,
+          sourceType: 'session_analysis',
+        },
       }),
     )
     expect(body.data.description).toHaveLength(1003)

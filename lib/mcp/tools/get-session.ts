@@ -4,7 +4,7 @@ import { TRAIL_KINDS } from '@/lib/analysis/trail'
 import { parseCursor } from '@/lib/api/params'
 import { recordReplayView } from '@/lib/audit/replay-view'
 import { SCOPES } from '@/lib/credentials/scopes'
-import { SessionDetails, TimelineWindow } from '@/lib/sessions/api-views'
+import { ApiSessionDetails, TimelineWindow } from '@/lib/sessions/api-views'
 import { getSessionDetails } from '@/lib/sessions/session-details'
 import {
   INVALID_KINDS,
@@ -57,7 +57,7 @@ export const getSessionTool = defineTool({
       .optional()
       .describe('Only timeline entries of these kinds'),
   }),
-  outputSchema: z.object({ session: SessionDetails, timeline: TimelineWindow }),
+  outputSchema: z.object({ session: ApiSessionDetails, timeline: TimelineWindow }),
   requiredScopes: [SCOPES.read],
   budget: 'read',
   annotations: {

@@ -18,7 +18,7 @@ import { getSession } from '@/lib/sessions/get-session'
 import { storedReplayLog } from '@/lib/sessions/replay-log'
 import { sessionIssues } from '@/lib/sessions/session-issues'
 import { type SessionTimeline, sessionTimeline } from '@/lib/sessions/session-timeline'
-import { type SessionDetail, userLabel } from '@/lib/sessions/views'
+import { type SessionRecord, userLabel } from '@/lib/sessions/views'
 import { DegradedBadge } from '../degraded-badge'
 import { formatDuration, formatTime, STATUS_BADGE } from '../format'
 import { PinButton } from './pin-button'
@@ -41,7 +41,7 @@ function parseOffset(value: string | string[] | undefined): number | undefined {
 }
 
 /** The user's own properties other than the e-mail and name shown above them. */
-function otherProperties(session: SessionDetail): [string, string][] {
+function otherProperties(session: SessionRecord): [string, string][] {
   return Object.entries(session.userProperties ?? {})
     .filter(
       ([key, value]) => key !== 'email' && key !== 'name' && value !== null && typeof value !== 'object',
@@ -84,7 +84,7 @@ function TimelineNotice({
   timeline,
   due,
 }: {
-  session: Pick<SessionDetail, 'status' | 'failureReason'>
+  session: Pick<SessionRecord, 'status' | 'failureReason'>
   timeline: SessionTimeline | null
   due: AnalysisDue
 }) {
