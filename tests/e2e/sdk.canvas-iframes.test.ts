@@ -264,12 +264,23 @@ describe('canvas recording', () => {
     const animation = await shop.evaluate(
       () => (window as unknown as { __animation: { start: number; end: number } }).__animation,
     )
-    // The still picture is taken at the next 2 fps tick and encoded in a worker; then sent.
-    await untilStored(externalId, (events) =>
-      events.some((event) => isCanvasFrame(event) && event.timestamp > animation.end),
-    )
+    // The still picture is taken at the next 2 fps tick and encoded in a worker; then sent. A
+    // frame is stamped when its encoding is done, not when its picture was taken, and an
+    // unchanged picture is not sent again: on a busy machine a picture of the animation's last
+    // moments came out stamped after its end, and the final one followed later (seen with three
+    // suites side by side). Two seconds (4 ticks) on, the final picture has been taken.
+    // stop() then sends what is left; the session is read once nothing more has arrived for 1 s.
+    await shop.waitForTimeout(2_000)
     await shop.evaluate(() => window.SessionReplay!.stop())
     await shop.close()
+    let seen = { count: -1, since: Date.now() }
+    await untilStored(externalId, (events) => {
+      if (events.length !== seen.count) seen = { count: events.length, since: Date.now() }
+      return (
+        Date.now() - seen.since >= 1_000 &&
+        events.some((event) => isCanvasFrame(event) && event.timestamp > animation.end)
+      )
+    })
 
     const { id, events } = await storedSession(externalId)
     const frames = events.filter(isCanvasFrame)
