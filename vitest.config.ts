@@ -1,5 +1,6 @@
 import path from 'node:path'
 import { defineConfig } from 'vitest/config'
+import { slowFirst } from './tests/helpers/slow-first'
 
 export default defineConfig({
   resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
@@ -17,6 +18,24 @@ export default defineConfig({
     isolate: false,
     // Each file opens its own database; two cores run two files at a time comfortably.
     maxWorkers: 2,
+    // The longest files start first, so none runs alone at the end.
+    sequence: {
+      sequencer: slowFirst(import.meta.dirname, [
+        'tests/integration/cli.admin.test.ts',
+        'tests/integration/fuzz.forms.test.ts',
+        'tests/integration/fuzz.data-api.test.ts',
+        'tests/integration/fuzz.dashboard.test.ts',
+        'tests/integration/isolation.matrix.test.ts',
+        'tests/integration/auth.sign-in-limits.test.ts',
+        'tests/unit/reproduction.generator.test.ts',
+        'tests/integration/fuzz.ingest.test.ts',
+        'tests/integration/mcp.limits.test.ts',
+        'tests/integration/ingest.unknown-keys.test.ts',
+        'tests/integration/fuzz.mcp.test.ts',
+        'tests/unit/security.redos.test.ts',
+        'tests/integration/instances.shared-work.test.ts',
+      ]),
+    },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     setupFiles: ['tests/helpers/setup.ts'],
