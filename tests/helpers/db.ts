@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { PGlite } from '@electric-sql/pglite'
 import postgres from 'postgres'
 import { inject } from 'vitest'
 import type { DatabaseHandle } from '@/db/client'
@@ -23,6 +24,19 @@ function pgliteTemplateDump(): Blob | undefined {
   if (!file) return undefined
   pgliteTemplate ??= new Blob([readFileSync(file)])
   return pgliteTemplate
+}
+
+/**
+ * PGlite on disk: fills the empty `dataDir` from this run's migrated template, so a test that
+ * needs a data directory as a migrated server leaves it skips a fresh migration (seconds of
+ * CPU). A Postgres run has no template: the directory stays empty and its opener migrates.
+ */
+export async function seedPgliteDataDir(dataDir: string): Promise<void> {
+  const template = pgliteTemplateDump()
+  if (!template) return
+  const client = new PGlite(dataDir, { loadDataDir: template })
+  await client.waitReady
+  await client.close()
 }
 
 export async function createTestDatabase(): Promise<TestDatabase> {

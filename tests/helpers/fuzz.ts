@@ -1,5 +1,5 @@
 import Module, { createRequire } from 'node:module'
-import { count, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import type { PgTable } from 'drizzle-orm/pg-core'
 import fc from 'fast-check'
 import { afterEach, beforeEach, expect, type MockInstance, vi } from 'vitest'
@@ -416,24 +416,34 @@ export const INGEST_TABLES: readonly TableName[] = [
 
 /**
  * Row counts of every table (or of the named ones): equal before and after a rejected
- * request means nothing was written.
+ * request means nothing was written. One statement for all of them: the fuzz suites count
+ * before and after every run, and a query each was 48 round trips a run.
  */
 export async function rowCounts(
   db: Db,
   tables: readonly TableName[] = Object.keys(TABLES) as TableName[],
 ): Promise<Record<TableName, number>> {
-  const counts = {} as Record<TableName, number>
-  for (const name of tables) {
-    const [row] = await db.select({ n: count() }).from(TABLES[name] as PgTable)
-    counts[name] = Number(row?.n ?? 0)
-  }
-  return counts
+  const parts = tables.map(
+    (name) => sql`select ${name}::text as name, count(*)::int as n from ${TABLES[name]}`,
+  )
+  const result = await db.execute(sql.join(parts, sql` union all `))
+  // postgres.js answers the rows, PGlite an object holding them.
+  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as {
+    name: TableName
+    n: number
+  }[]
+  const counts = Object.fromEntries(rows.map((row) => [row.name, Number(row.n)])) as Record<TableName, number>
+  // In the order asked for, as before: a failing toEqual then lists the tables the same way.
+  return Object.fromEntries(tables.map((name) => [name, counts[name]])) as Record<TableName, number>
 }
 
 /**
- * One digest per table (md5 of every row as text, in one query): equal before and after a
- * refused call means no row was inserted, updated or deleted, which row counts cannot show
- * for updates such as a revocation or a rename.
+ * One digest per table: its row count and the newest transaction that wrote one of its rows
+ * (every insert or update leaves a row version stamped with its transaction's id, `xmin`, and
+ * ids only grow). Equal before and after a refused call means the call inserted, updated (even
+ * to the same values) or deleted no row, which row counts alone cannot show for updates such as
+ * a revocation or a rename. Reads only row headers: an md5 of every row's text read and sorted
+ * every large value again on each of the thousands of calls a fuzz file makes.
  */
 export async function tableDigests(
   db: Db,
@@ -441,7 +451,7 @@ export async function tableDigests(
 ): Promise<Record<TableName, string>> {
   const parts = tables.map(
     (name) =>
-      sql`select ${name}::text as name, md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as digest from ${TABLES[name]} t`,
+      sql`select ${name}::text as name, count(*)::text || ':' || coalesce(max(t.xmin::text::bigint), 0)::text as digest from ${TABLES[name]} t`,
   )
   const result = await db.execute(sql.join(parts, sql` union all `))
   // postgres.js answers the rows, PGlite an object holding them.

@@ -6,6 +6,7 @@ import { NextRequest } from 'next/server'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { createUser } from '@/lib/users/create-user'
+import { setCheapPassword } from '../helpers/cheap-password'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { holdRateLimitClock } from '../helpers/frozen-rate-limit'
 import { nextAuthRouteHandler } from '../helpers/next-auth-route'
@@ -34,6 +35,8 @@ beforeAll(async () => {
       organizationId: org.id,
       role: 'owner',
     })
+    // Some 45 sign-ins below each verify a password: the limits are under test, not scrypt's cost.
+    await setCheapPassword(database.db, accounts[name], PASSWORD)
   }
 })
 afterAll(async () => {

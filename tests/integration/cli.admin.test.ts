@@ -13,7 +13,7 @@ import { serveAdminChannel } from '@/lib/cli/channel/serve'
 import { commands } from '@/lib/cli/commands'
 import { hashToken } from '@/lib/credentials/tokens'
 import { verifyPassword } from '@/lib/users/password'
-import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { createTestDatabase, seedPgliteDataDir, type TestDatabase } from '../helpers/db'
 
 const exec = promisify(execFile)
 let database: TestDatabase
@@ -410,26 +410,52 @@ describe('admin CLI', () => {
   })
 })
 
-describe('admin CLI as a process', () => {
-  // A clean environment: vitest's own (BASE_URL='/', MODE, ...) must not leak into the CLI.
-  const cleanEnvironment = (): NodeJS.ProcessEnv => ({
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '',
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
+/** A clean environment: vitest's own (BASE_URL='/', MODE, ...) must not leak into the CLI. */
+const cleanEnvironment = (): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH ?? '',
+  HOME: process.env.HOME ?? '',
+  NODE_ENV: 'test',
+  LOG_LEVEL: 'silent',
+})
+
+/**
+ * Starts the admin CLI as an operator does: the command of package.json's `admin` script, run
+ * as npm runs it (node_modules/.bin first on PATH, from the project root), and a `tsx` command
+ * as tsx starts it (node with tsx's loader, less tsx's own parent process). Straight by default:
+ * npm costs a second of CPU per start and proves nothing the script does not; with
+ * `throughNpm`, through `npm run --silent admin`, which one test does so the entry stays proven.
+ */
+function startAdmin(env: Record<string, string>, argv: string[], { throughNpm = false } = {}) {
+  const options = { env: { ...cleanEnvironment(), ...env }, cwd: process.cwd() }
+  if (throughNpm) return exec('npm', ['run', '--silent', 'admin', '--', ...argv], options)
+  const manifest = JSON.parse(readFileSync(path.join(process.cwd(), 'package.json'), 'utf8')) as {
+    scripts: { admin: string }
+  }
+  const [command, ...args] = manifest.scripts.admin.split(/\s+/)
+  if (command === 'tsx') return exec(process.execPath, ['--import', 'tsx', ...args, ...argv], options)
+  const bin = path.join(process.cwd(), 'node_modules', '.bin')
+  return exec(command!, [...args, ...argv], {
+    ...options,
+    env: { ...options.env, PATH: `${bin}${path.delimiter}${options.env.PATH}` },
   })
-  const run = (env: Record<string, string>, ...argv: string[]) =>
-    exec('npm', ['run', '--silent', 'admin', '--', ...argv], {
-      env: { ...cleanEnvironment(), ...env },
-      cwd: process.cwd(),
-    }).then(
-      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-      (e: { code: number; stdout: string; stderr: string }) => ({
-        code: e.code,
-        stdout: e.stdout,
-        stderr: e.stderr,
-      }),
-    )
+}
+
+/** A finished CLI process: its exit code and both outputs, whether it succeeded or not. */
+function settled(started: Promise<{ stdout: string; stderr: string }>) {
+  return started.then(
+    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+    (e: { code: number; stdout: string; stderr: string }) => ({
+      code: e.code,
+      stdout: e.stdout,
+      stderr: e.stderr,
+    }),
+  )
+}
+
+describe('admin CLI as a process', () => {
+  const run = (env: Record<string, string>, ...argv: string[]) => settled(startAdmin(env, argv))
+  const runThroughNpm = (env: Record<string, string>, ...argv: string[]) =>
+    settled(startAdmin(env, argv, { throughNpm: true }))
 
   const target = (): Record<string, string> =>
     database.url
@@ -439,7 +465,8 @@ describe('admin CLI as a process', () => {
   // One data directory for both: on PGlite each new directory costs the process a migration.
   it('prints one JSON object on stdout and nothing else, and reads --password-stdin from its standard input', async () => {
     const env = target()
-    const created = await run(env, 'org:create', '--name', 'Acme', '--json')
+    // Through npm once: `--silent` is what keeps npm's own lines off stdout.
+    const created = await runThroughNpm(env, 'org:create', '--name', 'Acme', '--json')
     expect(created.code).toBe(0)
     const org = JSON.parse(created.stdout)
     expect(created.stdout.trim().split('\n')).toHaveLength(1)
@@ -450,22 +477,14 @@ describe('admin CLI as a process', () => {
     expect(key.code).toBe(0)
     expect(JSON.parse(key.stdout).key).toMatch(/^svc_pk_[A-Za-z0-9_-]{43}$/)
 
-    const pending = exec(
-      'npm',
-      [
-        'run',
-        '--silent',
-        'admin',
-        '--',
-        'user:create',
-        '--email',
-        'piped@example.com',
-        '--password-stdin',
-        '--org',
-        String(org.id),
-      ],
-      { env: { ...cleanEnvironment(), ...env }, cwd: process.cwd() },
-    )
+    const pending = startAdmin(env, [
+      'user:create',
+      '--email',
+      'piped@example.com',
+      '--password-stdin',
+      '--org',
+      String(org.id),
+    ])
     pending.child.stdin?.end('piped password\n')
     const user = await pending
     expect(user.stderr).toBe('')
@@ -483,6 +502,7 @@ describe('admin CLI as a process', () => {
   // The embedded database only: Postgres is shared by design, so this runs on PGlite in both suites.
   it('says clearly when a running server holds the embedded database', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'cli-held-'))
+    await seedPgliteDataDir(path.join(dataDir, 'pglite'))
     const held = await openMigratedDatabase(
       { kind: 'pglite', dataDir: path.join(dataDir, 'pglite') },
       { holder: 'the service (test)' },

@@ -25,6 +25,7 @@ import { revokeInvitation } from '@/lib/members/revoke-invitation'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { useRateLimiter } from '@/lib/ratelimit'
 import { createUser } from '@/lib/users/create-user'
+import { setCheapPassword } from '../helpers/cheap-password'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import {
   actionArgument,
@@ -545,6 +546,9 @@ describe('next-auth credentials sign-in', () => {
   beforeAll(async () => {
     const org = (await createOrganization(database.db, { name: 'Sign-in' })).id
     await createUser(database.db, { ...SIGN_IN_USER, organizationId: org })
+    // Each of the runs that reach the check verifies the password: the form's handling is under
+    // test here, not scrypt's cost.
+    await setCheapPassword(database.db, SIGN_IN_USER.email, SIGN_IN_USER.password)
     const answer = await authRoute(new NextRequest(`${AUTH}/csrf`))
     expect(answer.status).toBe(200)
     const cookie = answer.headers.getSetCookie().find((c) => c.startsWith('next-auth.csrf-token='))!
