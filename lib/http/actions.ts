@@ -1,3 +1,4 @@
+import { unstable_rethrow } from 'next/navigation'
 import type { Db } from '@/db/client'
 import { type Actor, actorOfMember } from '@/lib/actor'
 import { getDb } from '@/lib/db'
@@ -71,6 +72,8 @@ async function run<A extends unknown[], W extends object, R>(
     // Opening the database is part of the action's work: its failure is a failure of the action.
     return await body({ ...who, db: await getDb() }, ...args)
   } catch (error) {
+    // redirect() and notFound() in a body are Next's control flow, thrown on purpose: not failures.
+    unstable_rethrow(error)
     if (spec.failure) return spec.failure(error)
     return actionFailure(error, typeof spec.what === 'string' ? spec.what : spec.what(args, who))
   }

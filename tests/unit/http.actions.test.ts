@@ -1,3 +1,4 @@
+import { notFound, redirect } from 'next/navigation'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import type { Db } from '@/db/client'
 import { InvalidInputError } from '@/lib/errors'
@@ -114,5 +115,18 @@ describe('dashboard actions', () => {
     )
     expect(await revoke('c1')).toEqual({ ok: true, userId: 'u1' })
     expect(await revoke('bad')).toEqual({ ok: false, error: 'The app could not be disconnected.' })
+  })
+
+  it("pass Next's redirect() and notFound() through instead of answering a failure", async () => {
+    session.user = user('member')
+    const leave = memberAction({ what: 'leave' }, async (_context, where: string) => {
+      if (where === 'missing') notFound()
+      redirect(where)
+    })
+    await expect(leave('/issues')).rejects.toMatchObject({ digest: expect.stringMatching(/^NEXT_REDIRECT;/) })
+    await expect(leave('missing')).rejects.toMatchObject({
+      digest: expect.stringMatching(/NEXT_HTTP_ERROR_FALLBACK;404/),
+    })
+    expect(logged).toEqual([])
   })
 })
