@@ -1,5 +1,12 @@
 // Every test file runs against its own data directory and a quiet logger; a test that needs
 // more builds its own configuration with parseConfig.
+
+// Next's request scope lives in AsyncLocalStorage, which its modules look for on globalThis when
+// they first load, as Next's own server arranges before anything else. Files share worker
+// processes, and Node loads a package once per process: a file that reached next/headers
+// without it left a stand-in store that failed every later file's sign-in ("AsyncLocalStorage
+// accessed in runtime where it is not available"). So every worker sets it first.
+import 'next/dist/server/node-environment-baseline'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
