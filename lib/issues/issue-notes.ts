@@ -1,4 +1,4 @@
-import { and, desc, eq, sql } from 'drizzle-orm'
+import { and, desc, eq } from 'drizzle-orm'
 import { z } from 'zod'
 import type { Db, DbOrTx } from '@/db/client'
 import { ISSUE_ACTORS, issueActivities, issues } from '@/db/schema'
@@ -7,6 +7,7 @@ import { isUuid, NotFoundError } from '@/lib/errors'
 import { afterCursor, type Page, toPage } from '@/lib/pagination/keyset'
 import { isStorableText, NOT_STORABLE, parseInput } from '@/lib/validation'
 import { type ActivityRow, activitiesWithActors } from './activity-actors'
+import { activityMoment } from './activity-moment'
 import { getIssueRow, ISSUE_NOT_FOUND } from './get-issue'
 import { NOTE_MAX_CHARACTERS } from './note-limits'
 
@@ -108,7 +109,7 @@ export async function addIssueNote(
         actorId: actor.actorId,
         metadata: { text },
         // As for status changes: the moment itself, so the history keeps the order things happened.
-        createdAt: sql`clock_timestamp()`,
+        createdAt: activityMoment(issue.id),
       })
       .returning({ id: issueActivities.id })
     return row!.id

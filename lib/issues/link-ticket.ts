@@ -7,6 +7,7 @@ import { ConflictError, isUuid, NotFoundError } from '@/lib/errors'
 import { CLAIM_PENDING, ticketClaimPending } from '@/lib/issues/ticket-claim'
 import { commitWithEvents } from '@/lib/outbox/commit'
 import { isStorableText, NOT_STORABLE, parseInput } from '@/lib/validation'
+import { activityMoment } from './activity-moment'
 import { ISSUE_NOT_FOUND } from './get-issue'
 import type { TicketSnapshot } from './issue-history'
 import { changeLockedIssueStatus } from './status-change'
@@ -92,8 +93,8 @@ async function writeTicket(
     actorType: actor.actorType,
     actorId: actor.actorId,
     metadata: ticket ? { ...ticket, previous } : { unlinked: true, previous },
-    // As for status changes: the moment of the change, so the history keeps its order.
-    createdAt: sql`clock_timestamp()`,
+    // As for status changes: the moment of the change, after the issue's last activity.
+    createdAt: activityMoment(current.id),
   })
   return updated!
 }

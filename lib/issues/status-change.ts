@@ -4,6 +4,7 @@ import { type IssueStatus, issueActivities, issues } from '@/db/schema'
 import type { Actor } from '@/lib/actor'
 import { enqueueEvent } from '@/lib/outbox/enqueue'
 import { EVENTS } from '@/lib/outbox/events'
+import { activityMoment } from './activity-moment'
 import { issueEventData } from './event-data'
 
 /**
@@ -30,9 +31,8 @@ export async function changeLockedIssueStatus(
     toStatus: status,
     actorType: actor.actorType,
     actorId: actor.actorId,
-    // The time of the change itself, after the row lock: now() would be the transaction's
-    // start, and concurrent changes would be listed out of the order they were made.
-    createdAt: sql`clock_timestamp()`,
+    // The time of the change itself, after the row lock and after the issue's last activity.
+    createdAt: activityMoment(issue.id),
   })
   await enqueueEvent(tx, {
     organizationId: actor.organizationId,
