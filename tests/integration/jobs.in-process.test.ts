@@ -204,8 +204,11 @@ describe('in-process engine: events', () => {
         await new Promise((r) => setTimeout(r, 5))
       },
     })
-    const a = await startEngine([def])
-    await startEngine([def])
+    // Healthy engines, so a lease long enough that none runs out mid-run: the 400 ms of the other
+    // tests (which test leases running out) ran out on a CI machine at load 15, and the run was
+    // taken over, which is the lease doing its job, not sharing going wrong.
+    const a = await startEngine([def], { leaseMs: 10_000 })
+    await startEngine([def], { leaseMs: 10_000 })
     await a.send(Array.from({ length: 12 }, (_, i) => ({ name: event, data: { i } })))
     const rows = await settled(def.id, 12)
     expect(rows.every((r) => r.status === 'completed')).toBe(true)
