@@ -27,6 +27,10 @@ export const ISSUE_ACTIVITY_KINDS = [
   'regressed',
   'ticket_linked',
   'note',
+  /** A reproduction run was reported (docs/releases.md#verification); metadata holds its outcome. */
+  'verification',
+  /** A "next release" resolution learnt its release: the first one seen after it. */
+  'fix_release',
 ] as const
 export type IssueActivityKind = (typeof ISSUE_ACTIVITY_KINDS)[number]
 export const ISSUE_ACTORS = ['user', 'credential', 'oauth_client', 'system'] as const
@@ -62,6 +66,15 @@ export const issues = pgTable(
     /** Releases (`metadata.release`) of the first and the latest session it was seen in, when they had one. */
     firstRelease: text('first_release'),
     lastRelease: text('last_release'),
+    /**
+     * The release that contains the fix (docs/releases.md#resolve-in-a-release): only sessions
+     * of it or a later release reopen the issue. Null with `resolvedInNextRelease` until the
+     * first release seen after the resolution names it; null without it: any occurrence reopens.
+     */
+    resolvedInRelease: text('resolved_in_release'),
+    resolvedInNextRelease: boolean('resolved_in_next_release').notNull().default(false),
+    /** Server time it was last resolved: "the next release" is the first seen after it. */
+    resolvedAt: ts('resolved_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -102,6 +115,11 @@ export const issueSessions = pgTable(
     /** When the finding first occurred in the session, to open the replay at that moment. */
     firstOccurrenceAt: ts('first_occurrence_at').notNull(),
     evidence: jsonb('evidence').$type<Record<string, unknown>>(),
+    /**
+     * Linked while the issue was resolved in a release, from a session of an older release (or
+     * of none): counted and shown, never a regression (docs/releases.md#resolve-in-a-release).
+     */
+    oldRelease: boolean('old_release').notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [

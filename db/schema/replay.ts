@@ -117,6 +117,8 @@ export const replaySessions = pgTable(
     index('replay_sessions_org_user_idx').on(t.organizationId, t.userId),
     index('replay_sessions_org_email_idx').on(t.organizationId, sql`lower(${t.userEmail})`),
     index('replay_sessions_org_started_idx').on(t.organizationId, t.startedAt),
+    // Release health (docs/releases.md#health): a release's sessions.
+    index('replay_sessions_org_release_idx').on(t.organizationId, t.release, t.startedAt),
     oneOf('replay_sessions_status_check', t.status, SESSION_STATUSES),
     oneOf('replay_sessions_automation_check', t.automation, AUTOMATION_KINDS),
   ],

@@ -9,6 +9,11 @@ export const SCOPES = {
    * and reading the audit trail. Only owners create keys with it.
    */
   writePrivacy: 'write:privacy',
+  /**
+   * Reproduction results from CI (POST /api/v1/issues/{issueId}/verifications, docs/releases.md):
+   * an upload-only key like the source map key; it may be the same key.
+   */
+  writeVerifications: 'write:verifications',
 } as const
 
 export type Scope = (typeof SCOPES)[keyof typeof SCOPES]

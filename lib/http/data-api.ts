@@ -11,7 +11,12 @@ import { type BodyLimits, readBody, readForm } from './body'
 import { errorResponse, rateLimitHeaders } from './respond'
 import { traced } from './traced'
 
-export type DataApiScope = 'read:service' | 'write:issues' | 'write:sourcemaps' | 'write:privacy'
+export type DataApiScope =
+  | 'read:service'
+  | 'write:issues'
+  | 'write:sourcemaps'
+  | 'write:privacy'
+  | 'write:verifications'
 
 export const MISSING_TOKEN = 'Missing or invalid bearer token'
 

@@ -17,6 +17,13 @@ export const EVENTS = {
   issueStatusChanged: 'issue/status_changed',
   /** A resolved issue seen again in a new session (webhook `issue.recurred`). */
   issueRecurred: 'issue/recurred',
+  /**
+   * A resolved issue came back in a session of its fix release or a later one (webhook
+   * `issue.regressed`, docs/releases.md); sent with `issue/recurred`, which older endpoints know.
+   */
+  issueRegressed: 'issue/regressed',
+  /** An issue's reproduction passed against a deployment (webhook `issue.verified`). */
+  issueVerified: 'issue/verified',
   /** A session matched a signal (webhook `signal.matched`). */
   signalMatched: 'signal/matched',
   /** A signal was created: backfill it over recent sessions. */
@@ -59,6 +66,23 @@ export const EVENT_PAYLOADS = {
   [EVENTS.issueStatusChanged]: Issue.extend({ previousStatus: z.string(), actorType: z.string() }),
   /** `replayUrl` opens the session it came back in at its first occurrence there. */
   [EVENTS.issueRecurred]: Issue.extend({ sessionId: z.string(), replayUrl: z.string() }),
+  /**
+   * Why it is a regression: the session's `release` (null when it ran none and the issue was
+   * resolved without a release) and the release the fix was in (`resolvedInRelease`).
+   */
+  [EVENTS.issueRegressed]: Issue.extend({
+    sessionId: z.string(),
+    replayUrl: z.string(),
+    release: z.string().nullable(),
+    resolvedInRelease: z.string().nullable(),
+  }),
+  /** The passed run: which deployment (`baseUrl`) of which release, and who ran it. */
+  [EVENTS.issueVerified]: Issue.extend({
+    verificationId: z.string(),
+    release: z.string().nullable(),
+    baseUrl: z.string(),
+    runner: z.string(),
+  }),
   [EVENTS.signalMatched]: z.object({ signalId: z.string(), sessionId: z.string(), orgId: z.string() }),
   [EVENTS.signalCreated]: z.object({ organizationId: z.string(), signalId: z.string() }),
   /** `intervalStart` is ISO 8601. */

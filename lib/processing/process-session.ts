@@ -7,6 +7,7 @@ import { writeSessionSummary } from '@/lib/ai/summarise-session'
 import type { AnalysisResult, AnalyzerOptions } from '@/lib/analysis/types'
 import { AnalysisStopped } from '@/lib/analysis-worker/pool'
 import { getSessionAnalysis, type SessionAnalysis } from '@/lib/analysis-worker/session-analysis'
+import { recordSeenRelease } from '@/lib/issues/fix-release'
 import { recordFindings } from '@/lib/issues/record-findings'
 import type { JobsEngine, StepTools } from '@/lib/jobs/types'
 import { logger } from '@/lib/log'
@@ -170,6 +171,10 @@ export async function processSession(
       // count, priority, alert or webhook follows from it. Read under the row lock: a batch
       // may mark the session until this pass has counted it, never after.
       const automated = owned.automation !== null
+      // A release is seen when a counted session runs it (docs/releases.md): a reproduction run
+      // against a preview makes no release "the next one".
+      if (!automated && claim.release)
+        await recordSeenRelease(tx, { organizationId: claim.organizationId, version: claim.release })
       const issues = automated
         ? { created: [], linked: [], regressed: [] }
         : await recordFindings(tx, {

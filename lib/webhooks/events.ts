@@ -10,6 +10,8 @@ export const WEBHOOK_EVENTS = [
   'issue.recurred',
   'signal.matched',
   'insight.generated',
+  'issue.regressed',
+  'issue.verified',
 ] as const
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number]
 
@@ -24,6 +26,8 @@ export const WEBHOOK_SOURCES = {
   'issue.recurred': EVENTS.issueRecurred,
   'signal.matched': EVENTS.signalMatched,
   'insight.generated': EVENTS.insightGenerated,
+  'issue.regressed': EVENTS.issueRegressed,
+  'issue.verified': EVENTS.issueVerified,
 } as const satisfies Record<WebhookEvent, EventName>
 
 /** Each outbox event webhooks deliver with the webhook event it is delivered as, in WEBHOOK_EVENTS' order. */
@@ -36,6 +40,8 @@ export const OUTBOX_TO_WEBHOOK = {
   [EVENTS.issueRecurred]: 'issue.recurred',
   [EVENTS.signalMatched]: 'signal.matched',
   [EVENTS.insightGenerated]: 'insight.generated',
+  [EVENTS.issueRegressed]: 'issue.regressed',
+  [EVENTS.issueVerified]: 'issue.verified',
 } as const satisfies { [E in WebhookEvent as (typeof WEBHOOK_SOURCES)[E]]: E }
 
 /** The webhook event an outbox event name is delivered as, if any. */

@@ -27,6 +27,25 @@ function syntheticDataOf(event: WebhookEvent, orgId: string): WebhookData<Webhoo
       const sessionId = randomUUID()
       return { ...issue, sessionId, replayUrl: `https://replay.example.com/sessions/${sessionId}?t=7250` }
     }
+    case 'issue.regressed': {
+      const sessionId = randomUUID()
+      return {
+        ...issue,
+        sessionId,
+        replayUrl: `https://replay.example.com/sessions/${sessionId}?t=7250`,
+        release: '3.3.0',
+        resolvedInRelease: '3.2.0',
+      }
+    }
+    case 'issue.verified':
+      return {
+        ...issue,
+        status: 'resolved',
+        verificationId: randomUUID(),
+        release: '3.2.0',
+        baseUrl: 'https://preview.example.com',
+        runner: 'playwright',
+      }
     case 'signal.matched':
       return { signalId: randomUUID(), sessionId: randomUUID(), orgId }
     case 'insight.generated':
