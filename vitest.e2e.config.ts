@@ -19,6 +19,7 @@ export default defineConfig({
       sequencer: slowFirst(import.meta.dirname, [
         'tests/e2e/dev-restart.test.ts',
         'tests/e2e/reproduction.test.ts',
+        'tests/e2e/releases.test.ts',
         'tests/e2e/sdk.canvas-iframes.test.ts',
         'tests/e2e/dashboard.layout.test.ts',
         'tests/e2e/dashboard.settings.test.ts',

@@ -53,22 +53,28 @@ export function preparePlaywrightDir(dir: string, options: { timeoutMs: number }
   )
 }
 
+export interface PlaywrightProcess {
+  /** The runner's exit code: 0 when every test passed. */
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
 /**
- * One run of every file in `dir` (inside the checkout, so the files resolve @playwright/test
- * from its node_modules). `env` adds the files' variables (REPRO_BASE_URL, placeholders);
- * REPRO_NO_SANDBOX is set because this machine runs the tests as root, where Chromium's
- * sandbox cannot start.
+ * Playwright's own runner in `dir` (inside the checkout, so the files resolve @playwright/test
+ * from its node_modules) with the configuration `config`. `env` adds the files' variables
+ * (REPRO_BASE_URL, placeholders); REPRO_NO_SANDBOX is set because this machine runs the tests
+ * as root, where Chromium's sandbox cannot start.
  */
-export function runPlaywright(dir: string, env: Record<string, string>): Promise<PlaywrightRun> {
+export function spawnPlaywright(
+  dir: string,
+  config: string,
+  env: Record<string, string>,
+): Promise<PlaywrightProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [
-        path.join(process.cwd(), 'node_modules/@playwright/test/cli.js'),
-        'test',
-        '-c',
-        'playwright.config.mjs',
-      ],
+      [path.join(process.cwd(), 'node_modules/@playwright/test/cli.js'), 'test', '-c', config],
       {
         cwd: dir,
         env: {
@@ -91,29 +97,31 @@ export function runPlaywright(dir: string, env: Record<string, string>): Promise
       stderr += chunk
     })
     child.on('error', reject)
-    child.on('close', () => {
-      try {
-        const report = JSON.parse(stdout) as PlaywrightReport
-        const files = new Map<string, PlaywrightFileResult>()
-        for (const suite of report.suites) {
-          const results = suite.specs.flatMap((spec) => spec.tests.flatMap((t) => t.results))
-          files.set(path.basename(suite.file), {
-            ok: suite.specs.every((spec) => spec.ok),
-            output: JSON.stringify(results),
-            messages: results
-              .flatMap((result) => result.errors.map((error) => error.message ?? ''))
-              .join('\n')
-              .replace(COLOURS, ''),
-          })
-        }
-        resolve({ files, errors: (report.errors ?? []).map((error) => error.message ?? '') })
-      } catch (error) {
-        reject(
-          new Error(
-            `no JSON report from Playwright (${String(error)}):\n${stdout.slice(0, 4000)}\n${stderr.slice(0, 4000)}`,
-          ),
-        )
-      }
-    })
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
   })
+}
+
+/** One run of every file in `dir`, prepared by preparePlaywrightDir, with a JSON report per file. */
+export async function runPlaywright(dir: string, env: Record<string, string>): Promise<PlaywrightRun> {
+  const { stdout, stderr } = await spawnPlaywright(dir, 'playwright.config.mjs', env)
+  try {
+    const report = JSON.parse(stdout) as PlaywrightReport
+    const files = new Map<string, PlaywrightFileResult>()
+    for (const suite of report.suites) {
+      const results = suite.specs.flatMap((spec) => spec.tests.flatMap((t) => t.results))
+      files.set(path.basename(suite.file), {
+        ok: suite.specs.every((spec) => spec.ok),
+        output: JSON.stringify(results),
+        messages: results
+          .flatMap((result) => result.errors.map((error) => error.message ?? ''))
+          .join('\n')
+          .replace(COLOURS, ''),
+      })
+    }
+    return { files, errors: (report.errors ?? []).map((error) => error.message ?? '') }
+  } catch (error) {
+    throw new Error(
+      `no JSON report from Playwright (${String(error)}):\n${stdout.slice(0, 4000)}\n${stderr.slice(0, 4000)}`,
+    )
+  }
 }
