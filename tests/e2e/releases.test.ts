@@ -19,7 +19,7 @@
  * would satisfy only through the order of its own steps.
  */
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -46,7 +46,7 @@ let apiKey: string
 /** write:verifications alone: the CI secret the bundle's reporter posts with. */
 let verifyKey: string
 let issueId: string
-/** The root of the extracted bundle: where its Playwright configuration is. */
+/** The extracted bundle's folder: its Playwright configuration, reporter, manifest and tests. */
 let bundleRoot: string
 
 interface OldReleaseOccurrence {
@@ -135,15 +135,6 @@ async function visit(release: string, build: { buggy: boolean }): Promise<string
     1_000,
   )
   return processed.id
-}
-
-/** The bundle's Playwright configuration file, searched from the extraction folder down. */
-function findConfig(dir: string): string {
-  const found = readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((file) => /^playwright\.config\.(ts|mts|js|mjs|cjs)$/.test(path.basename(file)))
-    .filter((file) => !file.split(path.sep).includes('node_modules'))
-  expect(found, `one Playwright configuration in the bundle: ${JSON.stringify(found)}`).toHaveLength(1)
-  return path.join(dir, found[0]!)
 }
 
 /**
@@ -257,17 +248,19 @@ describe('an issue across three releases, in Chromium', () => {
       input: Buffer.from(await response.arrayBuffer()),
     })
     expect(extracted.status, extracted.stderr.toString()).toBe(0)
-    const config = findConfig(BUNDLE_DIR)
-    bundleRoot = path.dirname(config)
-    const specs = readdirSync(bundleRoot, { recursive: true, encoding: 'utf8' }).filter((file) =>
-      /\.spec\.[cm]?[jt]s$/.test(file),
-    )
-    // One resolved issue, one test.
-    expect(specs).toHaveLength(1)
+    // What `curl … | tar -xz` leaves: one folder with the configuration, reporter and tests.
+    bundleRoot = path.join(BUNDLE_DIR, 'reproductions')
+    const manifest = JSON.parse(readFileSync(path.join(bundleRoot, 'reproductions.json'), 'utf8')) as {
+      issueId: string
+      file: string
+    }[]
+    // The one resolved issue, and its test.
+    expect(manifest.map((entry) => entry.issueId)).toEqual([issueId])
+    expect(readdirSync(bundleRoot).filter((file) => file.endsWith('.spec.ts'))).toEqual([manifest[0]!.file])
     writeFileSync(
       path.join(bundleRoot, WRAPPER_CONFIG),
       [
-        `import bundle from ${JSON.stringify(`./${path.basename(config)}`)}`,
+        "import bundle from './playwright.config.ts'",
         'export default {',
         '  ...bundle,',
         "  outputDir: 'e2e-out',",
@@ -294,6 +287,9 @@ describe('an issue across three releases, in Chromium', () => {
       { status: 'passed', release: '2.0.0', baseUrl: site.url, runner: 'playwright' },
     ])
     expect(verified.verifications).toHaveLength(2)
+    // The failure says which recorded check failed, in the runner's words; a pass needs no summary.
+    expect(verified.verifications[0]!.summary).toContain('uncaught errors with the recorded message')
+    expect(verified.verifications[1]!.summary).toBeNull()
     // Still resolved in 2.0.0: the failing run was on an older release, and automated traffic besides.
     expect(verified).toMatchObject({ status: 'resolved', resolvedInRelease: '2.0.0', regression: null })
   }, 240_000)
@@ -315,15 +311,22 @@ describe('an issue across three releases, in Chromium', () => {
     await page.goto(`${env.server.baseUrl}/issues/${issueId}`)
     const main = page.getByRole('main')
     await main.getByRole('heading', { level: 1, name: /TypeError/ }).waitFor()
-    const regression = page
-      .getByTestId('issue-history')
-      .locator('li', { hasText: 'Seen again after it was resolved' })
-    await regression.first().waitFor()
-    expect(await regression.first().textContent()).toContain('3.0.0')
-    const text = (await main.textContent()) ?? ''
-    expect(text).toMatch(/verified in 2\.0\.0/i)
-    expect(text).toMatch(/still fails/i)
-    expect(text).toContain(site.url)
+    const history = page.getByTestId('issue-history')
+    const entry = async (text: string) => {
+      const item = history.locator('li', { hasText: text })
+      await item.first().waitFor()
+      expect(await item.count(), text).toBe(1)
+      return (await item.textContent()) ?? ''
+    }
+    const regressed = await entry('Seen again after it was resolved')
+    expect(regressed).toContain('3.0.0')
+    expect(regressed).toContain('2.0.0')
+    const passed = await entry('Reproduction passed')
+    expect(passed).toContain(site.url)
+    expect(passed).toContain('2.0.0')
+    const failed = await entry('Reproduction failed')
+    expect(failed).toContain(site.url)
+    expect(failed).toContain('1.0.0')
     await screenshot(page, 'releases-01-issue-regressed')
   }, 60_000)
 })
