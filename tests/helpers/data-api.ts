@@ -4,7 +4,9 @@ import { GET as getReproduction } from '@/app/api/v1/issues/[issueId]/reproducti
 import { GET as getIssue, PATCH as patchIssue } from '@/app/api/v1/issues/[issueId]/route'
 import { PUT as putTicket } from '@/app/api/v1/issues/[issueId]/ticket/route'
 import { POST as postTickets } from '@/app/api/v1/issues/[issueId]/tickets/route'
+import { POST as postVerification } from '@/app/api/v1/issues/[issueId]/verifications/route'
 import { GET as getIssues } from '@/app/api/v1/issues/route'
+import { GET as getReproductions } from '@/app/api/v1/reproductions/route'
 import { GET as getSession } from '@/app/api/v1/sessions/[sessionId]/route'
 import { GET as getSessionTimeline } from '@/app/api/v1/sessions/[sessionId]/timeline/route'
 import { GET as getSessions } from '@/app/api/v1/sessions/route'
@@ -90,6 +92,14 @@ export const api = {
     postTickets(write('POST', `/api/v1/issues/${encodeURIComponent(issueId)}/tickets`, token, body), {
       params: Promise.resolve({ issueId }),
     }),
+  // Issue 36: verification by reproduction.
+  postVerification: (token: string | null, issueId: string, body: unknown) =>
+    postVerification(
+      write('POST', `/api/v1/issues/${encodeURIComponent(issueId)}/verifications`, token, body),
+      { params: Promise.resolve({ issueId }) },
+    ),
+  reproductions: (token: string | null, query?: Query) =>
+    getReproductions(new Request(url('/api/v1/reproductions', query), { headers: headers(token) })),
 }
 
 /** Source maps (issue 19): the upload takes a prepared multipart body, as curl or fetch sends it. */
