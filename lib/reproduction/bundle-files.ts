@@ -60,6 +60,8 @@ export default class VerificationReporter {
       if (UUID.test(entry.issueId)) this.issues.set(entry.file, entry.issueId)
     this.key = process.env.REPRO_VERIFY_KEY
     this.apiUrl = (process.env.REPRO_API_URL || DEFAULT_API_URL).replace(/\\/+$/, '')
+    this.baseUrl = process.env.REPRO_BASE_URL
+    this.release = process.env.REPRO_RELEASE || undefined
     this.posts = []
     this.failedPosts = 0
   }
@@ -80,8 +82,8 @@ export default class VerificationReporter {
     if (!issueId) return
     const body = {
       status: result.status === 'passed' ? 'passed' : 'failed',
-      baseUrl: process.env.REPRO_BASE_URL,
-      release: process.env.REPRO_RELEASE || undefined,
+      baseUrl: this.baseUrl,
+      release: this.release,
       summary: result.status === 'passed' ? undefined : summaryOf(result.errors),
       durationMs: Math.min(MAX_DURATION_MS, Math.max(0, Math.round(result.duration))),
       runner: 'playwright',
