@@ -2,7 +2,7 @@ import type { DbOrTx } from '@/db/client'
 import type { issues } from '@/db/schema'
 import type { Principal } from '@/lib/credentials/resolve-bearer'
 import { listVerifications } from '@/lib/releases/verifications'
-import { getIssueJson } from './get-issue'
+import { getIssueJson, getIssueRow } from './get-issue'
 import { type IssueDetail, toIssue } from './views'
 
 /** IssueDetail of an issue row already read for the caller's organization (get_issue). */
@@ -23,4 +23,13 @@ export async function getIssueDetailJson(
   const json = await getIssueJson(db, principal, issueId)
   const verifications = await listVerifications(db, principal.organizationId, issueId)
   return `${json.slice(0, -1)},"verifications":${JSON.stringify(verifications)}}`
+}
+
+/** IssueDetail as objects: what getIssueDetailJson writes as text. */
+export async function getIssueDetail(
+  db: DbOrTx,
+  principal: Pick<Principal, 'organizationId'>,
+  issueId: string,
+): Promise<IssueDetail> {
+  return toIssueDetail(db, await getIssueRow(db, principal.organizationId, issueId))
 }

@@ -13,6 +13,7 @@ import { GET as getSessions } from '@/app/api/v1/sessions/route'
 import { GET as getSignals } from '@/app/api/v1/signals/route'
 import { DELETE as deleteRelease, GET as getRelease } from '@/app/api/v1/sourcemaps/[release]/route'
 import { GET as getReleases, POST as postSourcemaps } from '@/app/api/v1/sourcemaps/route'
+import { Issue } from '@/lib/issues/views'
 
 const BASE = 'http://localhost:3000'
 
@@ -134,4 +135,15 @@ function write(method: string, path: string, token: string | null, body: unknown
     headers: headers(token, { 'content-type': 'application/json' }),
     body: typeof body === 'string' ? body : JSON.stringify(body),
   })
+}
+
+/**
+ * What a write (PATCH, update_issue, a ticket link) answers of an issue, from GET's IssueDetail:
+ * the detail's own fields (issue 36) left out, so a write's `{issue}` can be compared with GET's.
+ */
+export function withoutDetail(body: Record<string, unknown>): Record<string, unknown> {
+  const issue = body.issue as Record<string, unknown> | undefined
+  if (!issue) return body
+  const kept = Object.fromEntries(Object.entries(issue).filter(([name]) => name in Issue.shape))
+  return { ...body, issue: kept }
 }

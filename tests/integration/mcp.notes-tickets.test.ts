@@ -7,7 +7,7 @@ import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { EVENTS } from '@/lib/outbox/events'
-import { api } from '../helpers/data-api'
+import { api, withoutDetail } from '../helpers/data-api'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { freezeRateLimitClock } from '../helpers/frozen-rate-limit'
 import { connectClient, type McpTestServer, startMcpServer, textOf } from '../helpers/mcp'
@@ -166,7 +166,9 @@ describe('link_issue_ticket', () => {
       const client = await connect(tokens[which])
       const result = await call(client, 'link_issue_ticket', { issueId: issue.id, ...ticket })
       expect(result.isError, textOf(result)).toBeFalsy()
-      expect(result.structuredContent).toEqual(await json(await api.getIssue(tokens[which], issue.id)))
+      expect(result.structuredContent).toEqual(
+        withoutDetail(await json(await api.getIssue(tokens[which], issue.id))),
+      )
       expect((result.structuredContent as { issue: Body }).issue).toMatchObject({
         status: 'ticket_created',
         ticketProvider: 'Linear',

@@ -35,15 +35,13 @@ beforeAll(async () => {
   const other = (await createOrganization(db, { name: 'Elsewhere' })).id
   read = (await createKey(db, { organizationId: orgId, type: 'api' })).key
   guard = (await createKey(db, { organizationId: orgId, type: 'api', verifications: true })).key
-  await db
-    .insert(releases)
-    .values(
-      ['3.1.0', '3.2.0', '3.3.0', '3.10.0'].map((version) => ({
-        organizationId: orgId,
-        version,
-        semver: true,
-      })),
-    )
+  await db.insert(releases).values(
+    ['3.1.0', '3.2.0', '3.3.0', '3.10.0'].map((version) => ({
+      organizationId: orgId,
+      version,
+      semver: true,
+    })),
+  )
   const resolved = (release: string | null, at: number) =>
     seedIssue(db, orgId, {
       title: TITLE,
@@ -83,7 +81,7 @@ async function untar(gz: Buffer): Promise<Map<string, string>> {
   const extract = tar.extract()
   extract.on('entry', (header, stream, next) => {
     const chunks: Buffer[] = []
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk))
+    stream.on('data', (chunk: unknown) => chunks.push(chunk as Buffer))
     stream.on('end', () => {
       if (header.type === 'file') files.set(header.name, Buffer.concat(chunks).toString('utf8'))
       next()
