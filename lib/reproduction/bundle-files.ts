@@ -62,7 +62,10 @@ export default class VerificationReporter {
     this.apiUrl = (process.env.REPRO_API_URL || DEFAULT_API_URL).replace(/\\/+$/, '')
     this.baseUrl = process.env.REPRO_BASE_URL
     this.release = process.env.REPRO_RELEASE || undefined
-    this.posts = []
+    // One post at a time, in the order the tests ended: the output reads in that order, and a
+    // suite of 100 spends the write budget steadily rather than all at once.
+    this.queue = Promise.resolve()
+    this.sent = 0
     this.failedPosts = 0
   }
 
@@ -88,7 +91,8 @@ export default class VerificationReporter {
       durationMs: Math.min(MAX_DURATION_MS, Math.max(0, Math.round(result.duration))),
       runner: 'playwright',
     }
-    this.posts.push(this.post(issueId, body))
+    this.sent++
+    this.queue = this.queue.then(() => this.post(issueId, body))
   }
 
   async post(issueId, body) {
@@ -113,9 +117,9 @@ export default class VerificationReporter {
   }
 
   async onEnd() {
-    await Promise.all(this.posts)
+    await this.queue
     if (this.failedPosts > 0)
-      console.error(\`verification: \${this.failedPosts} of \${this.posts.length} results were not recorded (see above); the run's outcome is the tests' own\`)
+      console.error(\`verification: \${this.failedPosts} of \${this.sent} results were not recorded (see above); the run's outcome is the tests' own\`)
   }
 }
 `
