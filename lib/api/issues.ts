@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { ISSUE_STATUSES } from '@/db/schema'
 import { actorOfPrincipal } from '@/lib/actor'
-import { getIssueJson } from '@/lib/issues/get-issue'
+import { getIssueDetailJson } from '@/lib/issues/issue-detail'
 import { ISSUES_PAGE, listIssuesJson } from '@/lib/issues/list-issues'
 import { updateIssueStatus } from '@/lib/issues/update-issue-status'
 import { JsonText } from './json-text'
@@ -25,9 +25,9 @@ export async function listIssuesRequest({ db, principal, query }: ApiRequest<unk
   return new JsonText(`{"issues":[${page.items}],"nextCursor":${JSON.stringify(page.nextCursor)}}`)
 }
 
-/** GET /api/v1/issues/{issueId} */
+/** GET /api/v1/issues/{issueId}: the IssueDetail */
 export async function getIssueRequest({ db, principal, params }: ApiRequest<IssueParams>) {
-  return new JsonText(`{"issue":${await getIssueJson(db, principal, params.issueId)}}`)
+  return new JsonText(`{"issue":${await getIssueDetailJson(db, principal, params.issueId)}}`)
 }
 
 /** PATCH /api/v1/issues/{issueId} with `{status}` (a route declared with `body: 'json'`) */

@@ -6,7 +6,7 @@ import { AuditEvent } from '@/lib/audit/views'
 import { ReplayBatch } from '@/lib/ingest/schema'
 import { Insight } from '@/lib/insights/views'
 import { Note } from '@/lib/issues/issue-notes'
-import { Issue, IssueListItem } from '@/lib/issues/views'
+import { Issue, IssueDetail, IssueListItem } from '@/lib/issues/views'
 import { ERASURES_PAGE, ErasureView } from '@/lib/privacy/erasures'
 import { ExportView } from '@/lib/privacy/export-view'
 import { MAX_PATTERN_CHARS } from '@/lib/privacy/mask-patterns'
@@ -15,7 +15,9 @@ import { MAX_SELECTOR_CHARS } from '@/lib/privacy/mask-selectors'
 import { PersonBody } from '@/lib/privacy/person-body'
 import { RemaskingView } from '@/lib/privacy/remaskings'
 import { RELEASE_HEALTH_PAGE } from '@/lib/releases/health'
+import { Verification } from '@/lib/releases/verification-view'
 import { ReleaseDetail, ReleaseList, Release as ReleaseView } from '@/lib/releases/views'
+import { REPRODUCTIONS_PAGE } from '@/lib/reproduction/bundle'
 import { Reproduction } from '@/lib/reproduction/views'
 import { RETENTION_DAYS } from '@/lib/retention/set-retention'
 import { ApiSessionDetails, SessionItem, TimelineWindow } from '@/lib/sessions/api-views'
@@ -29,7 +31,9 @@ import { LinkTicketBody } from './issue-ticket'
 import { CreateTicketBody } from './issue-tickets'
 import { UpdateIssueBody } from './issues'
 import { DeclareReleaseBody } from './releases'
+import { ReproductionBundleResponse } from './reproductions'
 import { ReleaseFileSchema, ReleaseSummarySchema, StoredMapSchema } from './sourcemaps'
+import { RecordVerificationBody } from './verifications'
 
 /**
  * The OpenAPI 3.1 document of the Data API and the ingest API, generated from the zod
@@ -62,6 +66,13 @@ const schemas = {
   Error: ErrorBody,
   IssueList: z.object({ issues: z.array(IssueListItem), nextCursor: Cursor }),
   IssueResponse: z.object({ issue: Issue }),
+  // Releases and verification (issue 36, docs/releases.md)
+  IssueDetail,
+  IssueDetailResponse: z.object({ issue: IssueDetail }),
+  Verification,
+  VerificationResponse: z.object({ verification: Verification }),
+  RecordVerificationBody,
+  ReproductionBundle: ReproductionBundleResponse,
   SignalList: z.object({ signals: z.array(Signal), nextCursor: Cursor }),
   InsightList: z.object({ insights: z.array(Insight), nextCursor: Cursor }),
   UpdateIssueBody,
@@ -156,6 +167,7 @@ const REQUEST_BODIES: readonly string[] = [
   'SetRetentionBody',
   'RequestRemaskingBody',
   'DeclareReleaseBody',
+  'RecordVerificationBody',
 ]
 
 type SchemaName = keyof typeof schemas
@@ -596,14 +608,14 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
       },
       '/api/v1/issues/{issueId}': {
         get: {
-          summary: 'Get one issue',
+          summary: 'Get one issue, with its latest reproduction runs',
           security: [{ bearer: ['read:service'] }],
           parameters: [issueIdParam],
           responses: {
             '200': {
               description: 'The issue',
               headers: rateLimitHeaders,
-              content: jsonContent('IssueResponse'),
+              content: jsonContent('IssueDetailResponse'),
             },
             '404': {
               description: 'Issue not found (also for a malformed id)',
@@ -731,6 +743,67 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
             '404': {
               description: 'Issue not found (also for a malformed id)',
               content: jsonContent('Error'),
+            },
+            ...dataApiErrors('read:service'),
+          },
+        },
+      },
+      // Issue 36: verification by reproduction (docs/releases.md#verification).
+      '/api/v1/issues/{issueId}/verifications': {
+        post: {
+          summary: "Record a run of the issue's reproduction against a deployment",
+          description:
+            "What the reproduction bundle's reporter sends for each test (runner playwright), and agents " +
+            '(runner agent). A passed run sends the issue.verified webhook event. The release is not added ' +
+            "to the organization's releases: a preview is not production.",
+          security: [{ bearer: ['write:verifications'] }],
+          parameters: [issueIdParam],
+          requestBody: { required: true, content: jsonContent('RecordVerificationBody') },
+          responses: {
+            '201': {
+              description: 'The run, recorded',
+              headers: rateLimitHeaders,
+              content: jsonContent('VerificationResponse'),
+            },
+            '404': {
+              description: 'Issue not found (also for a malformed id)',
+              content: jsonContent('Error'),
+            },
+            ...dataApiErrors('write:verifications'),
+          },
+        },
+      },
+      '/api/v1/reproductions': {
+        get: {
+          summary: 'A ready-to-run Playwright suite: one reproduction per issue, a config and a reporter',
+          description:
+            'Issues of one status (default resolved), newest first; with `release`, only those resolved in ' +
+            'that release or an earlier one (docs/releases.md#order). The reporter posts each result to ' +
+            'POST /api/v1/issues/{issueId}/verifications when REPRO_VERIFY_KEY is set. format=tgz answers ' +
+            'the same files under reproductions/ as a gzipped tar.',
+          security: [{ bearer: ['read:service'] }],
+          parameters: [
+            {
+              name: 'status',
+              in: 'query',
+              schema: { type: 'string', enum: ISSUE_STATUSES, default: 'resolved' },
+            },
+            { name: 'release', in: 'query', schema: { type: 'string', maxLength: 200 } },
+            limitParam(REPRODUCTIONS_PAGE.max, REPRODUCTIONS_PAGE.default),
+            {
+              name: 'format',
+              in: 'query',
+              schema: { type: 'string', enum: ['json', 'tgz'], default: 'json' },
+            },
+          ],
+          responses: {
+            '200': {
+              description: 'The suite',
+              headers: rateLimitHeaders,
+              content: {
+                ...jsonContent('ReproductionBundle'),
+                'application/gzip': { schema: { type: 'string', format: 'binary' } },
+              },
             },
             ...dataApiErrors('read:service'),
           },

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ISSUE_PRIORITIES, ISSUE_STATUSES, type issues } from '@/db/schema'
+import { Verification } from '@/lib/releases/verification-view'
 import { symbolicatedFrames } from './evidence-frames'
 
 type IssueRow = typeof issues.$inferSelect
@@ -94,8 +95,19 @@ export const Issue = IssueListItem.extend({
   originalStack: OriginalStack.nullable(),
 })
 
+/**
+ * One issue as GET /api/v1/issues/{issueId} and get_issue answer it (issue 36): the issue and
+ * what happened to it since its fix. Writes (PATCH, update_issue) keep answering `Issue`.
+ */
+export const IssueDetail = Issue.extend({
+  verifications: z.array(Verification).meta({
+    description: "The issue's latest reproduction runs (at most 10), newest first",
+  }),
+})
+
 export type IssueListItem = z.infer<typeof IssueListItem>
 export type Issue = z.infer<typeof Issue>
+export type IssueDetail = z.infer<typeof IssueDetail>
 
 /** The columns the list needs, so list queries read no more than they answer. */
 export type IssueListRow = Pick<

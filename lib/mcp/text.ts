@@ -1,6 +1,7 @@
 import { isUuid } from '@/lib/errors'
 import type { Insight } from '@/lib/insights/views'
 import type { Issue, IssueListItem } from '@/lib/issues/views'
+import type { Verification } from '@/lib/releases/verification-view'
 import type { Signal } from '@/lib/signals/views'
 import { plural } from './inputs'
 import type { UntrustedMarkers } from './untrusted'
@@ -84,4 +85,26 @@ export function signalLine(signal: Signal, untrusted: UntrustedMarkers): string 
 
 export function insightLine(insight: Insight, untrusted: UntrustedMarkers): string {
   return `- ${insight.intervalStart} to ${insight.intervalEnd} · ${plural(insight.sessionsCount, 'session')} · ${untrusted.wrap(insight.contentPreview)} (id ${insight.id})`
+}
+
+/**
+ * One reproduction run. The address and release are the runner's words and the summary quotes
+ * Playwright's failure output, which may quote a recorded page: all marked.
+ */
+export function verificationLine(run: Verification, untrusted: UntrustedMarkers): string {
+  const release = run.release ? ` in release ${untrusted.wrap(run.release)}` : ''
+  const duration = run.durationMs === null ? '' : ` in ${run.durationMs} ms`
+  const outcome = run.status === 'passed' ? 'Reproduction passed (fix verified)' : 'Reproduction still fails'
+  return [
+    `- ${run.createdAt} · ${outcome}${release} against ${untrusted.wrap(run.baseUrl)} · runner ${run.runner}${duration} (verification id ${run.id})`,
+    run.summary ? `  Summary: ${untrusted.wrap(run.summary)}` : null,
+  ]
+    .filter((line) => line !== null)
+    .join('\n')
+}
+
+/** The issue's latest runs for get_issue, newest first. */
+export function verificationsSection(runs: readonly Verification[], untrusted: UntrustedMarkers): string {
+  if (runs.length === 0) return 'Verification: no reproduction run reported yet (report_reproduction_result).'
+  return ['Verification (latest first):', ...runs.map((run) => verificationLine(run, untrusted))].join('\n')
 }

@@ -92,6 +92,9 @@ describe('GET /api/v1/openapi.json', () => {
         '/api/v1/audit-events',
         '/api/v1/retention',
         '/api/v1/sessions/{sessionId}/pin',
+        // Verification by reproduction (issue 36)
+        '/api/v1/issues/{issueId}/verifications',
+        '/api/v1/reproductions',
       ].sort(),
     )
     expect(Object.keys(document.paths['/api/v1/issues/{issueId}']!).sort()).toEqual(['get', 'patch'])
@@ -153,6 +156,32 @@ describe('GET /api/v1/openapi.json', () => {
       'get',
       await api.getReproduction(null, issue.id),
     )
+    // Verification by reproduction (issue 36)
+    const guard = (await createKey(database.db, { organizationId: org, type: 'api', verifications: true }))
+      .key
+    const run = {
+      status: 'failed',
+      baseUrl: 'https://preview.example',
+      release: '3.2.0',
+      summary: 'Expected: 0',
+    }
+    const verifications = '/api/v1/issues/{issueId}/verifications'
+    await expectDocumented(verifications, 'post', await api.postVerification(guard, issue.id, run))
+    await expectDocumented(verifications, 'post', await api.postVerification(guard, 'nope', run))
+    await expectDocumented(verifications, 'post', await api.postVerification(read, issue.id, run))
+    await expectDocumented(
+      verifications,
+      'post',
+      await api.postVerification(guard, issue.id, { status: 'ok' }),
+    )
+    await expectDocumented('/api/v1/issues/{issueId}', 'get', await api.getIssue(read, issue.id))
+    await expectDocumented(
+      '/api/v1/reproductions',
+      'get',
+      await api.reproductions(read, { status: 'unresolved' }),
+    )
+    await expectDocumented('/api/v1/reproductions', 'get', await api.reproductions(read, { release: 'nope' }))
+    await expectDocumented('/api/v1/reproductions', 'get', await api.reproductions(guard))
     await expectDocumented('/api/v1/signals', 'get', await api.listSignals(read))
     await expectDocumented('/api/v1/insights', 'get', await api.listInsights(read))
     await expectDocumented('/api/v1/insights', 'get', await api.listInsights(read, { limit: 500 }))

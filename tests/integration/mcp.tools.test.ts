@@ -5,7 +5,7 @@ import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import packageJson from '@/package.json'
-import { api } from '../helpers/data-api'
+import { api, withoutDetail } from '../helpers/data-api'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { connectClient, type McpTestServer, marked, startMcpServer, textOf } from '../helpers/mcp'
 import { seedInsight, seedIssue, seedIssues, seedOAuthToken, seedSignal } from '../helpers/seed'
@@ -54,6 +54,7 @@ describe('tools/list', () => {
       'list_issues',
       'get_issue',
       'get_issue_reproduction',
+      'report_reproduction_result',
       'update_issue',
       'list_signals',
       'list_insights',
@@ -69,6 +70,7 @@ describe('tools/list', () => {
       'list_issues',
       'get_issue',
       'get_issue_reproduction',
+      'report_reproduction_result',
       'update_issue',
       'list_signals',
       'list_insights',
@@ -115,7 +117,13 @@ describe('tools/list', () => {
 
   it('annotates reads as read-only and idempotent, and update_issue as an idempotent, non-destructive write', async () => {
     const { tools } = await reader.listTools()
-    const writes = ['update_issue', 'add_issue_note', 'link_issue_ticket', 'create_ticket']
+    const writes = [
+      'update_issue',
+      'add_issue_note',
+      'link_issue_ticket',
+      'create_ticket',
+      'report_reproduction_result',
+    ]
     for (const tool of tools.filter((t) => !writes.includes(t.name)))
       expect(tool.annotations, tool.name).toMatchObject({
         readOnlyHint: true,
@@ -274,7 +282,7 @@ describe('update_issue', () => {
       const client = await connectClient(server.url, token)
       const result = await call(client, 'update_issue', { issueId: issue.id, status: 'resolved' })
       expect(result.isError, token.slice(0, 8)).toBeFalsy()
-      expect(result.structuredContent).toEqual(await json(await api.getIssue(token, issue.id)))
+      expect(result.structuredContent).toEqual(withoutDetail(await json(await api.getIssue(token, issue.id))))
       expect(textOf(result)).toMatch(/^Status is now resolved\./)
       // the same status again changes nothing (idempotent)
       const again = await call(client, 'update_issue', { issueId: issue.id, status: 'resolved' })
@@ -361,7 +369,7 @@ describe('stored free text comes between untrusted-data markers', () => {
     expect(textOf(updated)).toMatch(/^Status is now transient\.\n\nText between untrusted-data markers/)
     expect(afterUpdate.spans).toEqual(spans)
     expect(untrustedWords(textOf(updated))).toBe(2 * spans.length + 1)
-    expect(updated.structuredContent).toEqual(await json(await api.getIssue(token, issue.id)))
+    expect(updated.structuredContent).toEqual(withoutDetail(await json(await api.getIssue(token, issue.id))))
 
     const list = await call(client, 'list_issues')
     const listed = marked(list)
