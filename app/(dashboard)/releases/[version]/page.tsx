@@ -100,7 +100,8 @@ function IssueList({
 
 export default async function ReleasePage({ params }: { params: Params }) {
   const { version: raw } = await params
-  const { organization } = await requireMember(`/releases/${raw}`)
+  // Sign-in comes back to the address as requested (the version still encoded), not rebuilt from it.
+  const { organization } = await requireMember()
   const now = Date.now()
   const release = await loadRelease(organization.id, raw)
   const withErrors = release.sessionsWithErrors
