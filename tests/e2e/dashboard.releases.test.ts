@@ -280,7 +280,9 @@ describe('the Releases pages in Chromium', () => {
     expect(await page.getByTestId('release-version').textContent()).toBe(ODD)
     expect(await page.getByTestId('figure-crash-free').textContent()).toBe('–')
 
-    for (const path of ['/releases/9.9.9', '/releases/%zz', `/releases/${'9'.repeat(300)}`]) {
+    for (const path of ['/releases/9.9.9', `/releases/${'9'.repeat(300)}`]) {
+      // The page streams behind the dashboard's loading state, so the answer is already 200: the
+      // not-found page is what says it, as for an unknown issue or session.
       await page.goto(`${baseUrl}${path}`)
       await page.getByRole('heading', { name: 'Not found' }).waitFor()
     }
