@@ -64,7 +64,7 @@ export function AdoptionChart({ days }: { days: AdoptionDay[] }) {
       {first && last ? (
         <div className={`muted ${styles.axisLabels}`} aria-hidden="true">
           <span>{dayLabel(first.day)}</span>
-          <span>most {busiest?.sessions ?? 0} a day</span>
+          {total > 0 ? <span>most {busiest?.sessions} a day</span> : null}
           <span>{dayLabel(last.day)}</span>
         </div>
       ) : null}
