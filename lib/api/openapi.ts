@@ -14,6 +14,8 @@ import { MAX_MASK_PATTERNS, MAX_MASK_SELECTORS } from '@/lib/privacy/mask-rules'
 import { MAX_SELECTOR_CHARS } from '@/lib/privacy/mask-selectors'
 import { PersonBody } from '@/lib/privacy/person-body'
 import { RemaskingView } from '@/lib/privacy/remaskings'
+import { RELEASE_HEALTH_PAGE } from '@/lib/releases/health'
+import { ReleaseDetail, ReleaseList, Release as ReleaseView } from '@/lib/releases/views'
 import { Reproduction } from '@/lib/reproduction/views'
 import { RETENTION_DAYS } from '@/lib/retention/set-retention'
 import { ApiSessionDetails, SessionItem, TimelineWindow } from '@/lib/sessions/api-views'
@@ -26,6 +28,7 @@ import { AddNoteBody } from './issue-notes'
 import { LinkTicketBody } from './issue-ticket'
 import { CreateTicketBody } from './issue-tickets'
 import { UpdateIssueBody } from './issues'
+import { DeclareReleaseBody } from './releases'
 import { ReleaseFileSchema, ReleaseSummarySchema, StoredMapSchema } from './sourcemaps'
 
 /**
@@ -101,6 +104,13 @@ const schemas = {
     nextCursor: Cursor,
   }),
   SourcemapReleaseDeleted: z.object({ release: z.string(), deletedFiles: z.number().int() }),
+  // Releases and their health (issue 36, docs/releases.md)
+  Release: ReleaseView,
+  ReleaseDetail,
+  ReleaseList,
+  ReleaseResponse: z.object({ release: ReleaseView }),
+  ReleaseDetailResponse: z.object({ release: ReleaseDetail }),
+  DeclareReleaseBody,
   // The audit trail, retention and pins (issue 33, docs/privacy.md)
   AuditEvent,
   AuditEventList: z.object({ events: z.array(AuditEvent), nextCursor: Cursor }),
@@ -145,6 +155,7 @@ const REQUEST_BODIES: readonly string[] = [
   'CreateTicketBody',
   'SetRetentionBody',
   'RequestRemaskingBody',
+  'DeclareReleaseBody',
 ]
 
 type SchemaName = keyof typeof schemas
@@ -359,6 +370,54 @@ const sourcemapPaths = {
         '200': ok('Deleted', 'SourcemapReleaseDeleted'),
         '404': noMaps,
         ...dataApiErrors('write:sourcemaps'),
+      },
+    },
+  },
+}
+
+// Releases and their health (issue 36, docs/releases.md).
+const releasePaths = {
+  '/api/v1/releases': {
+    get: listOperation(
+      "The organization's releases with their health figures, latest first in its order (`order`)",
+      'read:service',
+      'ReleaseList',
+      [limitParam(RELEASE_HEALTH_PAGE.max, RELEASE_HEALTH_PAGE.default), cursorParam],
+    ),
+    post: {
+      summary: 'Declare a release from CI, with its deploy time (which orders releases that are not semver)',
+      description:
+        'Uses the source-map upload scope (the CI release key). Without `deployedAt`, a new release is deployed now ' +
+        'and an existing one keeps its place; `deployedAt` is at most 5 minutes ahead of the server clock.',
+      security: [{ bearer: ['write:sourcemaps'] }],
+      requestBody: { required: true, content: jsonContent('DeclareReleaseBody') },
+      responses: {
+        '201': ok('The release, new', 'ReleaseResponse'),
+        '200': ok(
+          'The release, already known (its deploy time updated when one was given)',
+          'ReleaseResponse',
+        ),
+        ...dataApiErrors('write:sourcemaps'),
+      },
+    },
+  },
+  '/api/v1/releases/{version}': {
+    get: {
+      summary: "One release's health, its adoption over the last 30 days and its issues",
+      security: [{ bearer: ['read:service'] }],
+      parameters: [
+        {
+          name: 'version',
+          in: 'path',
+          required: true,
+          description: 'The release name, URL-encoded',
+          schema: { type: 'string', minLength: 1, maxLength: 200 },
+        },
+      ],
+      responses: {
+        '200': ok('The release', 'ReleaseDetailResponse'),
+        '404': { description: 'Release not found', content: jsonContent('Error') },
+        ...dataApiErrors('read:service'),
       },
     },
   },
@@ -691,6 +750,7 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
       },
       ...sessionPaths,
       ...sourcemapPaths,
+      ...releasePaths,
       ...auditRetentionPaths,
       ...erasurePaths,
       ...exportPaths,

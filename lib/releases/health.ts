@@ -103,11 +103,14 @@ async function figuresOf(
       .from(issues)
       .where(and(eq(issues.organizationId, organizationId), inArray(issues.firstRelease, versions)))
       .groupBy(issues.firstRelease),
+    // Activities are indexed by issue, not by organization: reached through the organization's issues.
     db
       .select({ version: regressionRelease, count: int(sql`count(*)`) })
-      .from(issueActivities)
+      .from(issues)
+      .innerJoin(issueActivities, eq(issueActivities.issueId, issues.id))
       .where(
         and(
+          eq(issues.organizationId, organizationId),
           eq(issueActivities.organizationId, organizationId),
           eq(issueActivities.kind, 'regressed'),
           inArray(regressionRelease, versions),
@@ -306,8 +309,8 @@ async function issuesOf(
       .limit(RELEASE_ISSUES_LIMIT),
     db
       .select({ ...issueRefColumns, at: regressedAt })
-      .from(issueActivities)
-      .innerJoin(issues, eq(issues.id, issueActivities.issueId))
+      .from(issues)
+      .innerJoin(issueActivities, eq(issueActivities.issueId, issues.id))
       .where(
         and(
           eq(issueActivities.organizationId, organizationId),

@@ -5,6 +5,8 @@ import { GET as getIssue, PATCH as patchIssue } from '@/app/api/v1/issues/[issue
 import { PUT as putTicket } from '@/app/api/v1/issues/[issueId]/ticket/route'
 import { POST as postTickets } from '@/app/api/v1/issues/[issueId]/tickets/route'
 import { GET as getIssues } from '@/app/api/v1/issues/route'
+import { GET as getReleaseHealth } from '@/app/api/v1/releases/[version]/route'
+import { GET as getReleasesHealth, POST as postRelease } from '@/app/api/v1/releases/route'
 import { GET as getSession } from '@/app/api/v1/sessions/[sessionId]/route'
 import { GET as getSessionTimeline } from '@/app/api/v1/sessions/[sessionId]/timeline/route'
 import { GET as getSessions } from '@/app/api/v1/sessions/route'
@@ -115,6 +117,19 @@ export const sourcemapsApi = {
       }),
       { params: Promise.resolve({ release }) },
     ),
+}
+
+/** Releases and their health (issue 36): the version goes URL-encoded in the path, as a client sends it. */
+export const releasesApi = {
+  list: (token: string | null, query?: Query) =>
+    getReleasesHealth(new Request(url('/api/v1/releases', query), { headers: headers(token) })),
+  get: (token: string | null, version: string) =>
+    getReleaseHealth(
+      new Request(url(`/api/v1/releases/${encodeURIComponent(version)}`), { headers: headers(token) }),
+      { params: Promise.resolve({ version }) },
+    ),
+  declare: (token: string | null, body: unknown) =>
+    postRelease(write('POST', '/api/v1/releases', token, body)),
 }
 
 /** A write request with a JSON body; a string body is sent as it is (for broken JSON). */

@@ -6,7 +6,7 @@ import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { makeBatch } from '../fixtures/replay-batch'
-import { api, sourcemapsApi } from '../helpers/data-api'
+import { api, releasesApi, sourcemapsApi } from '../helpers/data-api'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { sendBatch } from '../helpers/ingest'
 import { seedInsight, seedIssue, seedOAuthToken, seedSignal } from '../helpers/seed'
@@ -76,6 +76,9 @@ describe('GET /api/v1/openapi.json', () => {
         // Source maps (issue 19)
         '/api/v1/sourcemaps',
         '/api/v1/sourcemaps/{release}',
+        // Releases and their health (issue 36)
+        '/api/v1/releases',
+        '/api/v1/releases/{version}',
         // Erasure of one person (issue 33)
         '/api/v1/erasures',
         '/api/v1/erasures/{erasureId}',
@@ -168,6 +171,33 @@ describe('GET /api/v1/openapi.json', () => {
       'delete',
       await sourcemapsApi.deleteRelease(upload, 'v1'),
     )
+    // Releases and their health (issue 36)
+    await seedSession(database.db, org, { release: '1.0.0', errorCount: 1, userId: 'u-1' })
+    await seedSession(database.db, org, { release: '1.0.0', errorCount: null })
+    await expectDocumented(
+      '/api/v1/releases',
+      'post',
+      await releasesApi.declare(upload, { version: '1.0.0' }),
+    )
+    await expectDocumented(
+      '/api/v1/releases',
+      'post',
+      await releasesApi.declare(upload, { version: '1.0.0' }),
+    )
+    await expectDocumented(
+      '/api/v1/releases',
+      'post',
+      await releasesApi.declare(upload, { version: '1.1.0', deployedAt: '2026-01-01T00:00:00Z' }),
+    )
+    await expectDocumented('/api/v1/releases', 'post', await releasesApi.declare(upload, { version: '' }))
+    await expectDocumented('/api/v1/releases', 'post', await releasesApi.declare(read, { version: '2.0.0' }))
+    await expectDocumented('/api/v1/releases', 'get', await releasesApi.list(read, { limit: 1 }))
+    await expectDocumented('/api/v1/releases', 'get', await releasesApi.list(read, { limit: 101 }))
+    await expectDocumented('/api/v1/releases', 'get', await releasesApi.list(null))
+    await expectDocumented('/api/v1/releases/{version}', 'get', await releasesApi.get(read, '1.0.0'))
+    await expectDocumented('/api/v1/releases/{version}', 'get', await releasesApi.get(read, '1.1.0'))
+    await expectDocumented('/api/v1/releases/{version}', 'get', await releasesApi.get(read, '9.9.9'))
+    await expectDocumented('/api/v1/releases/{version}', 'get', await releasesApi.get(read, 'x'.repeat(201)))
   })
 
   it('describes a reproduction built from a real trail (issue 18), with its steps and limitations', async () => {
