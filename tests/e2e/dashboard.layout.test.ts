@@ -146,6 +146,7 @@ const pages = () => [
   { name: 'signal', path: `/signals/${signalId}` },
   { name: 'insights', path: '/insights' },
   { name: 'insight', path: `/insights/${insightId}` },
+  { name: 'releases', path: '/releases' },
   { name: 'settings-organization', path: '/settings' },
   { name: 'settings-keys', path: '/settings/keys' },
   { name: 'settings-mcp', path: '/settings/mcp' },
