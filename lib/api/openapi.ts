@@ -6,7 +6,7 @@ import { AuditEvent } from '@/lib/audit/views'
 import { ReplayBatch } from '@/lib/ingest/schema'
 import { Insight } from '@/lib/insights/views'
 import { Note } from '@/lib/issues/issue-notes'
-import { Issue, IssueListItem } from '@/lib/issues/views'
+import { Issue, IssueDetail, IssueListItem } from '@/lib/issues/views'
 import { ERASURES_PAGE, ErasureView } from '@/lib/privacy/erasures'
 import { ExportView } from '@/lib/privacy/export-view'
 import { MAX_PATTERN_CHARS } from '@/lib/privacy/mask-patterns'
@@ -53,12 +53,14 @@ const schemas = {
   ErasureList: z.object({ erasures: z.array(ErasureView), nextCursor: Cursor }),
   RequestErasureBody: PersonBody,
   Issue,
+  IssueDetail,
   IssueListItem,
   Signal,
   Insight,
   Error: ErrorBody,
   IssueList: z.object({ issues: z.array(IssueListItem), nextCursor: Cursor }),
   IssueResponse: z.object({ issue: Issue }),
+  IssueDetailResponse: z.object({ issue: IssueDetail }),
   SignalList: z.object({ signals: z.array(Signal), nextCursor: Cursor }),
   InsightList: z.object({ insights: z.array(Insight), nextCursor: Cursor }),
   UpdateIssueBody,
@@ -542,9 +544,9 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
           parameters: [issueIdParam],
           responses: {
             '200': {
-              description: 'The issue',
+              description: 'The issue, with its occurrences from older releases and latest regression',
               headers: rateLimitHeaders,
-              content: jsonContent('IssueResponse'),
+              content: jsonContent('IssueDetailResponse'),
             },
             '404': {
               description: 'Issue not found (also for a malformed id)',
@@ -555,6 +557,8 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
         },
         patch: {
           summary: "Set an issue's status",
+          description:
+            'Resolving may name the release that contains the fix (inRelease) or the next release (inNextRelease); naming another one for a resolved issue changes only that (docs/releases.md#resolve-in-a-release).',
           security: [{ bearer: ['write:issues'] }],
           parameters: [issueIdParam],
           requestBody: { required: true, content: jsonContent('UpdateIssueBody') },
@@ -566,6 +570,11 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
             },
             '404': { description: 'Issue not found', content: jsonContent('Error') },
             ...dataApiErrors('write:issues'),
+            '400': {
+              description:
+                'Invalid JSON, an invalid status, or inRelease / inNextRelease that are malformed, given together, given with another status than resolved, or name no release of the organization',
+              content: jsonContent('Error'),
+            },
           },
         },
       },
