@@ -15,7 +15,11 @@ type DetailFields = Pick<IssueDetail, 'oldReleaseOccurrences' | 'regression'>
  * older releases seen after a fix, which did not reopen it, by release; and its latest regression
  * with the release it came back in.
  */
-async function detailFields(db: DbOrTx, organizationId: string, issueId: string): Promise<DetailFields> {
+export async function detailFields(
+  db: DbOrTx,
+  organizationId: string,
+  issueId: string,
+): Promise<DetailFields> {
   const lastSeen = max(issueSessions.firstOccurrenceAt)
   const groups = await db
     .select({ release: replaySessions.release, sessions: count(), lastSeenAt: lastSeen })

@@ -6,15 +6,28 @@
  */
 import { randomUUID } from 'node:crypto'
 import { and, asc, eq } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { issueActivities, issueSessions, issues, outbox, replaySessions } from '@/db/schema'
+import { encode } from 'next-auth/jwt'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { changeStatusAction } from '@/app/(dashboard)/issues/[issueId]/actions'
+import {
+  issueActivities,
+  issueSessions,
+  issues,
+  memberships,
+  outbox,
+  replaySessions,
+  users,
+} from '@/db/schema'
 import type { Finding } from '@/lib/analysis/types'
 import { INVALID_STATUS } from '@/lib/api/params'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
 import { MAX_RELEASE_LENGTH } from '@/lib/ingest/schema'
 import { recordSeenRelease } from '@/lib/issues/fix-release'
+import { issueHistory } from '@/lib/issues/issue-history'
+import { RESOLVE_IN_NEXT_RELEASE, RESOLVE_IN_RELEASE } from '@/lib/issues/labels'
 import { recordFindings } from '@/lib/issues/record-findings'
+import { releaseChoices } from '@/lib/issues/release-choices'
 import {
   INVALID_IN_NEXT_RELEASE,
   INVALID_IN_RELEASE,
@@ -28,6 +41,14 @@ import { EVENTS } from '@/lib/outbox/events'
 import { upsertRelease } from '@/lib/releases/record-release'
 import { api } from '../helpers/data-api'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { signedIn } from '../helpers/signed-in'
+
+vi.mock('@/lib/http/session', () => import('../helpers/signed-in'))
+vi.mock('next/cache', () => ({ revalidatePath: () => undefined, revalidateTag: () => undefined }))
+vi.mock('next/headers', () => ({
+  headers: async () => new Headers({ 'x-forwarded-for': '203.0.113.7' }),
+  cookies: async () => ({ get: () => undefined, getAll: () => [] }),
+}))
 
 const BASE = 'https://replays.example'
 let database: TestDatabase
@@ -407,5 +428,75 @@ describe('bad input', () => {
     // Another organization's issue is not found before its release is looked at.
     const foreign = await api.patchIssue(other.key, id, { status: 'resolved', inRelease: '7.0.0' })
     expect(foreign.status).toBe(404)
+  })
+})
+
+describe('the dashboard', () => {
+  async function member(organizationId: string): Promise<string> {
+    const email = `member-${randomUUID()}@example.com`
+    const [user] = await database.db
+      .insert(users)
+      .values({ email, passwordHash: 'x', name: 'Ann' })
+      .returning()
+    await database.db.insert(memberships).values({ organizationId, userId: user!.id, role: 'member' })
+    const token = await encode({ token: { sub: user!.id, email }, secret: process.env.AUTH_SECRET! })
+    return `next-auth.session-token=${token}`
+  }
+  const form = (fields: Record<string, string>) => {
+    const data = new FormData()
+    for (const [name, value] of Object.entries(fields)) data.set(name, value)
+    return data
+  }
+
+  it('offers the releases latest first, resolves in one or in the next, and tells the history', async () => {
+    const org = await organization('Dashboard')
+    signedIn.cookie = await member(org.id)
+    for (const version of ['1.10.0', '1.2.0', '1.9.1'])
+      await upsertRelease(database.db, { organizationId: org.id, version })
+    expect(await releaseChoices(database.db, org.id)).toEqual(['1.10.0', '1.9.1', '1.2.0'])
+    const { id, fingerprint } = await issueSeenIn(org.id, '1.2.0')
+    // The session's release joined; semver still orders them.
+    expect(await releaseChoices(database.db, org.id)).toEqual(['1.10.0', '1.9.1', '1.2.0'])
+
+    expect(await changeStatusAction(id, null, form({ status: RESOLVE_IN_RELEASE }))).toEqual({
+      ok: false,
+      error: 'Choose the release that contains the fix.',
+    })
+    expect(
+      await changeStatusAction(id, null, form({ status: RESOLVE_IN_RELEASE, inRelease: '2.0.0' })),
+    ).toEqual({
+      ok: false,
+      error: unknownReleaseMessage('2.0.0'),
+    })
+    expect((await row(id)).status).toBe('unresolved')
+    expect(
+      await changeStatusAction(id, null, form({ status: RESOLVE_IN_RELEASE, inRelease: '1.9.1' })),
+    ).toEqual({
+      ok: true,
+      message: 'Status is now Resolved in 1.9.1.',
+    })
+    expect(await changeStatusAction(id, null, form({ status: RESOLVE_IN_NEXT_RELEASE }))).toEqual({
+      ok: true,
+      message: 'Status is now Resolved in the next release.',
+    })
+    await session(org.id, '1.10.1', null)
+    const { sessionId } = await session(org.id, '1.11.0', fingerprint)
+    const history = await issueHistory(database.db, org.id, id)
+    expect(
+      history.map((entry) => [
+        entry.kind,
+        entry.fixRelease,
+        entry.nextRelease,
+        entry.release,
+        entry.actor.name,
+      ]),
+    ).toEqual([
+      ['created', null, false, null, 'Session analysis'],
+      ['status_changed', '1.9.1', false, null, 'Ann'],
+      ['fix_release', null, true, null, 'Ann'],
+      ['fix_release', '1.10.1', false, null, 'Session analysis'],
+      ['regressed', '1.10.1', false, '1.11.0', 'Session analysis'],
+    ])
+    expect(history.at(-1)!.sessionId).toBe(sessionId)
   })
 })
