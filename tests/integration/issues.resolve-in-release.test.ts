@@ -18,6 +18,8 @@ import {
   replaySessions,
   users,
 } from '@/db/schema'
+import { candidatesOf } from '@/lib/alerts/candidates'
+import { singleHeading } from '@/lib/alerts/payloads'
 import type { Finding } from '@/lib/analysis/types'
 import { INVALID_STATUS } from '@/lib/api/params'
 import { createKey } from '@/lib/credentials/create-key'
@@ -37,7 +39,7 @@ import {
 } from '@/lib/issues/resolution'
 import { updateIssuesStatus } from '@/lib/issues/update-issues-status'
 import { createOrganization } from '@/lib/orgs/create-organization'
-import { EVENTS } from '@/lib/outbox/events'
+import { EVENTS, type EventPayload } from '@/lib/outbox/events'
 import { upsertRelease } from '@/lib/releases/record-release'
 import { api } from '../helpers/data-api'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
@@ -224,6 +226,16 @@ describe('resolved in a release (semver)', () => {
     })
     // What older releases showed after the fix stays on record.
     expect(after.oldReleaseOccurrences).toHaveLength(2)
+
+    // The regression alert (it listens to issue/recurred) names both releases.
+    const [candidate] = await candidatesOf(database.db, {
+      eventId: recurred!.eventId,
+      name: EVENTS.issueRecurred,
+      organizationId: org.id,
+      payload: recurred!.payload as EventPayload<typeof EVENTS.issueRecurred>,
+    })
+    expect(candidate!.regression).toEqual({ release: '3.3.0', resolvedInRelease: '3.2.0' })
+    expect(singleHeading('issue_regressed', candidate!)).toBe('Issue regressed in 3.3.0 (fixed in 3.2.0)')
   })
 
   it('regresses from the release of the fix itself', async () => {
