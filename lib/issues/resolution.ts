@@ -3,6 +3,7 @@ import type { DbOrTx } from '@/db/client'
 import { type IssueStatus, releases } from '@/db/schema'
 import { InvalidInputError } from '@/lib/errors'
 import { MAX_RELEASE_LENGTH } from '@/lib/ingest/schema'
+import { isStorableText, NOT_STORABLE } from '@/lib/validation'
 
 /**
  * What a resolution says about the fix (docs/releases.md#resolve-in-a-release): nothing (any later
@@ -15,6 +16,7 @@ export const RESOLVED_ONLY = 'inRelease and inNextRelease can only be given with
 export const ONE_RESOLUTION = 'Give either inRelease or inNextRelease, not both'
 export const INVALID_IN_RELEASE = `inRelease must be a release name of 1 to ${MAX_RELEASE_LENGTH} characters`
 export const INVALID_IN_NEXT_RELEASE = 'inNextRelease must be true or false'
+export const UNSTORABLE_IN_RELEASE = `inRelease ${NOT_STORABLE}`
 
 export function unknownReleaseMessage(release: string): string {
   return `inRelease names no release of this organization: "${release}" was never seen in a session nor declared with POST /api/v1/releases`
@@ -37,6 +39,9 @@ export function parseResolution(
     (typeof inRelease !== 'string' || inRelease.length === 0 || inRelease.length > MAX_RELEASE_LENGTH)
   )
     throw new InvalidInputError(INVALID_IN_RELEASE)
+  // No release has such a name, and the database would refuse to compare it.
+  if (typeof inRelease === 'string' && !isStorableText(inRelease))
+    throw new InvalidInputError(UNSTORABLE_IN_RELEASE)
   const next = inNextRelease === true
   if (inRelease === undefined && !next) return null
   if (status !== 'resolved') throw new InvalidInputError(RESOLVED_ONLY)

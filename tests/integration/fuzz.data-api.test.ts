@@ -29,12 +29,14 @@ import {
   INVALID_IN_RELEASE,
   ONE_RESOLUTION,
   RESOLVED_ONLY,
+  UNSTORABLE_IN_RELEASE,
   unknownReleaseMessage,
 } from '@/lib/issues/resolution'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { INVALID_CURSOR } from '@/lib/pagination/cursor'
 import { useRateLimiter } from '@/lib/ratelimit'
 import { upsertRelease } from '@/lib/releases/record-release'
+import { isStorableText } from '@/lib/validation'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import {
   type Answer,
@@ -360,7 +362,15 @@ const patchBody: fc.Arbitrary<string | Uint8Array> = fc.oneof(
         status: fc.constantFrom(...ISSUE_STATUSES),
         inRelease: fc.oneof(
           hostileJson,
-          fc.constantFrom(KNOWN_RELEASE, '1.0.1', '', 'x'.repeat(200), 'x'.repeat(201)),
+          fc.constantFrom(
+            KNOWN_RELEASE,
+            '1.0.1',
+            '',
+            'x'.repeat(200),
+            'x'.repeat(201),
+            '1.0\u0000',
+            '\ud800',
+          ),
         ),
         inNextRelease: fc.oneof(hostileJson, fc.boolean()),
       },
@@ -408,6 +418,8 @@ function expectedPatch(
     (typeof inRelease !== 'string' || inRelease.length < 1 || inRelease.length > 200)
   )
     return { status: 400, message: INVALID_IN_RELEASE }
+  if (typeof inRelease === 'string' && !isStorableText(inRelease))
+    return { status: 400, message: UNSTORABLE_IN_RELEASE }
   const named = inRelease !== undefined || inNextRelease === true
   if (named && status !== 'resolved') return { status: 400, message: RESOLVED_ONLY }
   if (inRelease !== undefined && inNextRelease === true) return { status: 400, message: ONE_RESOLUTION }

@@ -35,6 +35,7 @@ import {
   INVALID_IN_RELEASE,
   ONE_RESOLUTION,
   RESOLVED_ONLY,
+  UNSTORABLE_IN_RELEASE,
   unknownReleaseMessage,
 } from '@/lib/issues/resolution'
 import { updateIssuesStatus } from '@/lib/issues/update-issues-status'
@@ -413,6 +414,8 @@ describe('bad input', () => {
       [{ status: 'resolved', inRelease: '' }, INVALID_IN_RELEASE],
       [{ status: 'resolved', inRelease: 'x'.repeat(MAX_RELEASE_LENGTH + 1) }, INVALID_IN_RELEASE],
       [{ status: 'resolved', inRelease: ['5.0.0'] }, INVALID_IN_RELEASE],
+      [{ status: 'resolved', inRelease: '5.0\u0000' }, UNSTORABLE_IN_RELEASE],
+      [{ status: 'resolved', inRelease: '5.0.0\ud800' }, UNSTORABLE_IN_RELEASE],
       // The spec's answers keep their words when the new fields come along.
       [{ status: 'fixed', inRelease: '5.0.0' }, INVALID_STATUS],
       [{ inRelease: '5.0.0' }, INVALID_STATUS],

@@ -10,6 +10,7 @@ import { EVENTS } from '@/lib/outbox/events'
 import { api } from '../helpers/data-api'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { freezeRateLimitClock } from '../helpers/frozen-rate-limit'
+import { issueOnly } from '../helpers/issue-detail'
 import { connectClient, type McpTestServer, startMcpServer, textOf } from '../helpers/mcp'
 import { seedIssue, seedOAuthToken } from '../helpers/seed'
 
@@ -166,7 +167,10 @@ describe('link_issue_ticket', () => {
       const client = await connect(tokens[which])
       const result = await call(client, 'link_issue_ticket', { issueId: issue.id, ...ticket })
       expect(result.isError, textOf(result)).toBeFalsy()
-      expect(result.structuredContent).toEqual(await json(await api.getIssue(tokens[which], issue.id)))
+      // The write answers the issue; GET adds its detail (issue 36).
+      expect(result.structuredContent).toEqual({
+        issue: issueOnly((await json(await api.getIssue(tokens[which], issue.id))).issue as Body),
+      })
       expect((result.structuredContent as { issue: Body }).issue).toMatchObject({
         status: 'ticket_created',
         ticketProvider: 'Linear',

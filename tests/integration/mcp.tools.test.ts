@@ -10,6 +10,7 @@ import { upsertRelease } from '@/lib/releases/record-release'
 import packageJson from '@/package.json'
 import { api } from '../helpers/data-api'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { issueOnly } from '../helpers/issue-detail'
 import { connectClient, type McpTestServer, marked, startMcpServer, textOf } from '../helpers/mcp'
 import { seedInsight, seedIssue, seedIssues, seedOAuthToken, seedSignal } from '../helpers/seed'
 
@@ -38,15 +39,10 @@ afterAll(async () => {
 
 type Body = Record<string, unknown>
 const json = async (response: Response) => (await response.json()) as Body
-/** GET's issue without what only the single read adds (issue 36): update_issue answers the issue itself. */
-async function issueOnly(response: Response): Promise<Body> {
-  const {
-    oldReleaseOccurrences: _old,
-    regression: _regression,
-    ...issue
-  } = (await json(response)).issue as Body
-  return { issue }
-}
+/** GET's answer without what only the single read adds (issue 36): update_issue answers the issue itself. */
+const withoutDetail = async (response: Response) => ({
+  issue: issueOnly((await json(response)).issue as Body),
+})
 
 async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
   return (await client.callTool({ name, arguments: args })) as CallToolResult
@@ -286,7 +282,7 @@ describe('update_issue', () => {
       const client = await connectClient(server.url, token)
       const result = await call(client, 'update_issue', { issueId: issue.id, status: 'resolved' })
       expect(result.isError, token.slice(0, 8)).toBeFalsy()
-      expect(result.structuredContent).toEqual(await issueOnly(await api.getIssue(token, issue.id)))
+      expect(result.structuredContent).toEqual(await withoutDetail(await api.getIssue(token, issue.id)))
       expect(textOf(result)).toMatch(/^Status is now resolved\./)
       // the same status again changes nothing (idempotent)
       const again = await call(client, 'update_issue', { issueId: issue.id, status: 'resolved' })
@@ -312,7 +308,7 @@ describe('update_issue', () => {
         inRelease: '3.2.0',
       })
       expect(result.isError, token.slice(0, 8)).toBeFalsy()
-      expect(result.structuredContent).toEqual(await issueOnly(await api.getIssue(token, inRelease.id)))
+      expect(result.structuredContent).toEqual(await withoutDetail(await api.getIssue(token, inRelease.id)))
       expect(result.structuredContent).toMatchObject({
         issue: { status: 'resolved', resolvedInRelease: '3.2.0' },
       })
@@ -468,7 +464,7 @@ describe('stored free text comes between untrusted-data markers', () => {
     expect(textOf(updated)).toMatch(/^Status is now transient\.\n\nText between untrusted-data markers/)
     expect(afterUpdate.spans).toEqual(spans)
     expect(untrustedWords(textOf(updated))).toBe(2 * spans.length + 1)
-    expect(updated.structuredContent).toEqual(await issueOnly(await api.getIssue(token, issue.id)))
+    expect(updated.structuredContent).toEqual(await withoutDetail(await api.getIssue(token, issue.id)))
 
     const list = await call(client, 'list_issues')
     const listed = marked(list)
