@@ -60,6 +60,7 @@ const schemas = {
   ErasureList: z.object({ erasures: z.array(ErasureView), nextCursor: Cursor }),
   RequestErasureBody: PersonBody,
   Issue,
+  IssueDetail,
   IssueListItem,
   Signal,
   Insight,
@@ -67,7 +68,6 @@ const schemas = {
   IssueList: z.object({ issues: z.array(IssueListItem), nextCursor: Cursor }),
   IssueResponse: z.object({ issue: Issue }),
   // Releases and verification (issue 36, docs/releases.md)
-  IssueDetail,
   IssueDetailResponse: z.object({ issue: IssueDetail }),
   Verification,
   VerificationResponse: z.object({ verification: Verification }),
@@ -613,7 +613,7 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
           parameters: [issueIdParam],
           responses: {
             '200': {
-              description: 'The issue',
+              description: 'The issue, with its occurrences from older releases and latest regression',
               headers: rateLimitHeaders,
               content: jsonContent('IssueDetailResponse'),
             },
@@ -626,6 +626,8 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
         },
         patch: {
           summary: "Set an issue's status",
+          description:
+            'Resolving may name the release that contains the fix (inRelease) or the next release (inNextRelease); naming another one for a resolved issue changes only that (docs/releases.md#resolve-in-a-release).',
           security: [{ bearer: ['write:issues'] }],
           parameters: [issueIdParam],
           requestBody: { required: true, content: jsonContent('UpdateIssueBody') },
@@ -637,6 +639,11 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
             },
             '404': { description: 'Issue not found', content: jsonContent('Error') },
             ...dataApiErrors('write:issues'),
+            '400': {
+              description:
+                'Invalid JSON, an invalid status, or inRelease / inNextRelease that are malformed, given together, given with another status than resolved, or name no release of the organization',
+              content: jsonContent('Error'),
+            },
           },
         },
       },

@@ -2,9 +2,11 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { GET as getOpenApi } from '@/app/api/v1/openapi.json/route'
+import { issueActivities, issueSessions, replaySessions } from '@/db/schema'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
 import { createOrganization } from '@/lib/orgs/create-organization'
+import { upsertRelease } from '@/lib/releases/record-release'
 import { makeBatch } from '../fixtures/replay-batch'
 import { api, releasesApi, sourcemapsApi } from '../helpers/data-api'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
@@ -141,6 +143,49 @@ describe('GET /api/v1/openapi.json', () => {
       await api.patchIssue(read, issue.id, { status: 'resolved' }),
     )
     await expectDocumented('/api/v1/issues/{issueId}', 'patch', await api.patchIssue(write, issue.id, '{'))
+    // Resolve in a release (issue 36): the body's new fields, their 400, and the detail's shapes filled.
+    await upsertRelease(database.db, { organizationId: org, version: '2.0.0' })
+    await expectDocumented(
+      '/api/v1/issues/{issueId}',
+      'patch',
+      await api.patchIssue(write, issue.id, { status: 'resolved', inRelease: '2.0.0' }),
+    )
+    await expectDocumented(
+      '/api/v1/issues/{issueId}',
+      'patch',
+      await api.patchIssue(write, issue.id, { status: 'resolved', inRelease: '9.9.9' }),
+    )
+    const [old] = await database.db
+      .insert(replaySessions)
+      .values({
+        organizationId: org,
+        externalId: 'documented-old-release',
+        startedAt: new Date(),
+        lastActivityAt: new Date(),
+        entryUrl: 'https://shop.example/',
+        anonymousId: 'anon-documented',
+        release: '1.0.0',
+      })
+      .returning({ id: replaySessions.id })
+    await database.db.insert(issueSessions).values({
+      issueId: issue.id,
+      sessionId: old!.id,
+      organizationId: org,
+      firstOccurrenceAt: new Date(),
+      oldRelease: true,
+    })
+    await database.db.insert(issueActivities).values({
+      issueId: issue.id,
+      organizationId: org,
+      kind: 'regressed',
+      actorType: 'system',
+      metadata: { sessionId: old!.id, offsetMs: 0, release: '2.1.0', resolvedInRelease: '2.0.0' },
+    })
+    const detailed = await api.getIssue(read, issue.id)
+    expect(
+      ((await detailed.clone().json()) as { issue: { regression: unknown } }).issue.regression,
+    ).not.toBeNull()
+    await expectDocumented('/api/v1/issues/{issueId}', 'get', detailed)
     await expectDocumented(
       '/api/v1/issues/{issueId}/reproduction',
       'get',

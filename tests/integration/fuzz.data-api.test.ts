@@ -34,9 +34,19 @@ import {
 import { INVALID_STATUS } from '@/lib/api/params'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
+import {
+  INVALID_IN_NEXT_RELEASE,
+  INVALID_IN_RELEASE,
+  ONE_RESOLUTION,
+  RESOLVED_ONLY,
+  UNSTORABLE_IN_RELEASE,
+  unknownReleaseMessage,
+} from '@/lib/issues/resolution'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { INVALID_CURSOR } from '@/lib/pagination/cursor'
 import { useRateLimiter } from '@/lib/ratelimit'
+import { upsertRelease } from '@/lib/releases/record-release'
+import { isStorableText } from '@/lib/validation'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import {
   type Answer,
@@ -73,6 +83,8 @@ const NOT_FOUND = 'Issue not found'
 const BAD_JSON = 'Request body must be valid JSON'
 const TOO_LARGE = 'Request body too large: at most 64 KiB'
 const limitMessage = (max: number) => `limit must be an integer between 1 and ${max}`
+/** The organization's one release: resolving in it succeeds, in any other name is a 400. */
+const KNOWN_RELEASE = '1.0.0'
 
 let database: TestDatabase
 let writeKey: string
@@ -93,6 +105,7 @@ beforeAll(async () => {
   oauthToken = (await seedOAuthToken(database.db, org, { scope: 'read:service write:issues' })).token
   issueId = (await seedIssue(database.db, org)).id
   foreignIssueId = (await seedIssue(database.db, other)).id
+  await upsertRelease(database.db, { organizationId: org, version: KNOWN_RELEASE })
   await seedIssues(database.db, org, 5)
   await seedSignal(database.db, org)
   await seedInsight(database.db, org)
@@ -353,6 +366,31 @@ const patchBody: fc.Arbitrary<string | Uint8Array> = fc.oneof(
       JSON.stringify(ownEntries([['status', status], ...Object.entries(pollution)])),
     ),
   // `__proto__` carrying the status: must not count as an own `status`.
+  // Resolve in a release (issue 36): the optional fields with right and wrong values.
+  fc
+    .record(
+      {
+        status: fc.constantFrom(...ISSUE_STATUSES),
+        inRelease: fc.oneof(
+          hostileJson,
+          fc.constantFrom(
+            KNOWN_RELEASE,
+            '1.0.1',
+            '',
+            'x'.repeat(200),
+            'x'.repeat(201),
+            '1.0\u0000',
+            '\ud800',
+          ),
+        ),
+        inNextRelease: fc.oneof(hostileJson, fc.boolean()),
+      },
+      { requiredKeys: ['status'] },
+    )
+    .map((v) => JSON.stringify(v)),
+  fc
+    .constantFrom(...ISSUE_STATUSES)
+    .map((status) => `{"__proto__":{"inRelease":"${status}","status":"${status}"}}`),
   fc.constantFrom(...ISSUE_STATUSES).map((status) => `{"__proto__":{"status":"${status}"}}`),
   fc.constantFrom(...ISSUE_STATUSES).map((status) => `{"constructor":{"prototype":{"status":"${status}"}}}`),
   hostileBytes,
@@ -379,7 +417,26 @@ function expectedPatch(
       : undefined
   if (typeof status !== 'string' || !(ISSUE_STATUSES as readonly string[]).includes(status))
     return { status: 400, message: INVALID_STATUS }
+  // The resolution's own checks come before the issue is looked up; whether its release exists, after.
+  const own = (name: string) =>
+    Object.hasOwn(parsed as object, name) ? (parsed as Record<string, unknown>)[name] : undefined
+  const inRelease = own('inRelease')
+  const inNextRelease = own('inNextRelease')
+  if (inNextRelease !== undefined && typeof inNextRelease !== 'boolean')
+    return { status: 400, message: INVALID_IN_NEXT_RELEASE }
+  if (
+    inRelease !== undefined &&
+    (typeof inRelease !== 'string' || inRelease.length < 1 || inRelease.length > 200)
+  )
+    return { status: 400, message: INVALID_IN_RELEASE }
+  if (typeof inRelease === 'string' && !isStorableText(inRelease))
+    return { status: 400, message: UNSTORABLE_IN_RELEASE }
+  const named = inRelease !== undefined || inNextRelease === true
+  if (named && status !== 'resolved') return { status: 400, message: RESOLVED_ONLY }
+  if (inRelease !== undefined && inNextRelease === true) return { status: 400, message: ONE_RESOLUTION }
   if (!namesOurIssue(segment)) return { status: 404, message: NOT_FOUND }
+  if (typeof inRelease === 'string' && inRelease !== KNOWN_RELEASE)
+    return { status: 400, message: unknownReleaseMessage(inRelease) }
   return { status: 200, to: status }
 }
 

@@ -167,7 +167,7 @@ async function issueState(): Promise<string> {
 const TOOL_FIELDS: Record<string, string[]> = {
   list_issues: ['limit', 'cursor', 'status'],
   get_issue: ['issueId'],
-  update_issue: ['issueId', 'status'],
+  update_issue: ['issueId', 'status', 'inRelease', 'inNextRelease'],
   list_signals: ['limit', 'cursor'],
   list_insights: ['limit', 'cursor'],
   add_issue_note: ['issueId', 'text'],
