@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream'
 
 export declare const SOCKET_ADDRESS_HEADER: string
 export declare const FRONT_SERVER_MARKER: unique symbol
+export declare const MALFORMED_PATH: string
 export declare function markFrontServer(): void
 export declare function stampSocketAddress(req: IncomingMessage): void
 export declare function createFrontServer(options: {

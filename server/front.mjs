@@ -47,6 +47,33 @@ export async function stopService() {
 
 let draining = false
 
+/** The answer to an address whose path Next could not decode (`/issues/%zz`). */
+export const MALFORMED_PATH = 'The address has a malformed percent-escape (%) in its path'
+
+/**
+ * Whether the request's path decodes: Next decodes dynamic segments itself and answers a bare
+ * 500 for `%zz`, before any route or page can say what was wrong. Linear in the path, which
+ * Node already bounds with its header size limit.
+ */
+function pathDecodes(url) {
+  const end = url.indexOf('?')
+  try {
+    decodeURIComponent(end === -1 ? url : url.slice(0, end))
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** 400 in the form the caller reads: JSON for the APIs (the Data API's error body), text for pages. */
+function refuseMalformedPath(req, res) {
+  const api = req.url.startsWith('/api/')
+  res.statusCode = 400
+  res.setHeader('content-type', api ? 'application/json' : 'text/plain; charset=utf-8')
+  res.setHeader('cache-control', 'no-store')
+  res.end(api ? JSON.stringify({ error: MALFORMED_PATH }) : `${MALFORMED_PATH}.\n`)
+}
+
 /**
  * An http.Server that stamps every request (and every upgrade, e.g. the dev server's HMR
  * websocket) before `handle` sees it. `upgrade`, when given, serves upgrades; Next registers
@@ -58,6 +85,7 @@ export function createFrontServer({ handle, upgrade, keepAliveTimeout }) {
     stampSocketAddress(req)
     // While draining, each answer closes its connection instead of keeping it alive.
     if (draining) res.setHeader('connection', 'close')
+    if (!pathDecodes(req.url ?? '/')) return refuseMalformedPath(req, res)
     Promise.resolve(handle(req, res)).catch((err) => {
       console.error('request failed', err)
       if (!res.headersSent) {

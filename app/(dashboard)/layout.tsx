@@ -10,6 +10,7 @@ const MAIN_NAV = [
   { href: '/sessions', label: 'Sessions' },
   { href: '/signals', label: 'Signals' },
   { href: '/insights', label: 'Insights' },
+  { href: '/releases', label: 'Releases' },
   { href: '/settings', label: 'Settings' },
 ]
 

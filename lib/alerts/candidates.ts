@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
-import { insights, issueSessions, issues, replaySessions, signals } from '@/db/schema'
+import { insights, issueActivities, issueSessions, issues, replaySessions, signals } from '@/db/schema'
 import { isUuid } from '@/lib/errors'
 import { intervalFigures } from '@/lib/insights/figures'
 import { findRises } from '@/lib/insights/generate'
@@ -25,6 +25,11 @@ export interface AlertCandidate {
   evidence: string | null
   issueUrl: string | null
   replayUrl: string | null
+  /**
+   * A regression: the release of the session it came back in and the release it was fixed in
+   * (docs/releases.md#resolve-in-a-release), each null when unknown; absent for other triggers.
+   */
+  regression?: { release: string | null; resolvedInRelease: string | null }
 }
 
 /** One outbox event alert rules listen to, its payload checked against the event catalogue. */
@@ -60,7 +65,11 @@ function replayAt(sessionId: string, at: Date, startedAt: Date): string {
 /** Where an issue showed in one session: its first occurrence there, and the session's start. */
 async function occurrenceIn(db: DbOrTx, organizationId: string, issueId: string, sessionId: string) {
   const [row] = await db
-    .select({ at: issueSessions.firstOccurrenceAt, startedAt: replaySessions.startedAt })
+    .select({
+      at: issueSessions.firstOccurrenceAt,
+      startedAt: replaySessions.startedAt,
+      release: replaySessions.release,
+    })
     .from(issueSessions)
     .innerJoin(replaySessions, eq(replaySessions.id, issueSessions.sessionId))
     .where(
@@ -104,6 +113,8 @@ async function issueCandidate(
     .limit(1)
   const regressed =
     sessionId && isUuid(sessionId) ? await occurrenceIn(db, organizationId, issueId, sessionId) : null
+  const fixedIn =
+    regressed && sessionId ? await fixReleaseBefore(db, organizationId, issueId, sessionId) : null
   const evidence = (issue.evidence ?? {}) as Record<string, unknown>
   const pageUrl =
     typeof evidence.pageUrl === 'string'
@@ -129,7 +140,31 @@ async function issueCandidate(
         : first
           ? replayAt(first.sessionId, first.at, first.startedAt)
           : null,
+    ...(regressed ? { regression: { release: regressed.release, resolvedInRelease: fixedIn } } : {}),
   }
+}
+
+/** The release an issue was fixed in before it came back in `sessionId`: its regression's record. */
+async function fixReleaseBefore(
+  db: DbOrTx,
+  organizationId: string,
+  issueId: string,
+  sessionId: string,
+): Promise<string | null> {
+  const [activity] = await db
+    .select({ fixedIn: sql<string | null>`${issueActivities.metadata}->>'resolvedInRelease'` })
+    .from(issueActivities)
+    .where(
+      and(
+        eq(issueActivities.issueId, issueId),
+        eq(issueActivities.organizationId, organizationId),
+        eq(issueActivities.kind, 'regressed'),
+        sql`${issueActivities.metadata}->>'sessionId' = ${sessionId}`,
+      ),
+    )
+    .orderBy(desc(issueActivities.createdAt))
+    .limit(1)
+  return activity?.fixedIn ?? null
 }
 
 async function signalCandidate(

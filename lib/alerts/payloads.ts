@@ -19,10 +19,19 @@ export interface RuleRef {
   trigger: AlertTrigger
 }
 
+/** "Issue regressed in 3.3.0 (fixed in 3.2.0)" when the releases are known, else the trigger's heading. */
+export function singleHeading(trigger: AlertTrigger, c: Pick<AlertCandidate, 'regression'>): string {
+  const heading = TRIGGER_HEADINGS[trigger].one
+  const release = c.regression?.release
+  if (trigger !== 'issue_regressed' || !release) return heading
+  const fixedIn = c.regression?.resolvedInRelease
+  return `${heading} in ${release}${fixedIn ? ` (fixed in ${fixedIn})` : ''}`
+}
+
 export function slackSingleBody(rule: RuleRef, c: AlertCandidate): string {
   return JSON.stringify(
     singleAlertMessage({
-      heading: TRIGGER_HEADINGS[rule.trigger].one,
+      heading: singleHeading(rule.trigger, c),
       ruleName: rule.name,
       title: c.title,
       priority: c.priority,
@@ -55,6 +64,8 @@ export function triggeredData(rule: RuleRef, c: AlertCandidate, eventId: string)
     evidence: c.evidence,
     url: c.issueUrl,
     replayUrl: c.replayUrl,
+    /** issue_regressed: the release it came back in and the one it was fixed in, when known. */
+    regression: c.regression ?? null,
   }
 }
 

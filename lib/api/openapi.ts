@@ -6,7 +6,7 @@ import { AuditEvent } from '@/lib/audit/views'
 import { ReplayBatch } from '@/lib/ingest/schema'
 import { Insight } from '@/lib/insights/views'
 import { Note } from '@/lib/issues/issue-notes'
-import { Issue, IssueListItem } from '@/lib/issues/views'
+import { Issue, IssueDetail, IssueListItem } from '@/lib/issues/views'
 import { ERASURES_PAGE, ErasureView } from '@/lib/privacy/erasures'
 import { ExportView } from '@/lib/privacy/export-view'
 import { MAX_PATTERN_CHARS } from '@/lib/privacy/mask-patterns'
@@ -14,6 +14,10 @@ import { MAX_MASK_PATTERNS, MAX_MASK_SELECTORS } from '@/lib/privacy/mask-rules'
 import { MAX_SELECTOR_CHARS } from '@/lib/privacy/mask-selectors'
 import { PersonBody } from '@/lib/privacy/person-body'
 import { RemaskingView } from '@/lib/privacy/remaskings'
+import { RELEASE_HEALTH_PAGE } from '@/lib/releases/health'
+import { Verification } from '@/lib/releases/verification-view'
+import { ReleaseDetail, ReleaseList, Release as ReleaseView } from '@/lib/releases/views'
+import { REPRODUCTIONS_PAGE } from '@/lib/reproduction/bundle'
 import { Reproduction } from '@/lib/reproduction/views'
 import { RETENTION_DAYS } from '@/lib/retention/set-retention'
 import { ApiSessionDetails, SessionItem, TimelineWindow } from '@/lib/sessions/api-views'
@@ -26,7 +30,10 @@ import { AddNoteBody } from './issue-notes'
 import { LinkTicketBody } from './issue-ticket'
 import { CreateTicketBody } from './issue-tickets'
 import { UpdateIssueBody } from './issues'
+import { DeclareReleaseBody } from './releases'
+import { ReproductionBundleResponse } from './reproductions'
 import { ReleaseFileSchema, ReleaseSummarySchema, StoredMapSchema } from './sourcemaps'
+import { RecordVerificationBody } from './verifications'
 
 /**
  * The OpenAPI 3.1 document of the Data API and the ingest API, generated from the zod
@@ -53,12 +60,19 @@ const schemas = {
   ErasureList: z.object({ erasures: z.array(ErasureView), nextCursor: Cursor }),
   RequestErasureBody: PersonBody,
   Issue,
+  IssueDetail,
   IssueListItem,
   Signal,
   Insight,
   Error: ErrorBody,
   IssueList: z.object({ issues: z.array(IssueListItem), nextCursor: Cursor }),
   IssueResponse: z.object({ issue: Issue }),
+  // Releases and verification (issue 36, docs/releases.md)
+  IssueDetailResponse: z.object({ issue: IssueDetail }),
+  Verification,
+  VerificationResponse: z.object({ verification: Verification }),
+  RecordVerificationBody,
+  ReproductionBundle: ReproductionBundleResponse,
   SignalList: z.object({ signals: z.array(Signal), nextCursor: Cursor }),
   InsightList: z.object({ insights: z.array(Insight), nextCursor: Cursor }),
   UpdateIssueBody,
@@ -101,6 +115,13 @@ const schemas = {
     nextCursor: Cursor,
   }),
   SourcemapReleaseDeleted: z.object({ release: z.string(), deletedFiles: z.number().int() }),
+  // Releases and their health (issue 36, docs/releases.md)
+  Release: ReleaseView,
+  ReleaseDetail,
+  ReleaseList,
+  ReleaseResponse: z.object({ release: ReleaseView }),
+  ReleaseDetailResponse: z.object({ release: ReleaseDetail }),
+  DeclareReleaseBody,
   // The audit trail, retention and pins (issue 33, docs/privacy.md)
   AuditEvent,
   AuditEventList: z.object({ events: z.array(AuditEvent), nextCursor: Cursor }),
@@ -145,6 +166,8 @@ const REQUEST_BODIES: readonly string[] = [
   'CreateTicketBody',
   'SetRetentionBody',
   'RequestRemaskingBody',
+  'DeclareReleaseBody',
+  'RecordVerificationBody',
 ]
 
 type SchemaName = keyof typeof schemas
@@ -364,6 +387,54 @@ const sourcemapPaths = {
   },
 }
 
+// Releases and their health (issue 36, docs/releases.md).
+const releasePaths = {
+  '/api/v1/releases': {
+    get: listOperation(
+      "The organization's releases with their health figures, latest first in its order (`order`)",
+      'read:service',
+      'ReleaseList',
+      [limitParam(RELEASE_HEALTH_PAGE.max, RELEASE_HEALTH_PAGE.default), cursorParam],
+    ),
+    post: {
+      summary: 'Declare a release from CI, with its deploy time (which orders releases that are not semver)',
+      description:
+        'Uses the source-map upload scope (the CI release key). Without `deployedAt`, a new release is deployed now ' +
+        'and an existing one keeps its place; `deployedAt` is at most 5 minutes ahead of the server clock.',
+      security: [{ bearer: ['write:sourcemaps'] }],
+      requestBody: { required: true, content: jsonContent('DeclareReleaseBody') },
+      responses: {
+        '201': ok('The release, new', 'ReleaseResponse'),
+        '200': ok(
+          'The release, already known (its deploy time updated when one was given)',
+          'ReleaseResponse',
+        ),
+        ...dataApiErrors('write:sourcemaps'),
+      },
+    },
+  },
+  '/api/v1/releases/{version}': {
+    get: {
+      summary: "One release's health, its adoption over the last 30 days and its issues",
+      security: [{ bearer: ['read:service'] }],
+      parameters: [
+        {
+          name: 'version',
+          in: 'path',
+          required: true,
+          description: 'The release name, URL-encoded',
+          schema: { type: 'string', minLength: 1, maxLength: 200 },
+        },
+      ],
+      responses: {
+        '200': ok('The release', 'ReleaseDetailResponse'),
+        '404': { description: 'Release not found', content: jsonContent('Error') },
+        ...dataApiErrors('read:service'),
+      },
+    },
+  },
+}
+
 // The audit trail, retention and pins (issue 33, docs/privacy.md#retention, #audit-trail).
 const pinOperation = (summary: string) => ({
   summary,
@@ -537,14 +608,14 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
       },
       '/api/v1/issues/{issueId}': {
         get: {
-          summary: 'Get one issue',
+          summary: 'Get one issue, with its latest reproduction runs',
           security: [{ bearer: ['read:service'] }],
           parameters: [issueIdParam],
           responses: {
             '200': {
-              description: 'The issue',
+              description: 'The issue, with its occurrences from older releases and latest regression',
               headers: rateLimitHeaders,
-              content: jsonContent('IssueResponse'),
+              content: jsonContent('IssueDetailResponse'),
             },
             '404': {
               description: 'Issue not found (also for a malformed id)',
@@ -555,6 +626,8 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
         },
         patch: {
           summary: "Set an issue's status",
+          description:
+            'Resolving may name the release that contains the fix (inRelease) or the next release (inNextRelease); naming another one for a resolved issue changes only that (docs/releases.md#resolve-in-a-release).',
           security: [{ bearer: ['write:issues'] }],
           parameters: [issueIdParam],
           requestBody: { required: true, content: jsonContent('UpdateIssueBody') },
@@ -566,6 +639,11 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
             },
             '404': { description: 'Issue not found', content: jsonContent('Error') },
             ...dataApiErrors('write:issues'),
+            '400': {
+              description:
+                'Invalid JSON, an invalid status, or inRelease / inNextRelease that are malformed, given together, given with another status than resolved, or name no release of the organization',
+              content: jsonContent('Error'),
+            },
           },
         },
       },
@@ -677,6 +755,67 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
           },
         },
       },
+      // Issue 36: verification by reproduction (docs/releases.md#verification).
+      '/api/v1/issues/{issueId}/verifications': {
+        post: {
+          summary: "Record a run of the issue's reproduction against a deployment",
+          description:
+            "What the reproduction bundle's reporter sends for each test (runner playwright), and agents " +
+            '(runner agent). A passed run sends the issue.verified webhook event. The release is not added ' +
+            "to the organization's releases: a preview is not production.",
+          security: [{ bearer: ['write:verifications'] }],
+          parameters: [issueIdParam],
+          requestBody: { required: true, content: jsonContent('RecordVerificationBody') },
+          responses: {
+            '201': {
+              description: 'The run, recorded',
+              headers: rateLimitHeaders,
+              content: jsonContent('VerificationResponse'),
+            },
+            '404': {
+              description: 'Issue not found (also for a malformed id)',
+              content: jsonContent('Error'),
+            },
+            ...dataApiErrors('write:verifications'),
+          },
+        },
+      },
+      '/api/v1/reproductions': {
+        get: {
+          summary: 'A ready-to-run Playwright suite: one reproduction per issue, a config and a reporter',
+          description:
+            'Issues of one status (default resolved), newest first; with `release`, only those resolved in ' +
+            'that release or an earlier one (docs/releases.md#order). The reporter posts each result to ' +
+            'POST /api/v1/issues/{issueId}/verifications when REPRO_VERIFY_KEY is set. format=tgz answers ' +
+            'the same files under reproductions/ as a gzipped tar.',
+          security: [{ bearer: ['read:service'] }],
+          parameters: [
+            {
+              name: 'status',
+              in: 'query',
+              schema: { type: 'string', enum: ISSUE_STATUSES, default: 'resolved' },
+            },
+            { name: 'release', in: 'query', schema: { type: 'string', maxLength: 200 } },
+            limitParam(REPRODUCTIONS_PAGE.max, REPRODUCTIONS_PAGE.default),
+            {
+              name: 'format',
+              in: 'query',
+              schema: { type: 'string', enum: ['json', 'tgz'], default: 'json' },
+            },
+          ],
+          responses: {
+            '200': {
+              description: 'The suite',
+              headers: rateLimitHeaders,
+              content: {
+                ...jsonContent('ReproductionBundle'),
+                'application/gzip': { schema: { type: 'string', format: 'binary' } },
+              },
+            },
+            ...dataApiErrors('read:service'),
+          },
+        },
+      },
       '/api/v1/signals': {
         get: listOperation('List signals, newest first', 'read:service', 'SignalList', [
           limitParam(200, 50),
@@ -691,6 +830,7 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
       },
       ...sessionPaths,
       ...sourcemapPaths,
+      ...releasePaths,
       ...auditRetentionPaths,
       ...erasurePaths,
       ...exportPaths,

@@ -36,12 +36,22 @@ export interface CreatedKey {
 
 /**
  * A source map key is upload-only (docs/source-maps.md, "Scopes"): it lives in CI secrets,
- * where a leak must not expose recordings or issues, so it gets write:sourcemaps alone.
+ * where a leak must not expose recordings or issues, so it gets write:sourcemaps alone. A
+ * verification key (docs/releases.md#verification) is the same kind of CI secret, so it is
+ * upload-only too, and may be the same key as the source map one.
  */
-function scopesFor(type: CredentialKind, write: boolean, sourcemaps: boolean, privacy: boolean): Scope[] {
+function scopesFor(
+  type: CredentialKind,
+  flags: { write: boolean; sourcemaps: boolean; privacy: boolean; verifications: boolean },
+): Scope[] {
+  const { write, sourcemaps, privacy, verifications } = flags
   if (type === 'ingest') return [SCOPES.ingest]
   if (type === 'mcp') return [SCOPES.read]
-  if (sourcemaps) return [SCOPES.writeSourcemaps]
+  if (sourcemaps || verifications)
+    return [
+      ...(sourcemaps ? [SCOPES.writeSourcemaps] : []),
+      ...(verifications ? [SCOPES.writeVerifications] : []),
+    ]
   const scopes: Scope[] = write ? [SCOPES.read, SCOPES.writeIssues] : [SCOPES.read]
   return privacy ? [...scopes, SCOPES.writePrivacy] : scopes
 }
@@ -52,6 +62,12 @@ export const PRIVACY_WITHOUT_SOURCEMAPS =
   'A source map upload key (--sourcemaps) can only upload source maps; create a separate key for privacy requests (--privacy)'
 export const SOURCEMAPS_WITHOUT_WRITE =
   'A source map upload key (--sourcemaps) can only upload source maps; create a separate key for issue status updates (--write)'
+
+export const VERIFICATIONS_ONLY_API = 'Only api keys can report reproduction results (--verifications)'
+export const VERIFICATIONS_WITHOUT_WRITE =
+  'A reproduction result key (--verifications) can only report reproduction results (and upload source maps with --sourcemaps); create a separate key for issue status updates (--write)'
+export const VERIFICATIONS_WITHOUT_PRIVACY =
+  'A reproduction result key (--verifications) can only report reproduction results (and upload source maps with --sourcemaps); create a separate key for privacy requests (--privacy)'
 
 export async function createKey(
   db: DbOrTx,
@@ -66,6 +82,11 @@ export async function createKey(
      * for it: the dashboard checks the member's role, the CLI is the operator's.
      */
     privacy?: boolean
+    /**
+     * An upload-only key for CI that reports reproduction results: write:verifications, with
+     * write:sourcemaps when `sourcemaps` is set too, and nothing else.
+     */
+    verifications?: boolean
     name?: string
     createdByUserId?: string
     /** Who the audit trail names; by default the member in createdByUserId, else the admin CLI. */
@@ -79,11 +100,19 @@ export async function createKey(
   if (input.sourcemaps && input.write) throw new InvalidInputError(SOURCEMAPS_WITHOUT_WRITE)
   if (input.privacy && type !== 'api') throw new InvalidInputError(PRIVACY_ONLY_API)
   if (input.privacy && input.sourcemaps) throw new InvalidInputError(PRIVACY_WITHOUT_SOURCEMAPS)
+  if (input.verifications && type !== 'api') throw new InvalidInputError(VERIFICATIONS_ONLY_API)
+  if (input.verifications && input.write) throw new InvalidInputError(VERIFICATIONS_WITHOUT_WRITE)
+  if (input.verifications && input.privacy) throw new InvalidInputError(VERIFICATIONS_WITHOUT_PRIVACY)
   const name = parseInput(KeyName, input.name ?? DEFAULT_NAMES[type])
   await requireOrganization(db, input.organizationId)
   const prefix = TOKEN_PREFIXES[type]
   const key = generateToken(prefix)
-  const scopes = scopesFor(type, Boolean(input.write), Boolean(input.sourcemaps), Boolean(input.privacy))
+  const scopes = scopesFor(type, {
+    write: Boolean(input.write),
+    sourcemaps: Boolean(input.sourcemaps),
+    privacy: Boolean(input.privacy),
+    verifications: Boolean(input.verifications),
+  })
   const actor =
     input.actor ??
     (input.createdByUserId

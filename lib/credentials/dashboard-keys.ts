@@ -10,7 +10,8 @@ export type DashboardKeyType = 'ingest' | 'api'
  * "Allow issue status updates" option adds `write:issues` to `read:service`, or whose
  * "Allow source map uploads" option makes it an upload-only key (`write:sourcemaps` alone).
  * "Allow privacy requests" adds `write:privacy`, and only an owner may tick it: such a key
- * erases and exports end users' data.
+ * erases and exports end users' data. "Allow reproduction results" makes an upload-only key
+ * for CI (`write:verifications`), which may also upload source maps.
  */
 export async function createDashboardKey(
   db: DbOrTx,
@@ -22,6 +23,7 @@ export async function createDashboardKey(
     allowStatusUpdates: boolean
     allowSourcemapUploads?: boolean
     allowPrivacyRequests?: boolean
+    allowReproductionResults?: boolean
     /** The creating member's role in the organization: privacy keys are owners' only. */
     createdByRole?: string
   },
@@ -41,6 +43,15 @@ export async function createDashboardKey(
     throw new InvalidInputError(
       'A source map upload key can only upload source maps: untick “Allow privacy requests”, or create two keys.',
     )
+  const verifications = input.type === 'api' && input.allowReproductionResults === true
+  if (verifications && input.allowStatusUpdates)
+    throw new InvalidInputError(
+      'A reproduction result key can only report reproduction results (and upload source maps): untick “Allow issue status updates”, or create two keys.',
+    )
+  if (verifications && privacy)
+    throw new InvalidInputError(
+      'A reproduction result key can only report reproduction results (and upload source maps): untick “Allow privacy requests”, or create two keys.',
+    )
   return createKey(db, {
     organizationId: input.organizationId,
     type: input.type,
@@ -48,6 +59,7 @@ export async function createDashboardKey(
     write: input.type === 'api' && input.allowStatusUpdates,
     sourcemaps: input.type === 'api' && input.allowSourcemapUploads === true,
     privacy,
+    verifications,
     createdByUserId: input.createdByUserId,
   })
 }

@@ -25,7 +25,20 @@ export interface IssueHistoryEntry {
   offsetMs: number | null
   /** For `note`: what its author wrote (plain text, shown as text). */
   note: string | null
+  /**
+   * The fix's release (docs/releases.md#resolve-in-a-release): named by a move to resolved or a
+   * `fix_release` (null: none named), and for `regressed` the release it was fixed in then.
+   */
+  fixRelease: string | null
+  /** A move to resolved or a `fix_release` that said "the next release". */
+  nextRelease: boolean
+  /** For `regressed`: the release of the session it came back in (null: none, or older entries). */
+  release: string | null
+  /** For `verification`: the reproduction's outcome and the deployment it ran against. */
+  verification: { status: string; baseUrl: string | null; release: string | null } | null
 }
+
+const textOf = (value: unknown) => (typeof value === 'string' ? value : null)
 
 function ticketOf(value: unknown): TicketSnapshot | null {
   if (!value || typeof value !== 'object') return null
@@ -74,6 +87,18 @@ export async function issueHistory(
           ? metadata.offsetMs
           : null,
       note: row.kind === 'note' && typeof metadata.text === 'string' ? metadata.text : null,
+      fixRelease:
+        row.kind === 'regressed'
+          ? textOf(metadata.resolvedInRelease)
+          : row.kind === 'status_changed' || row.kind === 'fix_release'
+            ? textOf(metadata.release)
+            : null,
+      nextRelease: metadata.nextRelease === true,
+      release: row.kind === 'regressed' ? textOf(metadata.release) : null,
+      verification:
+        row.kind === 'verification' && typeof metadata.status === 'string'
+          ? { status: metadata.status, baseUrl: textOf(metadata.baseUrl), release: textOf(metadata.release) }
+          : null,
     }
   })
 }

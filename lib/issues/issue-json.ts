@@ -38,7 +38,10 @@ export const issueJson = sql<string>`(select row_to_json(r)::text from (select $
   ${isoMillis(issues.updatedAt)} as "updatedAt", ${issues.stepsToReplicate} as "stepsToReplicate",
   ${issues.aiVerified} as "aiVerified", ${issues.priorityReason} as "priorityReason",
   case when jsonb_typeof(${issues.evidence}->'serverMessage') = 'string'
-    then ${issues.evidence}->>'serverMessage' end as "serverMessage") r)`
+    then ${issues.evidence}->>'serverMessage' end as "serverMessage",
+  ${issues.resolvedInRelease} as "resolvedInRelease",
+  ${issues.resolvedInNextRelease} as "resolvedInNextRelease",
+  ${isoMillis(issues.resolvedAt)} as "resolvedAt") r)`
 
 /** The evidence fields originalStack is read from, selected beside issueJson. */
 export const originalStackSource = sql<Record<

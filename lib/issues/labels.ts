@@ -21,6 +21,22 @@ export const ISSUE_STATUS_HINTS: Record<IssueStatus, string> = {
   resolved: 'Fixed. It reopens if a later session shows it again.',
 }
 
+/**
+ * The status control's two ways of resolving that name the fix's release
+ * (docs/releases.md#resolve-in-a-release), beside the plain statuses.
+ */
+export const RESOLVE_IN_RELEASE = 'resolved:release'
+export const RESOLVE_IN_NEXT_RELEASE = 'resolved:next'
+export const RESOLVE_CHOICE_LABELS = {
+  [RESOLVE_IN_RELEASE]: 'Resolved in release…',
+  [RESOLVE_IN_NEXT_RELEASE]: 'Resolved in the next release',
+} as const
+export const RESOLVE_CHOICE_HINTS = {
+  [RESOLVE_IN_RELEASE]: 'Fixed in that release: only sessions of it or a later release reopen it.',
+  [RESOLVE_IN_NEXT_RELEASE]:
+    'The fix ships in the next release: only sessions of the first release seen from now on, or later ones, reopen it.',
+} as const
+
 /** The statuses in the order the dashboard offers them (the schema's order). */
 export const ISSUE_STATUS_CHOICES = Object.keys(ISSUE_STATUS_LABELS) as IssueStatus[]
 

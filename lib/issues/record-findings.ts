@@ -5,6 +5,7 @@ import { ISSUE_PRIORITIES, type IssuePriority, issueActivities, issueSessions, i
 import type { Finding } from '@/lib/analysis/types'
 import { enqueueEvent } from '@/lib/outbox/enqueue'
 import { EVENTS } from '@/lib/outbox/events'
+import { compareReleases } from '@/lib/releases/record-release'
 import { issueEventData } from './event-data'
 
 export interface RecordedFindings {
@@ -14,6 +15,26 @@ export interface RecordedFindings {
   linked: string[]
   /** Resolved issues seen again: back to unresolved. */
   regressed: string[]
+  /** Resolved issues seen again in an older release than the fix's: counted, still resolved. */
+  oldRelease: string[]
+}
+
+/**
+ * Whether an occurrence after a resolution reopens the issue (docs/releases.md#resolve-in-a-release):
+ * always when no release was named (as before releases); when one was, only from a session of that
+ * release or a later one. Waiting for the next release, or a session of no release or of one the
+ * organization's order cannot place, is an old build still running.
+ */
+async function reopens(
+  tx: Tx,
+  organizationId: string,
+  release: string | null,
+  issue: { resolvedInRelease: string | null; resolvedInNextRelease: boolean },
+): Promise<boolean> {
+  if (issue.resolvedInRelease === null) return !issue.resolvedInNextRelease
+  if (release === null) return false
+  const order = await compareReleases(tx, organizationId, release, issue.resolvedInRelease)
+  return order !== null && order >= 0
 }
 
 // Breadth escalation (docs/design/analysis.md §4.5.3): the tenth distinct session within a day raises
@@ -85,6 +106,61 @@ async function refreshFromSource(
 }
 
 /**
+ * Reopens a resolved issue seen again: back to unresolved, its resolution forgotten, a `regressed`
+ * activity saying where it came back (session, moment, release) and which release it was fixed in,
+ * and the events: `issue/recurred` as always, `issue/regressed` with the releases.
+ */
+async function regress(
+  tx: Tx,
+  input: {
+    organizationId: string
+    sessionId: string
+    sessionStart: number
+    release: string | null
+    baseUrl: string
+  },
+  issueId: string,
+  firstOccurrenceAt: Date,
+  resolvedInRelease: string | null,
+): Promise<void> {
+  // Where it came back: this session, at its first occurrence here (not the issue's first session).
+  const offsetMs = Math.max(0, Math.round(firstOccurrenceAt.getTime() - input.sessionStart))
+  await tx
+    .update(issues)
+    .set({
+      status: 'unresolved',
+      resolvedInRelease: null,
+      resolvedInNextRelease: false,
+      resolvedAt: null,
+      updatedAt: sql`now()`,
+    })
+    .where(eq(issues.id, issueId))
+  await tx.insert(issueActivities).values({
+    issueId,
+    organizationId: input.organizationId,
+    kind: 'regressed',
+    fromStatus: 'resolved',
+    toStatus: 'unresolved',
+    actorType: 'system',
+    metadata: { sessionId: input.sessionId, offsetMs, release: input.release, resolvedInRelease },
+  })
+  const data = await issueEventData(tx, issueId)
+  const replayUrl = `${input.baseUrl}/sessions/${input.sessionId}?t=${offsetMs}`
+  await enqueueEvent(tx, {
+    organizationId: input.organizationId,
+    name: EVENTS.issueRecurred,
+    payload: { ...data, sessionId: input.sessionId, replayUrl },
+    dedupeKey: `issue.recurred:${issueId}:${input.sessionId}`,
+  })
+  await enqueueEvent(tx, {
+    organizationId: input.organizationId,
+    name: EVENTS.issueRegressed,
+    payload: { ...data, sessionId: input.sessionId, replayUrl, release: input.release, resolvedInRelease },
+    dedupeKey: `issue.regressed:${issueId}:${input.sessionId}`,
+  })
+}
+
+/**
  * Turns one session's findings into issues, in the caller's transaction: a new fingerprint
  * creates an issue (and its `issue.created` outbox event), a known one links the session and
  * counts it once per distinct session, a resolved one seen again regresses. Re-processing a
@@ -103,7 +179,7 @@ export async function recordFindings(
     baseUrl: string
   },
 ): Promise<RecordedFindings> {
-  const result: RecordedFindings = { created: [], linked: [], regressed: [] }
+  const result: RecordedFindings = { created: [], linked: [], regressed: [], oldRelease: [] }
   const { release } = input
   for (const finding of input.findings) {
     // The recording's time, already no later than its receipt plus the clock skew (analysis
@@ -157,6 +233,9 @@ export async function recordFindings(
         priority: issues.priority,
         priorityReason: issues.priorityReason,
         updatedAt: issues.updatedAt,
+        resolvedInRelease: issues.resolvedInRelease,
+        resolvedInNextRelease: issues.resolvedInNextRelease,
+        resolvedAt: issues.resolvedAt,
         inserted: sql<boolean>`(xmax = 0)`,
       })
     const issueId = issue!.id
@@ -207,34 +286,20 @@ export async function recordFindings(
     }
     result.linked.push(issueId)
 
-    // Seen again after it was resolved: a regression (only for an occurrence after resolving).
-    if (issue!.status === 'resolved' && link.firstOccurrenceAt > issue!.updatedAt) {
-      // Where it came back: this session, at its first occurrence here (not the issue's first session).
-      const offsetMs = Math.max(0, Math.round(link.firstOccurrenceAt.getTime() - input.sessionStart))
-      await tx
-        .update(issues)
-        .set({ status: 'unresolved', updatedAt: sql`now()` })
-        .where(eq(issues.id, issueId))
-      await tx.insert(issueActivities).values({
-        issueId,
-        organizationId: input.organizationId,
-        kind: 'regressed',
-        fromStatus: 'resolved',
-        toStatus: 'unresolved',
-        actorType: 'system',
-        metadata: { sessionId: input.sessionId, offsetMs },
-      })
-      await enqueueEvent(tx, {
-        organizationId: input.organizationId,
-        name: EVENTS.issueRecurred,
-        payload: {
-          ...(await issueEventData(tx, issueId)),
-          sessionId: input.sessionId,
-          replayUrl: `${input.baseUrl}/sessions/${input.sessionId}?t=${offsetMs}`,
-        },
-        dedupeKey: `issue.recurred:${issueId}:${input.sessionId}`,
-      })
-      result.regressed.push(issueId)
+    // Seen again after it was resolved (only for an occurrence after resolving; issues resolved
+    // before resolvedAt existed were resolved at their last change).
+    const resolvedAt = issue!.resolvedAt ?? issue!.updatedAt
+    if (issue!.status === 'resolved' && link.firstOccurrenceAt > resolvedAt) {
+      if (await reopens(tx, input.organizationId, release, issue!)) {
+        await regress(tx, input, issueId, link.firstOccurrenceAt, issue!.resolvedInRelease)
+        result.regressed.push(issueId)
+      } else {
+        await tx
+          .update(issueSessions)
+          .set({ oldRelease: true })
+          .where(and(eq(issueSessions.issueId, issueId), eq(issueSessions.sessionId, input.sessionId)))
+        result.oldRelease.push(issueId)
+      }
     }
 
     const [recent] = await tx

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ISSUE_PRIORITIES, ISSUE_STATUSES, type issues } from '@/db/schema'
+import { Verification } from '@/lib/releases/verification-view'
 import { symbolicatedFrames } from './evidence-frames'
 
 type IssueRow = typeof issues.$inferSelect
@@ -91,11 +92,63 @@ export const Issue = IssueListItem.extend({
    * wrote, through the source maps uploaded for the session's release (docs/source-maps.md).
    * Null for other kinds, and for errors without maps.
    */
+  /**
+   * Additions to the spec's shape (issue 36, docs/releases.md#resolve-in-a-release): the release
+   * that contains the fix, whether it was resolved "in the next release" (the release stays null
+   * until one is seen after the resolution) and when it was last resolved. Null, false and null
+   * on issues that are not resolved.
+   */
+  resolvedInRelease: z.string().nullable().meta({
+    description:
+      'The release that contains the fix: only sessions of it or a later release reopen the issue; null when none was named (or the next release is not seen yet)',
+  }),
+  resolvedInNextRelease: z.boolean().meta({
+    description:
+      'Resolved in the next release: the first release seen after resolvedAt becomes resolvedInRelease',
+  }),
+  resolvedAt: isoDate.nullable().meta({ description: 'When it was last resolved; null when not resolved' }),
   originalStack: OriginalStack.nullable(),
+})
+
+const OldReleaseOccurrences = z.object({
+  release: z
+    .string()
+    .nullable()
+    .meta({ description: "The sessions' release; null for sessions that named none" }),
+  sessions: z.number().int(),
+  lastSeenAt: isoDate,
+})
+
+const Regression = z.object({
+  release: z.string().nullable().meta({ description: 'The release of the session it came back in' }),
+  resolvedInRelease: z
+    .string()
+    .nullable()
+    .meta({ description: 'The release it was resolved in then; null when none was named' }),
+  sessionId: z.string(),
+  at: isoDate,
+})
+
+/**
+ * The single issue as GET /api/v1/issues/{issueId} and get_issue answer it (issue 36): the
+ * occurrences after a fix that did not reopen it, why it last regressed, and its reproduction runs.
+ */
+export const IssueDetail = Issue.extend({
+  oldReleaseOccurrences: z.array(OldReleaseOccurrences).meta({
+    description:
+      'Sessions seen while resolved in a release, from older releases (or none): counted, never a regression; by release, latest first',
+  }),
+  regression: Regression.nullable().meta({
+    description: 'The latest time the issue came back after a resolution; null when it never did',
+  }),
+  verifications: z.array(Verification).meta({
+    description: "The issue's latest reproduction runs (at most 10), newest first",
+  }),
 })
 
 export type IssueListItem = z.infer<typeof IssueListItem>
 export type Issue = z.infer<typeof Issue>
+export type IssueDetail = z.infer<typeof IssueDetail>
 
 /** The columns the list needs, so list queries read no more than they answer. */
 export type IssueListRow = Pick<
@@ -148,6 +201,9 @@ export function toIssue(row: IssueRow): Issue {
     aiVerified: row.aiVerified,
     priorityReason: row.priorityReason,
     serverMessage: serverMessageOf(row.evidence),
+    resolvedInRelease: row.resolvedInRelease,
+    resolvedInNextRelease: row.resolvedInNextRelease,
+    resolvedAt: row.resolvedAt?.toISOString() ?? null,
     originalStack: symbolicatedFrames(row.evidence),
   }
 }

@@ -1,6 +1,7 @@
 import { isUuid } from '@/lib/errors'
 import type { Insight } from '@/lib/insights/views'
-import type { Issue, IssueListItem } from '@/lib/issues/views'
+import type { Issue, IssueDetail, IssueListItem } from '@/lib/issues/views'
+import type { Verification } from '@/lib/releases/verification-view'
 import type { Signal } from '@/lib/signals/views'
 import { plural } from './inputs'
 import type { UntrustedMarkers } from './untrusted'
@@ -52,18 +53,52 @@ function releases(issue: IssueListItem, untrusted: UntrustedMarkers): string | n
   return `First release: ${name(issue.firstRelease)} · Latest release: ${name(issue.lastRelease)}`
 }
 
+/** How a resolved issue was resolved, after "resolved" (release names are recorder-sent or caller-sent, so marked). */
+export function resolutionPhrase(issue: Issue, untrusted: UntrustedMarkers): string {
+  if (issue.status !== 'resolved') return ''
+  if (issue.resolvedInRelease) return ` in release ${untrusted.wrap(issue.resolvedInRelease)}`
+  if (issue.resolvedInNextRelease)
+    return ` in the next release (the first release seen after ${issue.resolvedAt ?? 'now'})`
+  return ''
+}
+
+/** The occurrences after a fix that did not reopen it, and why it last came back. */
+function releaseHistory(issue: IssueDetail, untrusted: UntrustedMarkers): string | null {
+  const name = (release: string | null) => (release ? untrusted.wrap(release) : 'no release')
+  const fix = issue.resolvedInRelease
+    ? ` after the fix in ${untrusted.wrap(issue.resolvedInRelease)}`
+    : ' after the fix'
+  const lines = issue.oldReleaseOccurrences.map(
+    (group) =>
+      `Seen in ${name(group.release)}${fix}: ${plural(group.sessions, 'session')}, not a regression (last ${group.lastSeenAt})`,
+  )
+  const regression = issue.regression
+  if (regression)
+    lines.push(
+      `Last regression: ${regression.at}, session ${regression.sessionId}, release ${name(regression.release)}${
+        regression.resolvedInRelease ? ` (fixed in ${untrusted.wrap(regression.resolvedInRelease)})` : ''
+      }`,
+    )
+  return lines.length > 0 ? lines.join('\n') : null
+}
+
 /** `stack`: the error's stack section (stack-text.ts), already marked; null for other issues. */
-export function issueDetails(issue: Issue, untrusted: UntrustedMarkers, stack: string | null = null): string {
+export function issueDetails(
+  issue: Issue | IssueDetail,
+  untrusted: UntrustedMarkers,
+  stack: string | null = null,
+): string {
   const verified = issue.aiVerified === null ? 'not reviewed' : issue.aiVerified ? 'yes' : 'no'
   const lines = [
     untrusted.note,
     untrusted.wrap(issue.title),
     `Id: ${issue.id}`,
-    `Status: ${issue.status} · Priority: ${issue.priority} · ${plural(issue.sessionCount, 'session')} · AI verified: ${verified}`,
+    `Status: ${issue.status}${resolutionPhrase(issue, untrusted)} · Priority: ${issue.priority} · ${plural(issue.sessionCount, 'session')} · AI verified: ${verified}`,
     // Names elements of the recorded page, so it is marked like the title.
     issue.priorityReason ? `Why ${issue.priority}: ${untrusted.wrap(issue.priorityReason)}` : null,
     `Created: ${issue.createdAt} · Updated: ${issue.updatedAt}`,
     releases(issue, untrusted),
+    'oldReleaseOccurrences' in issue ? releaseHistory(issue, untrusted) : null,
     // Built by us from the base URL and ids (record-findings.ts), so not marked.
     issue.previewUrl ? `Replay: ${issue.previewUrl}` : null,
     ticket(issue, untrusted),
@@ -84,4 +119,26 @@ export function signalLine(signal: Signal, untrusted: UntrustedMarkers): string 
 
 export function insightLine(insight: Insight, untrusted: UntrustedMarkers): string {
   return `- ${insight.intervalStart} to ${insight.intervalEnd} · ${plural(insight.sessionsCount, 'session')} · ${untrusted.wrap(insight.contentPreview)} (id ${insight.id})`
+}
+
+/**
+ * One reproduction run. The address and release are the runner's words and the summary quotes
+ * Playwright's failure output, which may quote a recorded page: all marked.
+ */
+export function verificationLine(run: Verification, untrusted: UntrustedMarkers): string {
+  const release = run.release ? ` in release ${untrusted.wrap(run.release)}` : ''
+  const duration = run.durationMs === null ? '' : ` in ${run.durationMs} ms`
+  const outcome = run.status === 'passed' ? 'Reproduction passed (fix verified)' : 'Reproduction still fails'
+  return [
+    `- ${run.createdAt} · ${outcome}${release} against ${untrusted.wrap(run.baseUrl)} · runner ${run.runner}${duration} (verification id ${run.id})`,
+    run.summary ? `  Summary: ${untrusted.wrap(run.summary)}` : null,
+  ]
+    .filter((line) => line !== null)
+    .join('\n')
+}
+
+/** The issue's latest runs for get_issue, newest first. */
+export function verificationsSection(runs: readonly Verification[], untrusted: UntrustedMarkers): string {
+  if (runs.length === 0) return 'Verification: no reproduction run reported yet (report_reproduction_result).'
+  return ['Verification (latest first):', ...runs.map((run) => verificationLine(run, untrusted))].join('\n')
 }

@@ -176,7 +176,7 @@ export async function processSession(
       if (!automated && claim.release)
         await recordSeenRelease(tx, { organizationId: claim.organizationId, version: claim.release })
       const issues = automated
-        ? { created: [], linked: [], regressed: [] }
+        ? { created: [], linked: [], regressed: [], oldRelease: [] }
         : await recordFindings(tx, {
             organizationId: claim.organizationId,
             sessionId,
@@ -279,6 +279,7 @@ export async function processSession(
       issuesCreated: recorded.created.length,
       issuesLinked: recorded.linked.length,
       issuesRegressed: recorded.regressed.length,
+      issuesOldRelease: recorded.oldRelease.length,
       signalsMatched: recorded.signals.length,
       requeued: recorded.requeued,
       framesMapped,

@@ -146,6 +146,7 @@ const pages = () => [
   { name: 'signal', path: `/signals/${signalId}` },
   { name: 'insights', path: '/insights' },
   { name: 'insight', path: `/insights/${insightId}` },
+  { name: 'releases', path: '/releases' },
   { name: 'settings-organization', path: '/settings' },
   { name: 'settings-keys', path: '/settings/keys' },
   { name: 'settings-mcp', path: '/settings/mcp' },
@@ -428,6 +429,9 @@ describe('pages that do not exist', () => {
       const plain = await fetch(`${baseUrl}/no-such-page/at-all`)
       expect(plain.status).toBe(404)
       expect(await plain.text()).toContain('Session Replay Issues')
+      // A path Next cannot decode is the client's error, never Next's bare 500.
+      for (const path of ['/issues/%zz', '/releases/%E0%A4%A', '/api/v1/issues/%zz'])
+        expect((await fetch(`${baseUrl}${path}`)).status, path).toBe(400)
 
       const page = await context.newPage()
       // Not watchConsole: Chromium logs the 404 document itself as a failed resource.

@@ -4,13 +4,18 @@ import { GET as getReproduction } from '@/app/api/v1/issues/[issueId]/reproducti
 import { GET as getIssue, PATCH as patchIssue } from '@/app/api/v1/issues/[issueId]/route'
 import { PUT as putTicket } from '@/app/api/v1/issues/[issueId]/ticket/route'
 import { POST as postTickets } from '@/app/api/v1/issues/[issueId]/tickets/route'
+import { POST as postVerification } from '@/app/api/v1/issues/[issueId]/verifications/route'
 import { GET as getIssues } from '@/app/api/v1/issues/route'
+import { GET as getReleaseHealth } from '@/app/api/v1/releases/[version]/route'
+import { GET as getReleasesHealth, POST as postRelease } from '@/app/api/v1/releases/route'
+import { GET as getReproductions } from '@/app/api/v1/reproductions/route'
 import { GET as getSession } from '@/app/api/v1/sessions/[sessionId]/route'
 import { GET as getSessionTimeline } from '@/app/api/v1/sessions/[sessionId]/timeline/route'
 import { GET as getSessions } from '@/app/api/v1/sessions/route'
 import { GET as getSignals } from '@/app/api/v1/signals/route'
 import { DELETE as deleteRelease, GET as getRelease } from '@/app/api/v1/sourcemaps/[release]/route'
 import { GET as getReleases, POST as postSourcemaps } from '@/app/api/v1/sourcemaps/route'
+import { Issue } from '@/lib/issues/views'
 
 const BASE = 'http://localhost:3000'
 
@@ -90,6 +95,14 @@ export const api = {
     postTickets(write('POST', `/api/v1/issues/${encodeURIComponent(issueId)}/tickets`, token, body), {
       params: Promise.resolve({ issueId }),
     }),
+  // Issue 36: verification by reproduction.
+  postVerification: (token: string | null, issueId: string, body: unknown) =>
+    postVerification(
+      write('POST', `/api/v1/issues/${encodeURIComponent(issueId)}/verifications`, token, body),
+      { params: Promise.resolve({ issueId }) },
+    ),
+  reproductions: (token: string | null, query?: Query) =>
+    getReproductions(new Request(url('/api/v1/reproductions', query), { headers: headers(token) })),
 }
 
 /** Source maps (issue 19): the upload takes a prepared multipart body, as curl or fetch sends it. */
@@ -117,6 +130,19 @@ export const sourcemapsApi = {
     ),
 }
 
+/** Releases and their health (issue 36): the version goes URL-encoded in the path, as a client sends it. */
+export const releasesApi = {
+  list: (token: string | null, query?: Query) =>
+    getReleasesHealth(new Request(url('/api/v1/releases', query), { headers: headers(token) })),
+  get: (token: string | null, version: string) =>
+    getReleaseHealth(
+      new Request(url(`/api/v1/releases/${encodeURIComponent(version)}`), { headers: headers(token) }),
+      { params: Promise.resolve({ version }) },
+    ),
+  declare: (token: string | null, body: unknown) =>
+    postRelease(write('POST', '/api/v1/releases', token, body)),
+}
+
 /** A write request with a JSON body; a string body is sent as it is (for broken JSON). */
 function write(method: string, path: string, token: string | null, body: unknown) {
   return new Request(url(path), {
@@ -124,4 +150,15 @@ function write(method: string, path: string, token: string | null, body: unknown
     headers: headers(token, { 'content-type': 'application/json' }),
     body: typeof body === 'string' ? body : JSON.stringify(body),
   })
+}
+
+/**
+ * What a write (PATCH, update_issue, a ticket link) answers of an issue, from GET's IssueDetail:
+ * the detail's own fields (issue 36) left out, so a write's `{issue}` can be compared with GET's.
+ */
+export function withoutDetail(body: Record<string, unknown>): Record<string, unknown> {
+  const issue = body.issue as Record<string, unknown> | undefined
+  if (!issue) return body
+  const kept = Object.fromEntries(Object.entries(issue).filter(([name]) => name in Issue.shape))
+  return { ...body, issue: kept }
 }

@@ -20,6 +20,7 @@ import {
   oauthTokenChains,
   organizations,
   outbox,
+  releases,
   replayBatches,
   replaySessions,
   sessionTimelineEntries,
@@ -64,6 +65,8 @@ export interface Tenant {
   invitation: { id: string; token: string; email: string }
   /** Internal session ids (uuid) and the recorder's ids they were sent under. */
   sessions: { id: string; externalId: string }[]
+  /** Release names: `shared` (every tenant has one so named; sessions[0] ran it), `own` (sessions[1]). */
+  releases: { shared: string; own: string }
   /** [0] has a linked ticket and a status change in its history; [1] is plain. */
   issues: (typeof issues.$inferSelect)[]
   /** [0] active with a match, [1] paused. */
@@ -171,8 +174,22 @@ export async function seedTenant(db: Db, name: string): Promise<Tenant> {
     trail: (await analyzeEvents(events)).trail,
   })
 
+  // Releases (issue 36): one that every tenant has (the same name, each its own figures) and one
+  // of its own; the first session ran the shared one, the second its own.
+  const releaseNames = { shared: '1.0.0', own: `${name.toLowerCase()}-build` }
+  await db.insert(releases).values([
+    { organizationId: id, version: releaseNames.shared, semver: true },
+    { organizationId: id, version: releaseNames.own, semver: false },
+  ])
+  for (const [n, release] of [releaseNames.shared, releaseNames.own].entries())
+    await db
+      .update(replaySessions)
+      .set({ release, errorCount: n, automation: null })
+      .where(eq(replaySessions.id, sessions[n]!.id))
+
   const issueRows = [
     await seedIssue(db, id, {
+      firstRelease: releaseNames.shared,
       title: `${name} checkout crash`,
       ticketProvider: 'linear',
       ticketUrl: `https://linear.app/${name.toLowerCase()}/issue/ENG-1`,
@@ -248,6 +265,7 @@ export async function seedTenant(db: Db, name: string): Promise<Tenant> {
     consentId,
     invitation: { id: invitation.id, token: invitation.token, email: invitationEmail },
     sessions,
+    releases: releaseNames,
     issues: issueRows,
     signals: [activeNow!, paused],
     insights: insightRows,
@@ -299,6 +317,7 @@ const ORG_SCOPED: Record<string, OrgScopedTable> = {
   webhookEndpoints,
   webhookDeliveries,
   outbox,
+  releases,
   oauthConsents,
   oauthAuthorizationCodes,
   oauthTokenChains,

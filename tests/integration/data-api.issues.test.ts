@@ -108,13 +108,20 @@ describe('GET /api/v1/issues and /api/v1/issues/{id}: shapes', () => {
     const issue = single.issue as Body
     // priorityReason is our addition to the spec's single-issue shape (issue 15), and
     // firstRelease and lastRelease to both shapes, originalStack to the single one (issue 19),
-    // serverMessage to the single one (issue 20).
+    // serverMessage to the single one (issue 20), the resolution, the detail of releases and the
+    // reproduction runs (issue 36).
     expect(Object.keys(issue).sort()).toEqual(
       [
         ...listKeys,
+        'verifications',
         'aiVerified',
+        'oldReleaseOccurrences',
         'originalStack',
         'priorityReason',
+        'regression',
+        'resolvedAt',
+        'resolvedInNextRelease',
+        'resolvedInRelease',
         'serverMessage',
         'stepsToReplicate',
         'updatedAt',

@@ -2,11 +2,13 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { GET as getOpenApi } from '@/app/api/v1/openapi.json/route'
+import { issueActivities, issueSessions, replaySessions } from '@/db/schema'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
 import { createOrganization } from '@/lib/orgs/create-organization'
+import { upsertRelease } from '@/lib/releases/record-release'
 import { makeBatch } from '../fixtures/replay-batch'
-import { api, sourcemapsApi } from '../helpers/data-api'
+import { api, releasesApi, sourcemapsApi } from '../helpers/data-api'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { sendBatch } from '../helpers/ingest'
 import { seedInsight, seedIssue, seedOAuthToken, seedSignal } from '../helpers/seed'
@@ -76,6 +78,9 @@ describe('GET /api/v1/openapi.json', () => {
         // Source maps (issue 19)
         '/api/v1/sourcemaps',
         '/api/v1/sourcemaps/{release}',
+        // Releases and their health (issue 36)
+        '/api/v1/releases',
+        '/api/v1/releases/{version}',
         // Erasure of one person (issue 33)
         '/api/v1/erasures',
         '/api/v1/erasures/{erasureId}',
@@ -89,6 +94,9 @@ describe('GET /api/v1/openapi.json', () => {
         '/api/v1/audit-events',
         '/api/v1/retention',
         '/api/v1/sessions/{sessionId}/pin',
+        // Verification by reproduction (issue 36)
+        '/api/v1/issues/{issueId}/verifications',
+        '/api/v1/reproductions',
       ].sort(),
     )
     expect(Object.keys(document.paths['/api/v1/issues/{issueId}']!).sort()).toEqual(['get', 'patch'])
@@ -135,6 +143,49 @@ describe('GET /api/v1/openapi.json', () => {
       await api.patchIssue(read, issue.id, { status: 'resolved' }),
     )
     await expectDocumented('/api/v1/issues/{issueId}', 'patch', await api.patchIssue(write, issue.id, '{'))
+    // Resolve in a release (issue 36): the body's new fields, their 400, and the detail's shapes filled.
+    await upsertRelease(database.db, { organizationId: org, version: '2.0.0' })
+    await expectDocumented(
+      '/api/v1/issues/{issueId}',
+      'patch',
+      await api.patchIssue(write, issue.id, { status: 'resolved', inRelease: '2.0.0' }),
+    )
+    await expectDocumented(
+      '/api/v1/issues/{issueId}',
+      'patch',
+      await api.patchIssue(write, issue.id, { status: 'resolved', inRelease: '9.9.9' }),
+    )
+    const [old] = await database.db
+      .insert(replaySessions)
+      .values({
+        organizationId: org,
+        externalId: 'documented-old-release',
+        startedAt: new Date(),
+        lastActivityAt: new Date(),
+        entryUrl: 'https://shop.example/',
+        anonymousId: 'anon-documented',
+        release: '1.0.0',
+      })
+      .returning({ id: replaySessions.id })
+    await database.db.insert(issueSessions).values({
+      issueId: issue.id,
+      sessionId: old!.id,
+      organizationId: org,
+      firstOccurrenceAt: new Date(),
+      oldRelease: true,
+    })
+    await database.db.insert(issueActivities).values({
+      issueId: issue.id,
+      organizationId: org,
+      kind: 'regressed',
+      actorType: 'system',
+      metadata: { sessionId: old!.id, offsetMs: 0, release: '2.1.0', resolvedInRelease: '2.0.0' },
+    })
+    const detailed = await api.getIssue(read, issue.id)
+    expect(
+      ((await detailed.clone().json()) as { issue: { regression: unknown } }).issue.regression,
+    ).not.toBeNull()
+    await expectDocumented('/api/v1/issues/{issueId}', 'get', detailed)
     await expectDocumented(
       '/api/v1/issues/{issueId}/reproduction',
       'get',
@@ -150,6 +201,32 @@ describe('GET /api/v1/openapi.json', () => {
       'get',
       await api.getReproduction(null, issue.id),
     )
+    // Verification by reproduction (issue 36)
+    const guard = (await createKey(database.db, { organizationId: org, type: 'api', verifications: true }))
+      .key
+    const run = {
+      status: 'failed',
+      baseUrl: 'https://preview.example',
+      release: '3.2.0',
+      summary: 'Expected: 0',
+    }
+    const verifications = '/api/v1/issues/{issueId}/verifications'
+    await expectDocumented(verifications, 'post', await api.postVerification(guard, issue.id, run))
+    await expectDocumented(verifications, 'post', await api.postVerification(guard, 'nope', run))
+    await expectDocumented(verifications, 'post', await api.postVerification(read, issue.id, run))
+    await expectDocumented(
+      verifications,
+      'post',
+      await api.postVerification(guard, issue.id, { status: 'ok' }),
+    )
+    await expectDocumented('/api/v1/issues/{issueId}', 'get', await api.getIssue(read, issue.id))
+    await expectDocumented(
+      '/api/v1/reproductions',
+      'get',
+      await api.reproductions(read, { status: 'unresolved' }),
+    )
+    await expectDocumented('/api/v1/reproductions', 'get', await api.reproductions(read, { release: 'nope' }))
+    await expectDocumented('/api/v1/reproductions', 'get', await api.reproductions(guard))
     await expectDocumented('/api/v1/signals', 'get', await api.listSignals(read))
     await expectDocumented('/api/v1/insights', 'get', await api.listInsights(read))
     await expectDocumented('/api/v1/insights', 'get', await api.listInsights(read, { limit: 500 }))
@@ -168,6 +245,33 @@ describe('GET /api/v1/openapi.json', () => {
       'delete',
       await sourcemapsApi.deleteRelease(upload, 'v1'),
     )
+    // Releases and their health (issue 36)
+    await seedSession(database.db, org, { release: '1.0.0', errorCount: 1, userId: 'u-1' })
+    await seedSession(database.db, org, { release: '1.0.0', errorCount: null })
+    await expectDocumented(
+      '/api/v1/releases',
+      'post',
+      await releasesApi.declare(upload, { version: '1.0.0' }),
+    )
+    await expectDocumented(
+      '/api/v1/releases',
+      'post',
+      await releasesApi.declare(upload, { version: '1.0.0' }),
+    )
+    await expectDocumented(
+      '/api/v1/releases',
+      'post',
+      await releasesApi.declare(upload, { version: '1.1.0', deployedAt: '2026-01-01T00:00:00Z' }),
+    )
+    await expectDocumented('/api/v1/releases', 'post', await releasesApi.declare(upload, { version: '' }))
+    await expectDocumented('/api/v1/releases', 'post', await releasesApi.declare(read, { version: '2.0.0' }))
+    await expectDocumented('/api/v1/releases', 'get', await releasesApi.list(read, { limit: 1 }))
+    await expectDocumented('/api/v1/releases', 'get', await releasesApi.list(read, { limit: 101 }))
+    await expectDocumented('/api/v1/releases', 'get', await releasesApi.list(null))
+    await expectDocumented('/api/v1/releases/{version}', 'get', await releasesApi.get(read, '1.0.0'))
+    await expectDocumented('/api/v1/releases/{version}', 'get', await releasesApi.get(read, '1.1.0'))
+    await expectDocumented('/api/v1/releases/{version}', 'get', await releasesApi.get(read, '9.9.9'))
+    await expectDocumented('/api/v1/releases/{version}', 'get', await releasesApi.get(read, 'x'.repeat(201)))
   })
 
   it('describes a reproduction built from a real trail (issue 18), with its steps and limitations', async () => {

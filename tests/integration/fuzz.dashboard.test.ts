@@ -43,10 +43,14 @@ import {
 import { hashToken } from '@/lib/credentials/tokens'
 import { useDatabase } from '@/lib/db'
 import { ISSUE_NOT_FOUND } from '@/lib/issues/get-issue'
+import { RESOLVE_IN_NEXT_RELEASE, RESOLVE_IN_RELEASE } from '@/lib/issues/labels'
+import { INVALID_IN_RELEASE, UNSTORABLE_IN_RELEASE, unknownReleaseMessage } from '@/lib/issues/resolution'
 import { TICKET_REQUIRED } from '@/lib/issues/update-issue-status'
 import { INVALID_INVITATION } from '@/lib/members/invitation-link'
 import { useRateLimiter } from '@/lib/ratelimit'
+import { upsertRelease } from '@/lib/releases/record-release'
 import { SIGNAL_NOT_FOUND } from '@/lib/signals/get-signal'
+import { isStorableText } from '@/lib/validation'
 import type { Deliverer } from '@/lib/webhooks/deliver'
 import { MAX_ACTIVE_ENDPOINTS, MAX_CREATIONS_PER_HOUR } from '@/lib/webhooks/endpoints'
 import { WEBHOOK_EVENTS } from '@/lib/webhooks/events'
@@ -103,11 +107,15 @@ const recordingDeliverer: Deliverer = async (request) => {
   throw new Error(`unexpected webhook delivery to ${request.url}`)
 }
 
+/** Alpha's one release: "Resolved in release…" accepts it and refuses any other name. */
+const KNOWN_RELEASE = '1.0.0'
+
 beforeAll(async () => {
   database = await createTestDatabase()
   useDatabase(database)
   useDeliverer(recordingDeliverer)
   A = await seedTenant(database.db, 'Alpha')
+  await upsertRelease(database.db, { organizationId: A.id, version: KNOWN_RELEASE })
   B = await seedTenant(database.db, 'Beta')
   await settleCredentialTouches(database.db, A)
   await settleCredentialTouches(database.db, B)
@@ -830,11 +838,26 @@ const FORM_ACTIONS: FormAction[] = [
   {
     name: 'changeStatus (own issue)',
     fields: {
-      status: formValue(fc.oneof(fc.constantFrom(...ISSUE_STATUSES, 'Resolved', 'open'), hostileString)),
+      status: formValue(
+        fc.oneof(
+          fc.constantFrom(...ISSUE_STATUSES, 'Resolved', 'open', RESOLVE_IN_RELEASE, RESOLVE_IN_NEXT_RELEASE),
+          hostileString,
+        ),
+      ),
+      // Read only with "Resolved in release…" (issue 36).
+      inRelease: formValue(textField(fc.constantFrom(KNOWN_RELEASE, '2.0.0', 'x'.repeat(201)))),
     },
-    valid: { status: fc.constantFrom(...ISSUE_STATUSES) },
+    valid: { status: fc.constantFrom(...ISSUE_STATUSES, RESOLVE_IN_NEXT_RELEASE) },
     call: (previous, form) => changeStatusAction(A.issues[1]!.id, previous as null, form as FormData),
-    verdict: async ({ status }) => {
+    verdict: async ({ status, inRelease }) => {
+      if (status === RESOLVE_IN_NEXT_RELEASE) return { accept: true }
+      if (status === RESOLVE_IN_RELEASE) {
+        const release = inRelease ?? ''
+        if (release === '') return { refuse: 'Choose the release that contains the fix.' }
+        if (release.length > 200) return { refuse: INVALID_IN_RELEASE }
+        if (!isStorableText(release)) return { refuse: UNSTORABLE_IN_RELEASE }
+        return release === KNOWN_RELEASE ? { accept: true } : { refuse: unknownReleaseMessage(release) }
+      }
       if (!isOneOf(ISSUE_STATUSES, status)) return { refuse: STATUS_CHOICE }
       // The dashboard marks an issue In a ticket only when it has one (issue 34).
       const [row] = await database.db.select().from(issues).where(eq(issues.id, A.issues[1]!.id))
@@ -842,9 +865,13 @@ const FORM_ACTIONS: FormAction[] = [
         ? { refuse: TICKET_REQUIRED }
         : { accept: true }
     },
-    stored: async (_outcome, { status }) => {
+    stored: async (_outcome, { status, inRelease }) => {
       const [row] = await database.db.select().from(issues).where(eq(issues.id, A.issues[1]!.id))
-      expect(row!.status).toBe(status)
+      if (status === RESOLVE_IN_RELEASE)
+        expect(row).toMatchObject({ status: 'resolved', resolvedInRelease: inRelease })
+      else if (status === RESOLVE_IN_NEXT_RELEASE)
+        expect(row).toMatchObject({ status: 'resolved', resolvedInNextRelease: true })
+      else expect(row!.status).toBe(status)
     },
   },
   {

@@ -12,6 +12,8 @@ import { GET as getReproduction } from '@/app/api/v1/issues/[issueId]/reproducti
 import { GET as getIssue, PATCH as patchIssue } from '@/app/api/v1/issues/[issueId]/route'
 import { PUT as putTicket } from '@/app/api/v1/issues/[issueId]/ticket/route'
 import { GET as getIssues } from '@/app/api/v1/issues/route'
+import { GET as getReleaseRoute } from '@/app/api/v1/releases/[version]/route'
+import { GET as getReleasesRoute, POST as postReleaseRoute } from '@/app/api/v1/releases/route'
 import { GET as getRemaskingRoute } from '@/app/api/v1/remaskings/[remaskingId]/route'
 import { POST as postRemaskingRoute } from '@/app/api/v1/remaskings/route'
 import { GET as getRetention, PATCH as patchRetention } from '@/app/api/v1/retention/route'
@@ -20,13 +22,31 @@ import { GET as getSession } from '@/app/api/v1/sessions/[sessionId]/route'
 import { GET as getSessionTimeline } from '@/app/api/v1/sessions/[sessionId]/timeline/route'
 import { GET as getSessions } from '@/app/api/v1/sessions/route'
 import { GET as getSignals } from '@/app/api/v1/signals/route'
-import { dataExports, erasures, ISSUE_STATUSES, issueActivities, issues, remaskings } from '@/db/schema'
+import {
+  dataExports,
+  erasures,
+  ISSUE_STATUSES,
+  issueActivities,
+  issues,
+  releases,
+  remaskings,
+} from '@/db/schema'
 import { INVALID_STATUS } from '@/lib/api/params'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
+import {
+  INVALID_IN_NEXT_RELEASE,
+  INVALID_IN_RELEASE,
+  ONE_RESOLUTION,
+  RESOLVED_ONLY,
+  UNSTORABLE_IN_RELEASE,
+  unknownReleaseMessage,
+} from '@/lib/issues/resolution'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { INVALID_CURSOR } from '@/lib/pagination/cursor'
 import { useRateLimiter } from '@/lib/ratelimit'
+import { upsertRelease } from '@/lib/releases/record-release'
+import { isStorableText } from '@/lib/validation'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import {
   type Answer,
@@ -36,6 +56,7 @@ import {
   deeplyNested,
   forbidErrorLogs,
   fuzzRuns,
+  hasControlCharacter,
   headerValue,
   hostileBytes,
   hostileJson,
@@ -62,6 +83,8 @@ const NOT_FOUND = 'Issue not found'
 const BAD_JSON = 'Request body must be valid JSON'
 const TOO_LARGE = 'Request body too large: at most 64 KiB'
 const limitMessage = (max: number) => `limit must be an integer between 1 and ${max}`
+/** The organization's one release: resolving in it succeeds, in any other name is a 400. */
+const KNOWN_RELEASE = '1.0.0'
 
 let database: TestDatabase
 let writeKey: string
@@ -82,6 +105,7 @@ beforeAll(async () => {
   oauthToken = (await seedOAuthToken(database.db, org, { scope: 'read:service write:issues' })).token
   issueId = (await seedIssue(database.db, org)).id
   foreignIssueId = (await seedIssue(database.db, other)).id
+  await upsertRelease(database.db, { organizationId: org, version: KNOWN_RELEASE })
   await seedIssues(database.db, org, 5)
   await seedSignal(database.db, org)
   await seedInsight(database.db, org)
@@ -342,6 +366,31 @@ const patchBody: fc.Arbitrary<string | Uint8Array> = fc.oneof(
       JSON.stringify(ownEntries([['status', status], ...Object.entries(pollution)])),
     ),
   // `__proto__` carrying the status: must not count as an own `status`.
+  // Resolve in a release (issue 36): the optional fields with right and wrong values.
+  fc
+    .record(
+      {
+        status: fc.constantFrom(...ISSUE_STATUSES),
+        inRelease: fc.oneof(
+          hostileJson,
+          fc.constantFrom(
+            KNOWN_RELEASE,
+            '1.0.1',
+            '',
+            'x'.repeat(200),
+            'x'.repeat(201),
+            '1.0\u0000',
+            '\ud800',
+          ),
+        ),
+        inNextRelease: fc.oneof(hostileJson, fc.boolean()),
+      },
+      { requiredKeys: ['status'] },
+    )
+    .map((v) => JSON.stringify(v)),
+  fc
+    .constantFrom(...ISSUE_STATUSES)
+    .map((status) => `{"__proto__":{"inRelease":"${status}","status":"${status}"}}`),
   fc.constantFrom(...ISSUE_STATUSES).map((status) => `{"__proto__":{"status":"${status}"}}`),
   fc.constantFrom(...ISSUE_STATUSES).map((status) => `{"constructor":{"prototype":{"status":"${status}"}}}`),
   hostileBytes,
@@ -368,7 +417,26 @@ function expectedPatch(
       : undefined
   if (typeof status !== 'string' || !(ISSUE_STATUSES as readonly string[]).includes(status))
     return { status: 400, message: INVALID_STATUS }
+  // The resolution's own checks come before the issue is looked up; whether its release exists, after.
+  const own = (name: string) =>
+    Object.hasOwn(parsed as object, name) ? (parsed as Record<string, unknown>)[name] : undefined
+  const inRelease = own('inRelease')
+  const inNextRelease = own('inNextRelease')
+  if (inNextRelease !== undefined && typeof inNextRelease !== 'boolean')
+    return { status: 400, message: INVALID_IN_NEXT_RELEASE }
+  if (
+    inRelease !== undefined &&
+    (typeof inRelease !== 'string' || inRelease.length < 1 || inRelease.length > 200)
+  )
+    return { status: 400, message: INVALID_IN_RELEASE }
+  if (typeof inRelease === 'string' && !isStorableText(inRelease))
+    return { status: 400, message: UNSTORABLE_IN_RELEASE }
+  const named = inRelease !== undefined || inNextRelease === true
+  if (named && status !== 'resolved') return { status: 400, message: RESOLVED_ONLY }
+  if (inRelease !== undefined && inNextRelease === true) return { status: 400, message: ONE_RESOLUTION }
   if (!namesOurIssue(segment)) return { status: 404, message: NOT_FOUND }
+  if (typeof inRelease === 'string' && inRelease !== KNOWN_RELEASE)
+    return { status: 400, message: unknownReleaseMessage(inRelease) }
   return { status: 200, to: status }
 }
 
@@ -1203,6 +1271,129 @@ describe('re-maskings with hostile input', () => {
         expect(jsonOf(answer)).toEqual({ error: 'Re-masking not found' })
       }),
       fuzzRuns(80),
+    )
+  })
+})
+
+// Releases (issue 36): hostile queries, path segments and declarations answer 200/201, a spec
+// 400 or 404, and a refused declaration stores nothing.
+describe('releases with hostile input', () => {
+  let org: string
+  let readToken: string
+  let releaseKey: string
+  const OURS = ['1.0.0', 'build 7/main', 'é-\u{1F600}']
+  const auth = (token: string) => ({ authorization: `Bearer ${token}` })
+  const releaseRows = async () =>
+    (
+      await database.db
+        .select({ version: releases.version, deployedAt: releases.deployedAt })
+        .from(releases)
+        .where(eq(releases.organizationId, org))
+        .orderBy(asc(releases.version))
+    ).map((row) => `${row.version}@${row.deployedAt?.toISOString()}`)
+
+  beforeAll(async () => {
+    org = (await createOrganization(database.db, { name: 'Fuzz releases' })).id
+    readToken = (await createKey(database.db, { organizationId: org, type: 'api' })).key
+    releaseKey = (await createKey(database.db, { organizationId: org, type: 'api', sourcemaps: true })).key
+    for (const version of OURS)
+      await database.db.insert(releases).values({ organizationId: org, version, semver: false })
+    await seedSession(database.db, org, { release: '1.0.0', errorCount: 1 })
+  })
+
+  it('GET /api/v1/releases answers a page or 400 {error} to any query', async () => {
+    const param = fc.constantFrom('limit', 'cursor', 'other')
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(param, hostileString), { maxLength: 4 }), async (pairs) => {
+        const query = new URLSearchParams()
+        for (const [name, value] of pairs) query.append(name, value)
+        const answer = await answerOf('GET /api/v1/releases', () =>
+          getReleasesRoute(new Request(`${BASE}/api/v1/releases?${query}`, { headers: auth(readToken) })),
+        )
+        if (answer.status === 200) {
+          const page = jsonOf(answer) as { releases: { version: string }[]; order: string }
+          for (const release of page.releases) expect(OURS).toContain(release.version)
+          expect(page.order).toBe('seen')
+        } else {
+          expect(answer.status, answer.text.slice(0, 300)).toBe(400)
+          expect(jsonOf(answer)).toEqual({ error: expect.any(String) })
+        }
+      }),
+      fuzzRuns(120),
+    )
+  })
+
+  it('GET /api/v1/releases/<segment> is 200 for our releases only, else 404 or 400 for a name no release can have', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(hostileString, fc.constantFrom(...OURS)), async (version) => {
+        const answer = await answerOf('GET /api/v1/releases/{version}', () =>
+          getReleaseRoute(
+            new Request(`${BASE}/api/v1/releases/${inPath(version)}`, { headers: auth(readToken) }),
+            { params: Promise.resolve({ version }) },
+          ),
+        )
+        if (OURS.includes(version)) {
+          expect(answer.status).toBe(200)
+          expect(jsonOf(answer)).toMatchObject({ release: { version } })
+        } else if (version.length === 0 || version.length > 200 || !storableText(version)) {
+          expect(answer.status, answer.text.slice(0, 300)).toBe(400)
+          expect(jsonOf(answer)).toEqual({ error: expect.any(String) })
+        } else expectError(answer, 404, 'Release not found')
+      }),
+      fuzzRuns(120),
+    )
+  })
+
+  it('POST /api/v1/releases declares only a valid name and deploy time; anything else is 400 and stores nothing', async () => {
+    const soon = () => new Date(Date.now() + 60_000).toISOString()
+    const declaration = fc.record(
+      {
+        version: fc.oneof(hostileString, fc.constantFrom('2.0.0', 'main-abc123', '1.0.0'), hostileJson),
+        deployedAt: fc.oneof(
+          hostileString,
+          hostileJson,
+          fc.constantFrom('2026-01-01T00:00:00Z', '1999-12-31T23:59:59Z', '2999-01-01T00:00:00Z', 'now'),
+          fc.constant(null).map(() => soon()),
+        ),
+      },
+      { requiredKeys: [] },
+    )
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          declaration.map((b) => JSON.stringify(b)),
+          pollutionPayload.map((b) => JSON.stringify(b)),
+          hostileBytes,
+        ),
+        async (body) => {
+          const before = await releaseRows()
+          const answer = await answerOf('POST /api/v1/releases', () =>
+            postReleaseRoute(
+              new Request(`${BASE}/api/v1/releases`, {
+                method: 'POST',
+                headers: { ...auth(releaseKey), 'content-type': 'application/json' },
+                body: typeof body === 'string' ? body : new Uint8Array(body),
+              }),
+            ),
+          )
+          if (answer.status === 200 || answer.status === 201) {
+            const sent = JSON.parse(body as string) as { version: string; deployedAt?: string | null }
+            expect(typeof sent.version).toBe('string')
+            expect(sent.version.length >= 1 && sent.version.length <= 200).toBe(true)
+            expect(storableText(sent.version) && !hasControlCharacter(sent.version)).toBe(true)
+            expect(jsonOf(answer)).toMatchObject({ release: { version: sent.version } })
+            expect(answer.status === 201).toBe(!before.some((row) => row.startsWith(`${sent.version}@`)))
+            return
+          }
+          if (answer.status === 413) expect(jsonOf(answer)).toEqual({ error: TOO_LARGE })
+          else {
+            expect(answer.status, answer.text.slice(0, 200)).toBe(400)
+            expect(jsonOf(answer)).toEqual({ error: expect.any(String) })
+          }
+          expect(await releaseRows()).toEqual(before)
+        },
+      ),
+      fuzzRuns(120),
     )
   })
 })

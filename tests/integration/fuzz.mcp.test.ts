@@ -167,11 +167,12 @@ async function issueState(): Promise<string> {
 const TOOL_FIELDS: Record<string, string[]> = {
   list_issues: ['limit', 'cursor', 'status'],
   get_issue: ['issueId'],
-  update_issue: ['issueId', 'status'],
+  update_issue: ['issueId', 'status', 'inRelease', 'inNextRelease'],
   list_signals: ['limit', 'cursor'],
   list_insights: ['limit', 'cursor'],
   add_issue_note: ['issueId', 'text'],
   link_issue_ticket: ['issueId', 'provider', 'url', 'identifier'],
+  report_reproduction_result: ['issueId', 'status', 'baseUrl', 'release', 'summary', 'durationMs'],
 }
 
 /** The tables a successful call of a write tool may add rows to: its history and its event. */
@@ -179,6 +180,7 @@ const WRITES: Record<string, string[]> = {
   update_issue: ['issueActivities', 'outbox'],
   add_issue_note: ['issueActivities'],
   link_issue_ticket: ['issueActivities', 'outbox'],
+  report_reproduction_result: ['issueVerifications', 'issueActivities', 'outbox'],
 }
 
 /**

@@ -79,7 +79,7 @@ import { deliveryLog } from '@/lib/webhooks/log'
 import { useDeliverer } from '@/lib/webhooks/runtime'
 import { sendTestEvent } from '@/lib/webhooks/send-test'
 import { recorderBatches } from '../helpers/batches'
-import { api } from '../helpers/data-api'
+import { api, releasesApi } from '../helpers/data-api'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { sendBatch } from '../helpers/ingest'
 import {
@@ -374,6 +374,43 @@ describe.each(BEARERS)('MCP with A’s $name', ({ token, write }) => {
       expect(refused.isError, tool).toBe(true)
       expect(textOf(refused), tool).toBe(INVALID_CURSOR)
     }
+  })
+})
+
+// Releases (issue 36): B's releases are not found, lists never show them, and a release name both
+// organizations use answers A's own figures only.
+describe.each(BEARERS)('releases in the Data API with A’s $name', ({ token }) => {
+  it('GET of B’s own release (and of B ids of other kinds) is 404 Release not found', async () => {
+    for (const [what, version] of [['B release', B.releases.own] as [string, string], ...bIds()]) {
+      const response = await releasesApi.get(token(A), version)
+      expect(response.status, what).toBe(404)
+      expect(await body(response), what).toEqual({ error: 'Release not found' })
+    }
+  })
+
+  it('the list holds A’s releases only, and the shared name answers A’s figures', async () => {
+    const response = await releasesApi.list(token(A), { limit: 100 })
+    expect(response.status).toBe(200)
+    const listed = (await body(response)).releases as {
+      version: string
+      sessions: number
+      newIssues: number
+    }[]
+    expect(listed.map((r) => r.version).sort()).toEqual([A.releases.shared, A.releases.own].sort())
+    expect(JSON.stringify(listed)).not.toContain(B.releases.own)
+    // B ran the shared name too, with its own session and issue: not counted for A.
+    expect(listed.find((r) => r.version === A.releases.shared)).toMatchObject({ sessions: 1, newIssues: 1 })
+    const detail = (await body(await releasesApi.get(token(A), A.releases.shared))).release as {
+      issues: { new: { id: string }[]; seen: { id: string }[] }
+    }
+    expect(ids(detail.issues.new)).toEqual([A.issues[0]!.id])
+    expect(ids(detail.issues.seen).sort()).toEqual(ids(A.issues).sort())
+  })
+
+  it('declaring a release needs write:sourcemaps', async () => {
+    const response = await releasesApi.declare(token(A), { version: B.releases.own })
+    expect(response.status).toBe(403)
+    expect(await body(response)).toEqual({ error: 'Missing required scope: write:sourcemaps' })
   })
 })
 
@@ -1033,6 +1070,24 @@ describe('re-masking across organizations', () => {
     const theirs = await get(otherKey)
     expect(theirs.status).toBe(404)
     expect(await body(theirs)).toEqual({ error: 'Re-masking not found' })
+  })
+})
+
+// After the dashboard's checks of A's keys: this adds one.
+describe('declaring a release with A’s release key', () => {
+  it('B’s release name becomes A’s own release; B’s is untouched (checked at the end)', async () => {
+    const releaseKey = (await createKey(database.db, { organizationId: A.id, type: 'api', sourcemaps: true }))
+      .key
+    const response = await releasesApi.declare(releaseKey, {
+      version: B.releases.own,
+      deployedAt: '2026-01-01T00:00:00Z',
+    })
+    expect(response.status).toBe(201)
+    expect((await body(response)).release).toMatchObject({ version: B.releases.own, sessions: 0 })
+    const cursorOfB = (await body(await releasesApi.list(B.oauth.read.token, { limit: 1 }))).nextCursor
+    const refused = await releasesApi.list(A.oauth.read.token, { limit: 1, cursor: String(cursorOfB) })
+    expect(refused.status).toBe(400)
+    expect(await body(refused)).toEqual({ error: INVALID_CURSOR })
   })
 })
 

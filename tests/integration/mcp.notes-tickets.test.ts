@@ -2,15 +2,15 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { issueActivities, outbox } from '@/db/schema'
+import { issueActivities, issueVerifications, outbox } from '@/db/schema'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { EVENTS } from '@/lib/outbox/events'
-import { api } from '../helpers/data-api'
+import { api, withoutDetail } from '../helpers/data-api'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { freezeRateLimitClock } from '../helpers/frozen-rate-limit'
-import { connectClient, type McpTestServer, startMcpServer, textOf } from '../helpers/mcp'
+import { connectClient, type McpTestServer, marked, startMcpServer, textOf } from '../helpers/mcp'
 import { seedIssue, seedOAuthToken } from '../helpers/seed'
 
 /**
@@ -166,7 +166,9 @@ describe('link_issue_ticket', () => {
       const client = await connect(tokens[which])
       const result = await call(client, 'link_issue_ticket', { issueId: issue.id, ...ticket })
       expect(result.isError, textOf(result)).toBeFalsy()
-      expect(result.structuredContent).toEqual(await json(await api.getIssue(tokens[which], issue.id)))
+      expect(result.structuredContent).toEqual(
+        withoutDetail(await json(await api.getIssue(tokens[which], issue.id))),
+      )
       expect((result.structuredContent as { issue: Body }).issue).toMatchObject({
         status: 'ticket_created',
         ticketProvider: 'Linear',
@@ -239,5 +241,96 @@ describe('link_issue_ticket', () => {
     expect(
       await database.db.select().from(issueActivities).where(eq(issueActivities.issueId, issue.id)),
     ).toEqual([])
+  })
+})
+
+describe('report_reproduction_result', () => {
+  const run = {
+    status: 'failed',
+    baseUrl: 'https://preview.example.com',
+    release: '3.2.0',
+    summary: 'Expected: 0',
+  }
+
+  async function runsOf(issueId: string) {
+    return database.db.select().from(issueVerifications).where(eq(issueVerifications.issueId, issueId))
+  }
+
+  it.each([
+    ['an OAuth token with write:issues', 'oauthWrite', 'oauth_client'],
+    ['a svc_api_ write key', 'apiWrite', 'credential'],
+  ] as const)(
+    'with %s: records the run as an agent’s, shown on get_issue and GET',
+    async (_who, which, actorType) => {
+      const issue = await seedIssue(database.db, orgId, { status: 'resolved' })
+      const client = await connect(tokens[which])
+      const result = await call(client, 'report_reproduction_result', {
+        issueId: issue.id,
+        ...run,
+        durationMs: 42,
+      })
+      expect(result.isError, textOf(result)).toBeFalsy()
+      const { verification } = result.structuredContent as { verification: Body }
+      expect(verification).toMatchObject({ ...run, durationMs: 42, runner: 'agent' })
+      const detail = (await json(await api.getIssue(tokens[which], issue.id))).issue as Body
+      expect(detail.verifications).toEqual([verification])
+      const got = await call(client, 'get_issue', { issueId: issue.id })
+      expect((got.structuredContent as { issue: Body }).issue.verifications).toEqual([verification])
+      // The runner's words are marked; our own words and ids are not.
+      const text = marked(result)
+      expect(text.spans).toEqual(['3.2.0', 'https://preview.example.com', 'Expected: 0'])
+      expect(text.outside).toContain(`Recorded on issue ${issue.id}.`)
+      expect(text.outside).toContain('Reproduction still fails')
+      expect(marked(got).outside).toContain('Verification (latest first):')
+      expect((await runsOf(issue.id)).map((row) => [row.actorType, row.runner])).toEqual([
+        [actorType, 'agent'],
+      ])
+      // A failed run sends no issue.verified; a passed one does.
+      await call(client, 'report_reproduction_result', {
+        issueId: issue.id,
+        status: 'passed',
+        baseUrl: run.baseUrl,
+      })
+      const events = (
+        await database.db.select().from(outbox).where(eq(outbox.name, EVENTS.issueVerified))
+      ).filter((e) => (e.payload as { issueId?: string }).issueId === issue.id)
+      expect(events.map((e) => (e.payload as Body).runner)).toEqual(['agent'])
+    },
+  )
+
+  it.each([
+    ['a legacy svc_mcp_ key', 'legacy'],
+    ['an OAuth token without write:issues', 'oauthRead'],
+  ] as const)('with %s: the missing-scope error, nothing stored', async (_who, which) => {
+    const issue = await seedIssue(database.db, orgId)
+    const result = await call(await connect(tokens[which]), 'report_reproduction_result', {
+      issueId: issue.id,
+      ...run,
+    })
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toBe('Missing required scope: write:issues')
+    expect(await runsOf(issue.id)).toEqual([])
+  })
+
+  it('refuses bad arguments and foreign issues with the Data API’s messages', async () => {
+    const issue = await seedIssue(database.db, orgId)
+    const foreign = await seedIssue(database.db, otherOrg)
+    const client = await connect(tokens.oauthWrite)
+    for (const args of [
+      { issueId: issue.id, ...run, baseUrl: 'javascript:alert(1)' },
+      { issueId: issue.id, ...run, baseUrl: 'https://u:p@preview.example.com' },
+      { issueId: issue.id, ...run, durationMs: -5 },
+      { issueId: issue.id, ...run, summary: 'x'.repeat(4001) },
+      { issueId: foreign.id, ...run },
+      { issueId: 'nope', ...run },
+    ]) {
+      const result = await call(client, 'report_reproduction_result', args)
+      expect(result.isError, JSON.stringify(args).slice(0, 80)).toBe(true)
+      const { issueId, ...body } = args
+      const key = (await createKey(database.db, { organizationId: orgId, type: 'api', verifications: true }))
+        .key
+      expect(textOf(result)).toBe((await json(await api.postVerification(key, issueId, body))).error)
+    }
+    expect(await runsOf(issue.id)).toEqual([])
   })
 })

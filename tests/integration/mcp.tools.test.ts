@@ -1,11 +1,14 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { issueSessions, replaySessions } from '@/db/schema'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
+import { RESOLVED_ONLY, unknownReleaseMessage } from '@/lib/issues/resolution'
 import { createOrganization } from '@/lib/orgs/create-organization'
+import { upsertRelease } from '@/lib/releases/record-release'
 import packageJson from '@/package.json'
-import { api } from '../helpers/data-api'
+import { api, withoutDetail } from '../helpers/data-api'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { connectClient, type McpTestServer, marked, startMcpServer, textOf } from '../helpers/mcp'
 import { seedInsight, seedIssue, seedIssues, seedOAuthToken, seedSignal } from '../helpers/seed'
@@ -35,6 +38,8 @@ afterAll(async () => {
 
 type Body = Record<string, unknown>
 const json = async (response: Response) => (await response.json()) as Body
+/** GET's answer without what only the single read adds (issue 36): update_issue answers the issue itself. */
+const issueAnswer = async (response: Response) => withoutDetail(await json(response))
 
 async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
   return (await client.callTool({ name, arguments: args })) as CallToolResult
@@ -54,6 +59,7 @@ describe('tools/list', () => {
       'list_issues',
       'get_issue',
       'get_issue_reproduction',
+      'report_reproduction_result',
       'update_issue',
       'list_signals',
       'list_insights',
@@ -69,6 +75,7 @@ describe('tools/list', () => {
       'list_issues',
       'get_issue',
       'get_issue_reproduction',
+      'report_reproduction_result',
       'update_issue',
       'list_signals',
       'list_insights',
@@ -115,7 +122,13 @@ describe('tools/list', () => {
 
   it('annotates reads as read-only and idempotent, and update_issue as an idempotent, non-destructive write', async () => {
     const { tools } = await reader.listTools()
-    const writes = ['update_issue', 'add_issue_note', 'link_issue_ticket', 'create_ticket']
+    const writes = [
+      'update_issue',
+      'add_issue_note',
+      'link_issue_ticket',
+      'create_ticket',
+      'report_reproduction_result',
+    ]
     for (const tool of tools.filter((t) => !writes.includes(t.name)))
       expect(tool.annotations, tool.name).toMatchObject({
         readOnlyHint: true,
@@ -274,7 +287,7 @@ describe('update_issue', () => {
       const client = await connectClient(server.url, token)
       const result = await call(client, 'update_issue', { issueId: issue.id, status: 'resolved' })
       expect(result.isError, token.slice(0, 8)).toBeFalsy()
-      expect(result.structuredContent).toEqual(await json(await api.getIssue(token, issue.id)))
+      expect(result.structuredContent).toEqual(await issueAnswer(await api.getIssue(token, issue.id)))
       expect(textOf(result)).toMatch(/^Status is now resolved\./)
       // the same status again changes nothing (idempotent)
       const again = await call(client, 'update_issue', { issueId: issue.id, status: 'resolved' })
@@ -285,6 +298,101 @@ describe('update_issue', () => {
       expect(textOf(refused)).toBe('Issue not found')
       await client.close()
     }
+  })
+
+  it('resolves in a release or the next one (OAuth token or svc_api_ write key), in the Data API words', async () => {
+    const oauth = (await seedOAuthToken(database.db, orgA, { scope: 'read:service write:issues' })).token
+    const key = (await createKey(database.db, { organizationId: orgA, type: 'api', write: true })).key
+    await upsertRelease(database.db, { organizationId: orgA, version: '3.2.0' })
+    for (const token of [oauth, key]) {
+      const client = await connectClient(server.url, token)
+      const inRelease = await seedIssue(database.db, orgA)
+      const result = await call(client, 'update_issue', {
+        issueId: inRelease.id,
+        status: 'resolved',
+        inRelease: '3.2.0',
+      })
+      expect(result.isError, token.slice(0, 8)).toBeFalsy()
+      expect(result.structuredContent).toEqual(await issueAnswer(await api.getIssue(token, inRelease.id)))
+      expect(result.structuredContent).toMatchObject({
+        issue: { status: 'resolved', resolvedInRelease: '3.2.0' },
+      })
+      // The release name is caller-sent text, so it is marked.
+      expect(textOf(result)).toMatch(
+        /^Status is now resolved in release <untrusted-data[^>]*>3\.2\.0<\/untrusted-data[^>]*>\./,
+      )
+
+      const next = await seedIssue(database.db, orgA)
+      const waiting = await call(client, 'update_issue', {
+        issueId: next.id,
+        status: 'resolved',
+        inNextRelease: true,
+      })
+      expect(waiting.structuredContent).toMatchObject({
+        issue: { resolvedInRelease: null, resolvedInNextRelease: true },
+      })
+      expect(textOf(waiting)).toMatch(
+        /^Status is now resolved in the next release \(the first release seen after /,
+      )
+
+      const unknown = await call(client, 'update_issue', {
+        issueId: next.id,
+        status: 'resolved',
+        inRelease: '9.9.9',
+      })
+      expect(unknown.isError).toBe(true)
+      expect(textOf(unknown)).toBe(unknownReleaseMessage('9.9.9'))
+      const mismatched = await call(client, 'update_issue', {
+        issueId: next.id,
+        status: 'unresolved',
+        inNextRelease: true,
+      })
+      expect(mismatched.isError).toBe(true)
+      expect(textOf(mismatched)).toBe(RESOLVED_ONLY)
+      expect(((await json(await api.getIssue(token, next.id))).issue as Body).status).toBe('resolved')
+      await client.close()
+    }
+  })
+})
+
+describe('get_issue after a fix in a release', () => {
+  it('says which older releases were seen after the fix, and that they are not regressions', async () => {
+    await upsertRelease(database.db, { organizationId: orgA, version: '3.1.0' })
+    await upsertRelease(database.db, { organizationId: orgA, version: '3.2.0' })
+    const issue = await seedIssue(database.db, orgA, {
+      status: 'resolved',
+      resolvedInRelease: '3.2.0',
+      resolvedAt: new Date(Date.now() - 60_000),
+    })
+    for (let i = 0; i < 2; i++) {
+      const [session] = await database.db
+        .insert(replaySessions)
+        .values({
+          organizationId: orgA,
+          externalId: `old-${issue.id}-${i}`,
+          startedAt: new Date(),
+          lastActivityAt: new Date(),
+          entryUrl: 'https://shop.example/',
+          anonymousId: `anon-${i}`,
+          release: '3.1.0',
+        })
+        .returning({ id: replaySessions.id })
+      await database.db.insert(issueSessions).values({
+        issueId: issue.id,
+        sessionId: session!.id,
+        organizationId: orgA,
+        firstOccurrenceAt: new Date(),
+        oldRelease: true,
+      })
+    }
+    const result = await call(reader, 'get_issue', { issueId: issue.id })
+    expect(result.structuredContent).toEqual(await json(await api.getIssue(readToken, issue.id)))
+    expect(result.structuredContent).toMatchObject({
+      issue: { oldReleaseOccurrences: [{ release: '3.1.0', sessions: 2 }], regression: null },
+    })
+    expect(textOf(result)).toMatch(
+      /Seen in <untrusted-data[^>]*>3\.1\.0<\/untrusted-data[^>]*> after the fix in <untrusted-data[^>]*>3\.2\.0<\/untrusted-data[^>]*>: 2 sessions, not a regression/,
+    )
   })
 })
 
@@ -361,7 +469,7 @@ describe('stored free text comes between untrusted-data markers', () => {
     expect(textOf(updated)).toMatch(/^Status is now transient\.\n\nText between untrusted-data markers/)
     expect(afterUpdate.spans).toEqual(spans)
     expect(untrustedWords(textOf(updated))).toBe(2 * spans.length + 1)
-    expect(updated.structuredContent).toEqual(await json(await api.getIssue(token, issue.id)))
+    expect(updated.structuredContent).toEqual(await issueAnswer(await api.getIssue(token, issue.id)))
 
     const list = await call(client, 'list_issues')
     const listed = marked(list)

@@ -124,6 +124,8 @@ const DASHBOARD_PAGES = [
   '/sessions',
   '/signals',
   '/insights',
+  '/releases',
+  `/releases/${encodeURIComponent('web/2026.11 #5')}`,
   '/settings',
   '/settings/keys',
   '/settings/webhooks',

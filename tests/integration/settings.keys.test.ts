@@ -62,6 +62,38 @@ describe('keys created from the settings page', () => {
     expect(await listKeys(database.db, { organizationId })).toHaveLength(before)
   })
 
+  it('makes an upload-only key with "Allow reproduction results", combinable with source maps only', async () => {
+    const key = (options: {
+      allowStatusUpdates?: boolean
+      allowSourcemapUploads?: boolean
+      allowPrivacyRequests?: boolean
+    }) =>
+      createDashboardKey(database.db, {
+        organizationId,
+        createdByUserId: userId,
+        type: 'api',
+        name: 'Release guard',
+        allowStatusUpdates: options.allowStatusUpdates ?? false,
+        allowSourcemapUploads: options.allowSourcemapUploads,
+        allowPrivacyRequests: options.allowPrivacyRequests,
+        allowReproductionResults: true,
+        createdByRole: 'owner',
+      })
+    const guard = await key({})
+    expect(guard.scopes).toEqual(['write:verifications'])
+    expect((await resolveBearer(database.db, `Bearer ${guard.key}`))?.scopes).toEqual(['write:verifications'])
+    expect((await key({ allowSourcemapUploads: true })).scopes).toEqual([
+      'write:sourcemaps',
+      'write:verifications',
+    ])
+    const before = (await listKeys(database.db, { organizationId })).length
+    await expect(key({ allowStatusUpdates: true })).rejects.toThrow(
+      'A reproduction result key can only report reproduction results (and upload source maps): untick “Allow issue status updates”',
+    )
+    await expect(key({ allowPrivacyRequests: true })).rejects.toThrow('untick “Allow privacy requests”')
+    expect(await listKeys(database.db, { organizationId })).toHaveLength(before)
+  })
+
   it('makes a public ingest key that the ingest endpoint accepts (the status option does not apply)', async () => {
     const ingest = await create('ingest', 'Website', true)
     expect(ingest).toMatchObject({ type: 'ingest', scopes: ['ingest'], name: 'Website' })

@@ -99,6 +99,30 @@ describe('admin key:create --sourcemaps', () => {
   })
 })
 
+describe('admin key:create --verifications', () => {
+  it('makes an upload-only key for reproduction results, with source maps or alone, never with write or privacy', async () => {
+    const alone = await cli('key:create', '--org', orgId, '--type', 'api', '--verifications')
+    expect(alone.json).toMatchObject({ type: 'api', scopes: ['write:verifications'] })
+    const ci = await cli('key:create', '--org', orgId, '--type', 'api', '--verifications', '--sourcemaps')
+    expect(ci.json).toMatchObject({ scopes: ['write:sourcemaps', 'write:verifications'] })
+    const [row] = await database.db
+      .select()
+      .from(credentials)
+      .where(eq(credentials.id, String(ci.json!.id)))
+    expect(row!.scopes).toEqual(['write:sourcemaps', 'write:verifications'])
+    const before = await database.db.select().from(credentials).where(eq(credentials.organizationId, orgId))
+    const ingest = await cli('key:create', '--org', orgId, '--type', 'ingest', '--verifications')
+    expect(ingest.stderr).toContain('Only api keys can report reproduction results (--verifications)')
+    const write = await cli('key:create', '--org', orgId, '--type', 'api', '--verifications', '--write')
+    expect(write.stderr).toContain('create a separate key for issue status updates (--write)')
+    const privacy = await cli('key:create', '--org', orgId, '--type', 'api', '--verifications', '--privacy')
+    expect(privacy.stderr).toContain('create a separate key for privacy requests (--privacy)')
+    expect([ingest.code, write.code, privacy.code]).toEqual([1, 1, 1])
+    const after = await database.db.select().from(credentials).where(eq(credentials.organizationId, orgId))
+    expect(after).toHaveLength(before.length)
+  })
+})
+
 describe('admin sourcemaps:upload', () => {
   it('uploads the maps of a build folder with their minified files, as the API does', async () => {
     const dir = buildFolder({

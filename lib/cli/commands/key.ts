@@ -5,12 +5,15 @@ import { type CliCommand, optionalString, requireString } from '../command'
 export const keyCreate: CliCommand = {
   name: 'key:create',
   summary: 'Create an ingest (svc_pk_), Data API (svc_api_) or legacy MCP (svc_mcp_) key',
-  usage: 'key:create --org ID --type ingest|api|mcp [--write] [--privacy] [--sourcemaps] [--name N]',
+  usage:
+    'key:create --org ID --type ingest|api|mcp [--write] [--privacy] [--sourcemaps] [--verifications] [--name N]',
   options: {
     org: { type: 'string' },
     type: { type: 'string' },
     write: { type: 'boolean' },
     sourcemaps: { type: 'boolean' },
+    // write:verifications: reproduction results from CI (docs/releases.md#verification).
+    verifications: { type: 'boolean' },
     // write:privacy: erasures, exports, re-masking and the audit trail (docs/privacy.md).
     privacy: { type: 'boolean' },
     name: { type: 'string' },
@@ -21,6 +24,7 @@ export const keyCreate: CliCommand = {
       type: requireString(values, 'type', this.usage),
       write: values.write === true,
       sourcemaps: values.sourcemaps === true,
+      verifications: values.verifications === true,
       privacy: values.privacy === true,
       name: optionalString(values, 'name'),
     })

@@ -9,6 +9,7 @@ import { listInsightsTool } from './list-insights'
 import { listIssuesTool } from './list-issues'
 import { listSessionsTool } from './list-sessions'
 import { listSignalsTool } from './list-signals'
+import { reportReproductionResultTool } from './report-reproduction-result'
 import { updateIssueTool } from './update-issue'
 
 /** Every tool the MCP endpoint offers, in the order tools/list shows them. */
@@ -16,6 +17,7 @@ export const TOOLS: readonly McpTool[] = [
   listIssuesTool,
   getIssueTool,
   getIssueReproductionTool,
+  reportReproductionResultTool,
   updateIssueTool,
   listSignalsTool,
   listInsightsTool,

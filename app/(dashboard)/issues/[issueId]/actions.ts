@@ -5,8 +5,14 @@ import { z } from 'zod'
 import { type ActionResult, memberAction } from '@/lib/http/actions'
 import { createTicket } from '@/lib/integrations/create-ticket'
 import { addIssueNote } from '@/lib/issues/issue-notes'
-import { ISSUE_STATUS_LABELS, ISSUE_STATUS_LIST } from '@/lib/issues/labels'
+import {
+  ISSUE_STATUS_LABELS,
+  ISSUE_STATUS_LIST,
+  RESOLVE_IN_NEXT_RELEASE,
+  RESOLVE_IN_RELEASE,
+} from '@/lib/issues/labels'
 import { linkTicket, unlinkTicket } from '@/lib/issues/link-ticket'
+import { parseResolution } from '@/lib/issues/resolution'
 import { ISSUE_STATUSES } from '@/lib/issues/statuses'
 import { updateIssueStatus } from '@/lib/issues/update-issue-status'
 import { formText, parseInput, textArgument } from '@/lib/validation'
@@ -26,16 +32,30 @@ export const changeStatusAction = memberAction(
     _previous: ActionResult | null,
     form: FormData,
   ): Promise<ActionResult> => {
-    const status = parseInput(Status, formText(form, 'status'))
+    // The control's choices: a status, or resolved naming the release of the fix.
+    const choice = formText(form, 'status')
+    const inRelease = choice === RESOLVE_IN_RELEASE ? formText(form, 'inRelease') : undefined
+    if (inRelease === '') return { ok: false, error: 'Choose the release that contains the fix.' }
+    const resolving = choice === RESOLVE_IN_RELEASE || choice === RESOLVE_IN_NEXT_RELEASE
+    const status = parseInput(Status, resolving ? 'resolved' : choice)
+    const resolution = parseResolution(status, {
+      inRelease,
+      inNextRelease: choice === RESOLVE_IN_NEXT_RELEASE ? true : undefined,
+    })
     // The dashboard never says "In a ticket" without one: creating or linking a ticket sets it.
     const issue = await updateIssueStatus(
       db,
       actor,
-      { issueId: textArgument(issueId), status },
+      { issueId: textArgument(issueId), status, resolution },
       { ticketRequired: true },
     )
     revalidate(issue.id)
-    return { ok: true, message: `Status is now ${ISSUE_STATUS_LABELS[issue.status]}.` }
+    const fix = issue.resolvedInRelease
+      ? ` in ${issue.resolvedInRelease}`
+      : issue.resolvedInNextRelease
+        ? ' in the next release'
+        : ''
+    return { ok: true, message: `Status is now ${ISSUE_STATUS_LABELS[issue.status]}${fix}.` }
   },
 )
 

@@ -21,6 +21,19 @@ function TicketLink({ ticket }: { ticket: TicketSnapshot }) {
   )
 }
 
+/** The release choice of a move to resolved. */
+function FixRelease({ entry }: { entry: IssueHistoryEntry }) {
+  if (entry.toStatus !== 'resolved') return null
+  if (entry.nextRelease) return <> in the next release</>
+  if (!entry.fixRelease) return null
+  return (
+    <>
+      {' '}
+      in <code>{entry.fixRelease}</code>
+    </>
+  )
+}
+
 function What({ entry }: { entry: IssueHistoryEntry }) {
   const to = entry.toStatus ? ISSUE_STATUS_LABELS[entry.toStatus] : null
   const from = entry.fromStatus ? ISSUE_STATUS_LABELS[entry.fromStatus] : null
@@ -31,12 +44,53 @@ function What({ entry }: { entry: IssueHistoryEntry }) {
       return (
         <>
           Status changed{from ? ` from ${from}` : ''} to <strong>{to}</strong>
+          <FixRelease entry={entry} />
         </>
+      )
+    case 'fix_release':
+      return entry.nextRelease ? (
+        <>Fix release: the next release</>
+      ) : (
+        <>
+          Fix release: <code>{entry.fixRelease}</code>
+        </>
+      )
+    case 'verification':
+      return entry.verification ? (
+        <>
+          Reproduction {entry.verification.status === 'passed' ? 'passed' : 'failed'}
+          {entry.verification.baseUrl ? (
+            <>
+              {' '}
+              against <code>{entry.verification.baseUrl}</code>
+            </>
+          ) : null}
+          {entry.verification.release ? (
+            <>
+              {' '}
+              (release <code>{entry.verification.release}</code>)
+            </>
+          ) : null}
+        </>
+      ) : (
+        <>Reproduction run</>
       )
     case 'regressed':
       return (
         <>
           Seen again after it was resolved: back to <strong>{to ?? ISSUE_STATUS_LABELS.unresolved}</strong>
+          {entry.release ? (
+            <>
+              {' '}
+              in <code>{entry.release}</code>
+            </>
+          ) : null}
+          {entry.fixRelease ? (
+            <>
+              {' '}
+              (fixed in <code>{entry.fixRelease}</code>)
+            </>
+          ) : null}
           {entry.sessionId && isUuid(entry.sessionId) ? (
             <>
               {' '}

@@ -10,9 +10,11 @@ import { getSignedInUser, requireMember } from '@/lib/http/session'
 import { activeTrackers } from '@/lib/integrations/list-integrations'
 import { evidenceView } from '@/lib/issues/evidence-view'
 import { getIssueRow } from '@/lib/issues/get-issue'
+import { detailFields } from '@/lib/issues/issue-detail'
 import { issueHistory } from '@/lib/issues/issue-history'
 import { type IssueSession, issueSessionOf, issueSessionsOf } from '@/lib/issues/issue-sessions'
 import { ISSUE_STATUS_LABELS } from '@/lib/issues/labels'
+import { releaseChoices } from '@/lib/issues/release-choices'
 import { currentOrganization } from '@/lib/members/memberships'
 import { storedReplayLog } from '@/lib/sessions/replay-log'
 import { offset, PRIORITY_BADGE, STATUS_BADGE } from '../format'
@@ -24,6 +26,7 @@ import { NoteForm } from './note-form'
 import { OriginalFrames } from './original-frames'
 import { PriorityReason } from './priority-reason'
 import { QuickActions } from './quick-actions'
+import { ReleaseFacts } from './release-facts'
 import reproductionStyles from './reproduction.module.css'
 import { ReproductionCode } from './reproduction-code'
 import { ScrollingText } from './scrolling-text'
@@ -94,12 +97,14 @@ export default async function IssuePage({
   )
   const issue = await loadIssue(organization.id, issueId)
   const db = await getDb()
-  const [history, seen, requested, reproduction, trackers] = await Promise.all([
+  const [history, seen, requested, reproduction, trackers, releases, detail] = await Promise.all([
     issueHistory(db, organization.id, issue.id),
     issueSessionsOf(db, organization.id, issue.id),
     requestedSession ? issueSessionOf(db, organization.id, issue.id, requestedSession) : null,
     loadReproduction(db, organization.id, issue.id),
     activeTrackers(db, organization.id),
+    releaseChoices(db, organization.id),
+    detailFields(db, organization.id, issue.id),
   ])
 
   // The replay opens at the moment of the issue: the requested session at its offset, or the
@@ -170,6 +175,7 @@ export default async function IssuePage({
               </dd>
             </>
           ) : null}
+          <ReleaseFacts issue={issue} detail={detail} />
           <dt>Found by</dt>
           <dd>{issue.sourceType === 'insight' ? 'Insights (a rise across sessions)' : 'Session analysis'}</dd>
         </dl>
@@ -400,7 +406,13 @@ export default async function IssuePage({
         <aside className={styles.sideColumn} aria-label="Triage">
           <section className="card" aria-labelledby="status-heading">
             <h2 id="status-heading">Status</h2>
-            <StatusForm issueId={issue.id} status={issue.status} ticketLinked={Boolean(issue.ticketUrl)} />
+            <StatusForm
+              issueId={issue.id}
+              status={issue.status}
+              ticketLinked={Boolean(issue.ticketUrl)}
+              releases={releases}
+              fix={{ inRelease: issue.resolvedInRelease, nextRelease: issue.resolvedInNextRelease }}
+            />
           </section>
           <section className="card" aria-labelledby="ticket-heading">
             <h2 id="ticket-heading">Ticket</h2>

@@ -6,6 +6,7 @@ import { createDashboardKey } from '@/lib/credentials/dashboard-keys'
 import { revokeKey } from '@/lib/credentials/revoke-key'
 import { SCOPES } from '@/lib/credentials/scopes'
 import { type ActionResult, ownerAction } from '@/lib/http/actions'
+import { reproductionRunCommand } from '@/lib/reproduction/bundle-files'
 import { recorderSnippet } from '@/lib/sdk/snippet'
 import { sourcemapUploadExample } from '@/lib/sourcemaps/example'
 import { formText, textArgument } from '@/lib/validation'
@@ -36,6 +37,7 @@ export const createKeyAction = ownerAction(
       allowStatusUpdates: formText(form, 'allowStatusUpdates') === 'on',
       allowSourcemapUploads: formText(form, 'allowSourcemapUploads') === 'on',
       allowPrivacyRequests: formText(form, 'allowPrivacyRequests') === 'on',
+      allowReproductionResults: formText(form, 'allowReproductionResults') === 'on',
       createdByRole: organization.role,
     })
     revalidatePath(PATH)
@@ -47,7 +49,9 @@ export const createKeyAction = ownerAction(
         ? recorderSnippet({ baseUrl, ingestUrl, apiKey: created.key })
         : created.scopes.includes(SCOPES.writeSourcemaps)
           ? sourcemapUploadExample(baseUrl, created.key)
-          : `curl -H "Authorization: Bearer ${created.key}" ${baseUrl}/api/v1/issues`
+          : created.scopes.includes(SCOPES.writeVerifications)
+            ? reproductionRunCommand(baseUrl, created.key)
+            : `curl -H "Authorization: Bearer ${created.key}" ${baseUrl}/api/v1/issues`
     return { ok: true, type, name: created.name, key: created.key, scopes: created.scopes, example }
   },
 )

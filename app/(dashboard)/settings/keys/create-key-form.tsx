@@ -72,6 +72,26 @@ export function CreateKeyForm({ type, disabled }: { type: 'ingest' | 'api'; disa
           <div className={styles.checkbox}>
             <input
               type="checkbox"
+              id="api-key-verifications"
+              name="allowReproductionResults"
+              aria-describedby="api-key-verifications-hint"
+              disabled={disabled}
+            />
+            <label htmlFor="api-key-verifications">
+              Allow reproduction results
+              <br />
+              <span className="muted" id="api-key-verifications-hint">
+                An upload-only key for CI: the <code>write:verifications</code> scope (POST{' '}
+                <code>/api/v1/issues/…/verifications</code>, what the reproduction bundle&apos;s reporter
+                sends). It may also upload source maps; it cannot read anything.
+              </span>
+            </label>
+          </div>
+        ) : null}
+        {type === 'api' ? (
+          <div className={styles.checkbox}>
+            <input
+              type="checkbox"
               id="api-key-privacy"
               name="allowPrivacyRequests"
               aria-describedby="api-key-privacy-hint"

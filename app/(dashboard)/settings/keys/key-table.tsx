@@ -9,6 +9,7 @@ const SCOPE_LABELS: Record<string, string> = {
   'read:service': 'read',
   'write:issues': 'update status',
   'write:sourcemaps': 'upload source maps',
+  'write:verifications': 'report reproduction results',
   ingest: 'ingest',
 }
 
