@@ -125,15 +125,22 @@ async function visit(release: string, build: { buggy: boolean }): Promise<string
   await shop.waitForTimeout(1_000)
   await shop.evaluate(() => window.SessionReplay!.stop())
   await context.close()
-  const processed = await waitFor(
-    `the session on ${release} to be processed`,
-    async () => {
-      const added = (await sessionsOf(release)).filter((session) => !before.has(session.id))
-      return added.length === 1 && added[0]!.status === 'processed' ? added[0] : undefined
-    },
-    120_000,
-    1_000,
-  )
+  // Every session of the org as the API lists them, automated ones included, so a timeout says
+  // what the server had (a session not yet processed, marked automated, or none at all).
+  const all = async () =>
+    (await dataApi<{ sessions: ListedSession[] }>('/sessions?limit=100&automation=include')).sessions
+  try {
+    await eventually(
+      async () => (await sessionsOf(release)).filter((session) => !before.has(session.id)),
+      (added) => added.length === 1 && added[0]!.status === 'processed',
+      120_000,
+    )
+  } catch (error) {
+    throw new Error(
+      `${String(error)}\nall sessions: ${JSON.stringify(await all())}\nserver: ${env.server.logs().slice(-3000)}`,
+    )
+  }
+  const processed = (await sessionsOf(release)).find((session) => !before.has(session.id))!
   return processed.id
 }
 
