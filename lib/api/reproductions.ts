@@ -5,6 +5,7 @@ import { InvalidInputError } from '@/lib/errors'
 import { MAX_RELEASE_LENGTH } from '@/lib/ingest/schema'
 import { buildReproductionBundle, REPRODUCTIONS_PAGE } from '@/lib/reproduction/bundle'
 import { BUNDLE_FOLDER, bundleTgz } from '@/lib/reproduction/bundle-tgz'
+import { isStorableText, NOT_STORABLE } from '@/lib/validation'
 import { parseIssueStatus, parseLimit } from './params'
 import type { ApiRequest } from './request'
 
@@ -33,6 +34,8 @@ function parseRelease(value: string | null): string | undefined {
   if (value === null) return undefined
   if (value === '' || value.length > MAX_RELEASE_LENGTH)
     throw new InvalidInputError(`release must be 1 to ${MAX_RELEASE_LENGTH} characters`)
+  // No release can be so named, and the database refuses a NUL in a query (a 500 otherwise).
+  if (!isStorableText(value)) throw new InvalidInputError(`release ${NOT_STORABLE}`)
   return value
 }
 

@@ -1,7 +1,14 @@
 import { and, eq } from 'drizzle-orm'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { issueActivities, issues, organizations, outbox, replaySessions } from '@/db/schema'
+import {
+  issueActivities,
+  issues,
+  issueVerifications,
+  organizations,
+  outbox,
+  replaySessions,
+} from '@/db/schema'
 import type { RrwebEvent } from '@/lib/analysis/types'
 import { createKey } from '@/lib/credentials/create-key'
 import { EVENTS } from '@/lib/outbox/events'
@@ -307,6 +314,107 @@ describe('the issues pages in Chromium', () => {
     await page.goto(previewUrl)
     const named = new URL(previewUrl).searchParams.get('session')
     expect(await page.getByTestId('issue-replay').getAttribute('data-session-id')).toBe(named)
+  })
+
+  it('shows the reproduction runs: how to get them when there are none, then the latest large and the earlier ones', async () => {
+    // An issue of its own, removed at the end, so that the lists and counts of the tests after
+    // this one stay as they are (and the card does not wait on session processing).
+    const issueId = (await seedIssue(db(), orgId, { title: 'Checkout total shows NaN' })).id
+    await page.goto(`${baseUrl}/issues/${issueId}`)
+    const card = page.getByTestId('verification')
+    // The page streams: wait until the card is shown, not only in the document.
+    await card.waitFor()
+    const none = await card.getByTestId('verification-none').textContent()
+    expect(none).toContain('/api/v1/reproductions?format=tgz')
+    expect(none).toContain('npx playwright test')
+    expect(none).toContain('report_reproduction_result')
+
+    // Two runs as the Data API stores them (docs/releases.md#verification), the runner's words hostile.
+    const at = Date.now()
+    const seeded = [
+      {
+        status: 'failed' as const,
+        release: '3.1.0',
+        baseUrl: 'https://preview-31.example.com',
+        summary: 'Error: expect(locator).toBeVisible() failed\n<img src=x onerror="window.hacked=1">',
+        durationMs: 4200,
+        runner: 'playwright' as const,
+        createdAt: new Date(at),
+      },
+      {
+        status: 'passed' as const,
+        release: '3.2.0',
+        baseUrl: 'https://preview-32.example.com/?a=<b>',
+        summary: null,
+        durationMs: 3100,
+        runner: 'agent' as const,
+        createdAt: new Date(at + 5),
+      },
+    ]
+    for (const run of seeded) {
+      const [row] = await db()
+        .insert(issueVerifications)
+        .values({
+          ...run,
+          issueId: issueId,
+          organizationId: orgId,
+          actorType: 'system',
+        })
+        .returning()
+      await db()
+        .insert(issueActivities)
+        .values({
+          issueId: issueId,
+          organizationId: orgId,
+          kind: 'verification',
+          actorType: 'system',
+          metadata: {
+            verificationId: row!.id,
+            status: run.status,
+            release: run.release,
+            baseUrl: run.baseUrl,
+          },
+          createdAt: run.createdAt,
+        })
+    }
+    await page.reload()
+    await card.waitFor()
+    const latest = card.getByTestId('verification-latest')
+    expect(await latest.getAttribute('data-status')).toBe('passed')
+    expect(await latest.textContent()).toBe(
+      'Fix verified in 3.2.0 (reproduction passed against https://preview-32.example.com/?a=<b>)',
+    )
+    const earlier = card.getByTestId('verification-run')
+    expect(await earlier.count()).toBe(1)
+    expect(await earlier.first().getAttribute('data-status')).toBe('failed')
+    expect(await earlier.first().textContent()).toContain('https://preview-31.example.com')
+    expect(await earlier.first().textContent()).toContain('3.1.0')
+    // Text only: no link, no markup from the runner.
+    expect(await card.locator('a, img, b').count()).toBe(0)
+    const history = (await page.getByTestId('issue-history').textContent()) ?? ''
+    expect(history).toContain('Reproduction failed against https://preview-31.example.com (release 3.1.0)')
+    expect(history).toContain(
+      'Reproduction passed against https://preview-32.example.com/?a=<b> (release 3.2.0)',
+    )
+
+    // The failed run as the latest: "still fails" with the runner's summary as preformatted text.
+    await db()
+      .update(issueVerifications)
+      .set({ createdAt: new Date(at + 10) })
+      .where(and(eq(issueVerifications.issueId, issueId), eq(issueVerifications.status, 'failed')))
+    await page.reload()
+    await card.waitFor()
+    expect(await latest.getAttribute('data-status')).toBe('failed')
+    expect(await latest.textContent()).toBe(
+      'Reproduction still fails against https://preview-31.example.com (release 3.1.0)',
+    )
+    expect(await card.getByTestId('verification-summary').evaluate((node) => node.tagName)).toBe('PRE')
+    expect(await card.getByTestId('verification-summary').textContent()).toBe(seeded[0]!.summary)
+    expect(await card.locator('a, img, b').count()).toBe(0)
+    expect(await page.evaluate(() => (window as { hacked?: number }).hacked)).toBeUndefined()
+    await screenshot(page, 'issues-04b-verification')
+    expect(await axeViolations(page)).toEqual([])
+    await db().delete(issues).where(eq(issues.id, issueId))
   })
 
   it('changes the status, records it in the history and moves the issue to its tab', async () => {

@@ -10,6 +10,7 @@ import {
   issueActivities,
   issueSessions,
   issues,
+  issueVerifications,
   jobRuns,
   memberships,
   oauthAccessTokens,
@@ -35,6 +36,7 @@ import { analyzeEvents } from '@/lib/analysis'
 import { type CreatedKey, createKey } from '@/lib/credentials/create-key'
 import { generateToken, hashToken } from '@/lib/credentials/tokens'
 import { updateIssueStatus } from '@/lib/issues/update-issue-status'
+import { recordVerification } from '@/lib/issues/verifications'
 import { createInvitation } from '@/lib/members/create-invitation'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { replaceTrail } from '@/lib/sessions/store-trail'
@@ -67,7 +69,10 @@ export interface Tenant {
   sessions: { id: string; externalId: string }[]
   /** Release names: `shared` (every tenant has one so named; sessions[0] ran it), `own` (sessions[1]). */
   releases: { shared: string; own: string }
-  /** [0] has a linked ticket and a status change in its history; [1] is plain. */
+  /**
+   * [0] has a linked ticket, a status change and a failed reproduction run in its history; [1] is
+   * resolved in the `shared` release (what a reproduction suite filtered by release picks).
+   */
   issues: (typeof issues.$inferSelect)[]
   /** [0] active with a match, [1] paused. */
   signals: (typeof signals.$inferSelect)[]
@@ -211,8 +216,33 @@ export async function seedTenant(db: Db, name: string): Promise<Tenant> {
     { organizationId: id, actorType: 'user', actorId: owner.id },
     { issueId: issueRows[0]!.id, status: 'ticket_created' },
   )
-  const [firstIssue] = await db.select().from(issues).where(eq(issues.id, issueRows[0]!.id))
-  issueRows[0] = firstIssue!
+  // Issue 36: a fix release (through the same status change, naming the release) and a
+  // reproduction run, as the Data API records them.
+  await updateIssueStatus(
+    db,
+    { organizationId: id, actorType: 'user', actorId: owner.id },
+    {
+      issueId: issueRows[1]!.id,
+      status: 'resolved',
+      resolution: { kind: 'inRelease', release: releaseNames.shared },
+    },
+  )
+  await recordVerification(
+    db,
+    { organizationId: id, actorType: 'credential', actorId: keys.apiWrite.id },
+    {
+      issueId: issueRows[0]!.id,
+      status: 'failed',
+      baseUrl: `https://preview.${name.toLowerCase()}.example.com`,
+      release: releaseNames.own,
+      summary: `${name} still fails`,
+      runner: 'playwright',
+    },
+  )
+  for (const [n, issue] of issueRows.entries()) {
+    const [row] = await db.select().from(issues).where(eq(issues.id, issue.id))
+    issueRows[n] = row!
+  }
 
   const active = await seedSignal(db, id, { name: `${name} checkout friction` })
   const paused = await seedSignal(db, id, { name: `${name} paused`, status: 'paused' })
@@ -311,6 +341,7 @@ const ORG_SCOPED: Record<string, OrgScopedTable> = {
   issues,
   issueSessions,
   issueActivities,
+  issueVerifications,
   signals,
   signalMatches,
   insights,

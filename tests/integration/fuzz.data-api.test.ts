@@ -11,11 +11,13 @@ import { GET as getNotes, POST as postNote } from '@/app/api/v1/issues/[issueId]
 import { GET as getReproduction } from '@/app/api/v1/issues/[issueId]/reproduction/route'
 import { GET as getIssue, PATCH as patchIssue } from '@/app/api/v1/issues/[issueId]/route'
 import { PUT as putTicket } from '@/app/api/v1/issues/[issueId]/ticket/route'
+import { POST as postVerificationRoute } from '@/app/api/v1/issues/[issueId]/verifications/route'
 import { GET as getIssues } from '@/app/api/v1/issues/route'
 import { GET as getReleaseRoute } from '@/app/api/v1/releases/[version]/route'
 import { GET as getReleasesRoute, POST as postReleaseRoute } from '@/app/api/v1/releases/route'
 import { GET as getRemaskingRoute } from '@/app/api/v1/remaskings/[remaskingId]/route'
 import { POST as postRemaskingRoute } from '@/app/api/v1/remaskings/route'
+import { GET as getReproductionsRoute } from '@/app/api/v1/reproductions/route'
 import { GET as getRetention, PATCH as patchRetention } from '@/app/api/v1/retention/route'
 import { DELETE as deletePin, PUT as putPin } from '@/app/api/v1/sessions/[sessionId]/pin/route'
 import { GET as getSession } from '@/app/api/v1/sessions/[sessionId]/route'
@@ -28,6 +30,8 @@ import {
   ISSUE_STATUSES,
   issueActivities,
   issues,
+  issueVerifications,
+  outbox,
   releases,
   remaskings,
 } from '@/db/schema'
@@ -46,6 +50,7 @@ import { createOrganization } from '@/lib/orgs/create-organization'
 import { INVALID_CURSOR } from '@/lib/pagination/cursor'
 import { useRateLimiter } from '@/lib/ratelimit'
 import { upsertRelease } from '@/lib/releases/record-release'
+import { unknownReleaseMessage as unknownBundleRelease } from '@/lib/reproduction/bundle'
 import { isStorableText } from '@/lib/validation'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import {
@@ -1394,6 +1399,360 @@ describe('releases with hostile input', () => {
         },
       ),
       fuzzRuns(120),
+    )
+  })
+})
+
+// Verification by reproduction (issue 36): a run's body and the suite's query, each answered by
+// the documented 400 or 404 (never a 500), and nothing stored but a valid run on our issue.
+describe('verifications and the reproduction suite with hostile input', () => {
+  let verificationKey: string
+  const RUN_OBJECT = 'The body must be a JSON object'
+  const RUN_STATUS = 'status must be one of: passed, failed'
+  const RUN_URL = 'baseUrl must be the http(s) address the reproduction ran against'
+  const RUN_URL_LONG = 'baseUrl must be at most 2048 characters'
+  const RUN_URL_SCHEME = 'baseUrl must be an http or https address'
+  const RUN_URL_CREDENTIALS = 'baseUrl must not contain a user name or password'
+  const RUN_RELEASE = 'release must be a string'
+  const RUN_RELEASE_EMPTY = 'release must not be empty'
+  const RUN_RELEASE_LONG = 'release must be at most 200 characters'
+  const RUN_RELEASE_UNSTORABLE =
+    'release must not contain NUL characters or broken (unpaired) Unicode surrogates'
+  const RUN_SUMMARY = 'summary must be a string'
+  const RUN_SUMMARY_LONG = 'summary must be at most 4000 characters'
+  const RUN_SUMMARY_UNSTORABLE = 'summary must not contain broken (unpaired) Unicode surrogates'
+  const RUN_DURATION = 'durationMs must be an integer from 0 to 86400000'
+  const RUN_RUNNER = 'runner must be one of: playwright, agent'
+  const SCOPE = 'Missing required scope: write:verifications'
+
+  const runState = async () => {
+    const [runs] = await database.db.select({ n: count() }).from(issueVerifications)
+    const [events] = await database.db.select({ n: count() }).from(outbox)
+    return { ...(await issueState()), runs: Number(runs!.n), events: Number(events!.n) }
+  }
+
+  beforeAll(async () => {
+    const [issue] = await database.db
+      .select({ organizationId: issues.organizationId })
+      .from(issues)
+      .where(eq(issues.id, issueId))
+    verificationKey = (
+      await createKey(database.db, {
+        organizationId: issue!.organizationId,
+        type: 'api',
+        verifications: true,
+      })
+    ).key
+  })
+
+  function postRun(segment: string, token: string, body: string | Uint8Array): Promise<Answer> {
+    const req = new Request(`${BASE}/api/v1/issues/${inPath(segment)}/verifications`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: new Uint8Array(Buffer.from(body)),
+    })
+    return answerOf('POST verifications', () =>
+      postVerificationRoute(req, { params: Promise.resolve({ issueId: segment }) }),
+    )
+  }
+
+  /** The summary as the issue page shows it: control characters but newline and tab dropped, trimmed. */
+  function shownSummary(text: string): string {
+    return [...text]
+      .filter((ch) => {
+        const code = ch.codePointAt(0)!
+        return ch === '\n' || ch === '\t' || !(code < 0x20 || (code >= 0x7f && code <= 0x9f))
+      })
+      .join('')
+  }
+
+  type Stored = {
+    status: string
+    baseUrl: string
+    release: string | null
+    summary: string | null
+    durationMs: number | null
+    runner: string
+  }
+
+  /** What POST .../verifications must answer: its checks in their order, written apart from the code. */
+  function expectedRun(
+    body: string | Uint8Array,
+    segment: string,
+  ): { status: 201; stored: Stored } | { status: number; message: string } {
+    const bytes = Buffer.from(body)
+    if (bytes.byteLength > 64 * 1024) return { status: 413, message: TOO_LARGE }
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(bytes.toString('utf8'))
+    } catch {
+      return { status: 400, message: BAD_JSON }
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+      return { status: 400, message: RUN_OBJECT }
+    const own = (name: string) =>
+      Object.hasOwn(parsed as object, name) ? (parsed as Record<string, unknown>)[name] : undefined
+    const [status, baseUrl, release, summary, durationMs] = [
+      own('status'),
+      own('baseUrl'),
+      own('release'),
+      own('summary'),
+      own('durationMs'),
+    ]
+    const runner = own('runner') ?? 'playwright'
+    const refuse = (message: string) => ({ status: 400, message })
+    if (status !== 'passed' && status !== 'failed') return refuse(RUN_STATUS)
+    if (typeof baseUrl !== 'string') return refuse(RUN_URL)
+    if (baseUrl.length > 2048) return refuse(RUN_URL_LONG)
+    let url: URL | null = null
+    try {
+      url = new URL(baseUrl)
+    } catch {}
+    if (!url || !['http:', 'https:'].includes(url.protocol)) return refuse(RUN_URL_SCHEME)
+    if (url.username || url.password) return refuse(RUN_URL_CREDENTIALS)
+    if (release !== undefined && release !== null) {
+      if (typeof release !== 'string') return refuse(RUN_RELEASE)
+      if (release === '') return refuse(RUN_RELEASE_EMPTY)
+      if (release.length > 200) return refuse(RUN_RELEASE_LONG)
+      if (!storableText(release)) return refuse(RUN_RELEASE_UNSTORABLE)
+    }
+    if (summary !== undefined && summary !== null) {
+      if (typeof summary !== 'string') return refuse(RUN_SUMMARY)
+      if ([...summary].length > 4000) return refuse(RUN_SUMMARY_LONG)
+      if (!storableText(shownSummary(summary))) return refuse(RUN_SUMMARY_UNSTORABLE)
+    }
+    if (
+      durationMs !== undefined &&
+      durationMs !== null &&
+      !(
+        typeof durationMs === 'number' &&
+        Number.isInteger(durationMs) &&
+        durationMs >= 0 &&
+        durationMs <= 86_400_000
+      )
+    )
+      return refuse(RUN_DURATION)
+    if (runner !== 'playwright' && runner !== 'agent') return refuse(RUN_RUNNER)
+    if (!namesOurIssue(segment)) return { status: 404, message: NOT_FOUND }
+    const shown = typeof summary === 'string' ? shownSummary(summary).trim() : ''
+    return {
+      status: 201,
+      stored: {
+        status,
+        baseUrl,
+        release: (release as string | null | undefined) ?? null,
+        summary: shown === '' ? null : shown,
+        durationMs: (durationMs as number | null | undefined) ?? null,
+        runner,
+      },
+    }
+  }
+
+  const runBody: fc.Arbitrary<string | Uint8Array> = fc.oneof(
+    hostileJson.map((v) => JSON.stringify(v) ?? 'null'),
+    fc
+      .record(
+        {
+          status: fc.oneof(fc.constantFrom('passed', 'failed', 'PASSED', 'ok'), hostileJson),
+          baseUrl: fc.oneof(
+            fc.constantFrom(
+              'https://preview.example.com',
+              'http://127.0.0.1:3000/app?x=1#y',
+              'https://user:secret@preview.example.com',
+              'https://:secret@preview.example.com',
+              'javascript:alert(1)',
+              'ftp://preview.example.com',
+              '//preview.example.com',
+              'preview.example.com',
+              `https://example.com/${'a'.repeat(2030)}`,
+              `https://example.com/${'a'.repeat(2029)}`,
+              'https://exa\u0000mple.com',
+            ),
+            hostileString,
+            hostileJson,
+          ),
+          release: fc.oneof(
+            fc.constantFrom(
+              KNOWN_RELEASE,
+              '9.9.9',
+              '',
+              'x'.repeat(200),
+              'x'.repeat(201),
+              '1.0\u0000',
+              '\ud800',
+            ),
+            hostileString,
+            hostileJson,
+          ),
+          summary: fc.oneof(
+            hostileString,
+            hostileJson,
+            fc.constantFrom(
+              '\u001b[31mError\u001b[0m: expected\r\n\tline 2\u0000',
+              '\u0085\u009f  ',
+              '\ud800 after',
+              '<img src=x onerror=alert(1)> https://evil.example.com',
+            ),
+            fc
+              .tuple(fc.constantFrom('x', '😀', '\u0000', '\u001b'), fc.integer({ min: 3995, max: 4005 }))
+              .map(([unit, n]) => unit.repeat(n)),
+          ),
+          durationMs: fc.oneof(fc.constantFrom(0, -0, 1, 86_400_000, 86_400_001, -1, 1.5, 1e21), hostileJson),
+          runner: fc.oneof(fc.constantFrom('playwright', 'agent', 'cypress', null), hostileJson),
+        },
+        { requiredKeys: [] },
+      )
+      .map((v) => JSON.stringify(v)),
+    fc
+      .tuple(fc.constantFrom('passed', 'failed'), pollutionPayload)
+      .map(([status, pollution]) =>
+        JSON.stringify(
+          ownEntries([
+            ['status', status],
+            ['baseUrl', 'https://preview.example.com'],
+            ...Object.entries(pollution),
+          ]),
+        ),
+      ),
+    fc.constant('{"__proto__":{"status":"passed","baseUrl":"https://preview.example.com"}}'),
+    hostileBytes,
+    fc.constantFrom(...NASTY_STRINGS),
+    fc.constantFrom(deeplyNested(10_000), `{"status":"passed","baseUrl":${deeplyNested(10_000)}}`),
+  )
+
+  it('POST /api/v1/issues/<segment>/verifications: 201 for a valid run on our issue, else the check that fails, storing nothing', async () => {
+    await fc.assert(
+      fc.asyncProperty(runBody, issueIdSegment, async (body, segment) => {
+        const before = await runState()
+        const answer = await postRun(segment, verificationKey, body)
+        const expected = expectedRun(body, segment)
+        if (expected.status === 201) {
+          const { stored } = expected as { stored: Stored }
+          expect(answer.status, answer.text.slice(0, 300)).toBe(201)
+          expect((jsonOf(answer) as { verification: Stored }).verification).toMatchObject(stored)
+          expect(await runState()).toEqual({
+            ...before,
+            history: before.history + 1,
+            runs: before.runs + 1,
+            events: before.events + (stored.status === 'passed' ? 1 : 0),
+          })
+        } else {
+          expectError(answer, expected.status, (expected as { message: string }).message)
+          expect(await runState()).toEqual(before)
+        }
+      }),
+      {
+        ...fuzzRuns(200),
+        examples: [
+          [JSON.stringify({ status: 'passed', baseUrl: 'https://preview.example.com' }), issueId],
+          [JSON.stringify({ status: 'failed', baseUrl: 'https://preview.example.com' }), foreignIssueId],
+          [
+            JSON.stringify({ status: 'failed', baseUrl: 'https://a.example', summary: '\u0000\ud800' }),
+            issueId,
+          ],
+          [`{"status":"passed","baseUrl":"https://a.example","summary":"${'x'.repeat(70_000)}"}`, issueId],
+        ],
+      },
+    )
+  })
+
+  it('keys without write:verifications are refused whatever the body, storing nothing', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        runBody,
+        issueIdSegment,
+        fc.constantFrom(
+          () => readKey,
+          () => writeKey,
+          () => oauthToken,
+        ),
+        async (body, segment, token) => {
+          const before = await runState()
+          const answer = await postRun(segment, token(), body)
+          expectError(answer, 403, SCOPE)
+          expect(await runState()).toEqual(before)
+        },
+      ),
+      fuzzRuns(60),
+    )
+  })
+
+  const BUNDLE_NAMES = ['status', 'release', 'limit', 'format'] as const
+  const bundleValue = (name: (typeof BUNDLE_NAMES)[number]): fc.Arbitrary<string> =>
+    fc.oneof(
+      hostileString,
+      name === 'status'
+        ? fc.constantFrom(...ISSUE_STATUSES, 'Resolved', 'open')
+        : name === 'release'
+          ? fc.constantFrom(KNOWN_RELEASE, '9.9.9', '', 'x'.repeat(201), '1.0.0\u0000', '%00')
+          : name === 'limit'
+            ? fc.constantFrom('1', '100', '101', '0', '01', '5.0', ' 5', '١')
+            : fc.constantFrom('json', 'tgz', 'JSON', 'zip', ''),
+    )
+  const bundleQuery: fc.Arbitrary<string> = fc
+    .array(
+      fc.oneof(
+        fc
+          .constantFrom(...BUNDLE_NAMES)
+          .chain((name) => bundleValue(name).map((value) => new URLSearchParams([[name, value]]).toString())),
+        fc.constantFrom('release=%00', 'release=%ff', 'format', '%', '&&', 'limit=%00', 'status=%zz'),
+      ),
+      { maxLength: 5 },
+    )
+    .map((parts) => parts.join('&'))
+
+  /** What GET /api/v1/reproductions must answer: format, then status, release, limit, then whether the release exists. */
+  function expectedBundle(query: string): { status: 200; format: string } | { status: 400; message: string } {
+    const params = new URL(`${BASE}/api/v1/reproductions?${query}`).searchParams
+    const format = params.get('format') ?? 'json'
+    if (format !== 'json' && format !== 'tgz')
+      return { status: 400, message: 'format must be one of: json, tgz' }
+    const status = params.get('status')
+    if (status !== null && !(ISSUE_STATUSES as readonly string[]).includes(status))
+      return { status: 400, message: INVALID_STATUS }
+    const release = params.get('release')
+    if (release !== null && (release.length < 1 || release.length > 200))
+      return { status: 400, message: 'release must be 1 to 200 characters' }
+    if (release !== null && !storableText(release)) return { status: 400, message: RUN_RELEASE_UNSTORABLE }
+    const limit = params.get('limit')
+    if (limit !== null && !(/^\d+$/.test(limit) && Number(limit) >= 1 && Number(limit) <= 100))
+      return { status: 400, message: limitMessage(100) }
+    if (release !== null && release !== KNOWN_RELEASE)
+      return { status: 400, message: unknownBundleRelease(release) }
+    return { status: 200, format }
+  }
+
+  it('GET /api/v1/reproductions answers our suite or the 400 its checks give, never anything else', async () => {
+    await fc.assert(
+      fc.asyncProperty(bundleQuery, async (query) => {
+        const answer = await answerOf('GET /api/v1/reproductions', () =>
+          getReproductionsRoute(
+            new Request(`${BASE}/api/v1/reproductions?${query}`, {
+              headers: { authorization: `Bearer ${readKey}` },
+            }),
+          ),
+        )
+        const expected = expectedBundle(query)
+        if (expected.status === 400) {
+          expectError(answer, 400, expected.message)
+          return
+        }
+        expect(answer.status, answer.text.slice(0, 300)).toBe(200)
+        if (expected.format === 'tgz') {
+          expect(answer.headers.get('content-type')).toBe('application/gzip')
+          return
+        }
+        const { bundle } = jsonOf(answer) as { bundle: { issues: { issueId: string; status: string }[] } }
+        const status = new URL(`${BASE}/x?${query}`).searchParams.get('status') ?? 'resolved'
+        for (const issue of bundle.issues) {
+          expect(issue.issueId).not.toBe(foreignIssueId)
+          expect(issue.status).toBe(status)
+        }
+      }),
+      {
+        ...fuzzRuns(150),
+        examples: [['release=%00'], ['release=1.0.0%00'], ['status=resolved&release=1.0.0&format=tgz']],
+      },
     )
   })
 })

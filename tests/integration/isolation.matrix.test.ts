@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { and, eq, inArray } from 'drizzle-orm'
@@ -35,6 +36,7 @@ import {
   auditEvents,
   credentials,
   issues,
+  issueVerifications,
   memberships,
   organizations,
   replayBatches,
@@ -66,6 +68,7 @@ import { runErasure } from '@/lib/privacy/erase-person'
 import { runExport } from '@/lib/privacy/export-run'
 import { runRemasking } from '@/lib/privacy/remask-run'
 import { createMemoryRateLimiter } from '@/lib/ratelimit'
+import { unknownReleaseMessage } from '@/lib/reproduction/bundle'
 import { getSession } from '@/lib/sessions/get-session'
 import { listSessions } from '@/lib/sessions/list-sessions'
 import { sessionIssues } from '@/lib/sessions/session-issues'
@@ -114,6 +117,7 @@ const bCursors: Record<'issues' | 'signals' | 'insights' | 'sessions', string> =
   sessions: '',
 }
 let before: TenantSnapshot
+let bVerifications: (typeof issueVerifications.$inferSelect)[]
 const deliveries: string[] = []
 const clients: Client[] = []
 
@@ -143,6 +147,10 @@ beforeAll(async () => {
   expect(sessionsPage.nextCursor, 'sessions').toEqual(expect.any(String))
   bCursors.sessions = sessionsPage.nextCursor!
   await settleCredentialTouches(database.db, B)
+  bVerifications = await database.db
+    .select()
+    .from(issueVerifications)
+    .where(eq(issueVerifications.organizationId, B.id))
   before = await snapshotTenant(database.db, getBlobStore(), B.id)
   server = await startMcpServer()
 })
@@ -167,6 +175,20 @@ async function expectBIssuesUnchanged() {
   expect(rows.sort((x, y) => x.id.localeCompare(y.id))).toEqual(
     [...B.issues].sort((x, y) => x.id.localeCompare(y.id)),
   )
+}
+
+/** B's reproduction runs now, compared in full with what seeding left (one failed run). */
+async function expectBVerificationsUnchanged() {
+  const rows = await database.db
+    .select()
+    .from(issueVerifications)
+    .where(eq(issueVerifications.organizationId, B.id))
+  expect(rows).toEqual(bVerifications)
+  const onB = await database.db
+    .select({ organizationId: issueVerifications.organizationId })
+    .from(issueVerifications)
+    .where(inArray(issueVerifications.issueId, ids(B.issues)))
+  expect(onB).toEqual([{ organizationId: B.id }])
 }
 
 /** Every id of B that a caller could put in a URL, a tool argument or a form. */
@@ -357,6 +379,20 @@ describe.each(BEARERS)('MCP with A’s $name', ({ token, write }) => {
     await expectBIssuesUnchanged()
   })
 
+  it('report_reproduction_result on any B id is a tool error and records no run', async () => {
+    for (const [what, id] of bIds()) {
+      const result = await callTool(client, 'report_reproduction_result', {
+        issueId: id,
+        status: 'passed',
+        baseUrl: 'https://preview.alpha.example.com',
+      })
+      expect(result.isError, what).toBe(true)
+      expect(textOf(result), what).toBe(write ? 'Issue not found' : 'Missing required scope: write:issues')
+    }
+    await expectBVerificationsUnchanged()
+    await expectBIssuesUnchanged()
+  })
+
   it('list tools answer A’s data only; B’s cursors are refused', async () => {
     const lists = [
       ['list_issues', 'issues', A.issues, B.issues],
@@ -411,6 +447,73 @@ describe.each(BEARERS)('releases in the Data API with A’s $name', ({ token }) 
     const response = await releasesApi.declare(token(A), { version: B.releases.own })
     expect(response.status).toBe(403)
     expect(await body(response)).toEqual({ error: 'Missing required scope: write:sourcemaps' })
+  })
+})
+
+// Verification (issue 36): a run reported with A's credentials never lands on B's issue (and
+// with a key that can report one, below), and A's reproduction suite holds A's issues only,
+// whatever status or release it is asked for. Runs before the release key block, which gives A
+// a release of B's name.
+describe('verifications and the reproduction suite with A’s credentials', () => {
+  const run = {
+    status: 'passed',
+    baseUrl: 'https://preview.alpha.example.com',
+    release: '1.0.0',
+    summary: 'from A',
+  }
+  it('A’s bearers, which lack write:verifications, are refused before any lookup', async () => {
+    for (const bearer of BEARERS)
+      for (const issue of [...A.issues, ...B.issues]) {
+        const response = await api.postVerification(bearer.token(A), issue.id, run)
+        expect(response.status, bearer.name).toBe(403)
+        expect(await body(response), bearer.name).toEqual({
+          error: 'Missing required scope: write:verifications',
+        })
+      }
+    await expectBVerificationsUnchanged()
+  })
+
+  it.each(BEARERS)(
+    'the suite for A’s $name holds A’s issues only, with and without a release',
+    async ({ token }) => {
+      const foreign = [...bIds().map(([, id]) => id), ...B.sessions.map((s) => s.externalId)]
+      const cases: [Record<string, string>, string[]][] = [
+        // B's issue resolved in the shared release would match every one of these but for the organization.
+        [{}, [A.issues[1]!.id]],
+        [{ release: A.releases.shared }, [A.issues[1]!.id]],
+        [{ status: 'resolved', release: A.releases.own }, [A.issues[1]!.id]],
+        [{ status: 'ticket_created' }, [A.issues[0]!.id]],
+        [{ status: 'ticket_created', release: A.releases.shared }, []],
+      ]
+      for (const [query, expected] of cases) {
+        const response = await api.reproductions(token(A), query)
+        const what = JSON.stringify(query)
+        expect(response.status, what).toBe(200)
+        const text = await response.text()
+        const { bundle } = JSON.parse(text) as { bundle: { issues: { issueId: string }[] } }
+        expect(
+          bundle.issues.map((i) => i.issueId),
+          what,
+        ).toEqual(expected)
+        for (const id of foreign) expect(text, what).not.toContain(id)
+        const tgz = await api.reproductions(token(A), { ...query, format: 'tgz' })
+        expect(tgz.status, what).toBe(200)
+        const unpacked = gunzipSync(Buffer.from(await tgz.arrayBuffer())).toString('latin1')
+        for (const id of expected) expect(unpacked, what).toContain(id)
+        for (const id of foreign) expect(unpacked, what).not.toContain(id)
+      }
+    },
+  )
+
+  it.each(BEARERS)('a release only B has is a 400 unknown release for A’s $name', async ({ token }) => {
+    for (const query of [
+      { release: B.releases.own },
+      { release: B.releases.own, status: 'ticket_created' },
+    ]) {
+      const response = await api.reproductions(token(A), query)
+      expect(response.status).toBe(400)
+      expect(await body(response)).toEqual({ error: unknownReleaseMessage(B.releases.own) })
+    }
   })
 })
 
@@ -1070,6 +1173,45 @@ describe('re-masking across organizations', () => {
     const theirs = await get(otherKey)
     expect(theirs.status).toBe(404)
     expect(await body(theirs)).toEqual({ error: 'Re-masking not found' })
+  })
+})
+
+// After the dashboard's checks of A's keys: this adds one.
+describe('reporting a run with A’s reproduction result key', () => {
+  const run = {
+    status: 'passed',
+    baseUrl: 'https://preview.alpha.example.com',
+    release: '1.0.0',
+    summary: 'from A',
+  }
+  let verificationKey: string
+  beforeAll(async () => {
+    verificationKey = (
+      await createKey(database.db, {
+        organizationId: A.id,
+        type: 'api',
+        verifications: true,
+        sourcemaps: true,
+      })
+    ).key
+  })
+
+  it('a run posted on any B issue (or B id of another kind) is 404 Issue not found and stores nothing', async () => {
+    for (const [what, id] of bIds()) {
+      const response = await api.postVerification(verificationKey, id, run)
+      expect(response.status, what).toBe(404)
+      expect(await body(response), what).toEqual({ error: 'Issue not found' })
+    }
+    await expectBVerificationsUnchanged()
+    await expectBIssuesUnchanged()
+    // Not vacuous: the same key records a run on A's own issue.
+    const own = await api.postVerification(verificationKey, A.issues[0]!.id, run)
+    expect(own.status).toBe(201)
+    const [stored] = await database.db
+      .select()
+      .from(issueVerifications)
+      .where(eq(issueVerifications.id, ((await body(own)).verification as { id: string }).id))
+    expect(stored).toMatchObject({ organizationId: A.id, issueId: A.issues[0]!.id })
   })
 })
 

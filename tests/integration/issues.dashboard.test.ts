@@ -1,19 +1,25 @@
 import { randomUUID } from 'node:crypto'
 import { and, asc, eq } from 'drizzle-orm'
+import { createElement } from 'react'
+import { renderToStaticMarkup } from 'react-dom/server'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { IssueHistoryList } from '@/app/(dashboard)/issues/[issueId]/history-list'
 import { loadReproduction } from '@/app/(dashboard)/issues/[issueId]/load-reproduction'
+import { VerificationCard } from '@/app/(dashboard)/issues/[issueId]/verification-card'
 import type { Db } from '@/db/client'
 import { issueActivities, issueSessions, issues, oauthClients, outbox, replaySessions } from '@/db/schema'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
 import { InvalidInputError, NotFoundError } from '@/lib/errors'
 import { evidenceView } from '@/lib/issues/evidence-view'
+import { detailFields } from '@/lib/issues/issue-detail'
 import { issueHistory } from '@/lib/issues/issue-history'
 import { issueSessionOf, issueSessionsOf } from '@/lib/issues/issue-sessions'
 import { linkTicket, unlinkTicket } from '@/lib/issues/link-ticket'
 import { likePattern, searchIssues } from '@/lib/issues/search-issues'
 import { updateIssueStatus } from '@/lib/issues/update-issue-status'
 import { updateIssuesStatus } from '@/lib/issues/update-issues-status'
+import { recordVerification } from '@/lib/issues/verifications'
 import { logger } from '@/lib/log'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { EVENTS } from '@/lib/outbox/events'
@@ -269,6 +275,51 @@ describe('issueHistory: activities with their actors named', () => {
     })
     for (let i = 1; i < history.length; i++)
       expect(history[i]!.at.getTime()).toBeGreaterThanOrEqual(history[i - 1]!.at.getTime())
+  })
+
+  it('tells a reproduction run (issue 36): passed or failed, against its base URL, in its release', async () => {
+    const orgId = await org()
+    const key = await createKey(db, {
+      organizationId: orgId,
+      type: 'api',
+      verifications: true,
+      name: 'Guard',
+    })
+    const issue = await seedIssue(db, orgId)
+    const actor = { organizationId: orgId, actorType: 'credential' as const, actorId: key.id }
+    await recordVerification(db, actor, {
+      issueId: issue.id,
+      status: 'failed',
+      baseUrl: 'https://preview-1.example.com',
+      release: '3.1.0',
+      summary: 'still broken',
+      runner: 'playwright',
+    })
+    await recordVerification(db, actor, {
+      issueId: issue.id,
+      status: 'passed',
+      baseUrl: 'https://preview-2.example.com',
+      runner: 'agent',
+    })
+    const history = await issueHistory(db, orgId, issue.id)
+    expect(history.map((h) => [h.kind, h.verification, h.actor.name])).toEqual([
+      [
+        'verification',
+        { status: 'failed', baseUrl: 'https://preview-1.example.com', release: '3.1.0' },
+        'Guard',
+      ],
+      [
+        'verification',
+        { status: 'passed', baseUrl: 'https://preview-2.example.com', release: null },
+        'Guard',
+      ],
+    ])
+    const text = renderToStaticMarkup(createElement(IssueHistoryList, { history, now: Date.now() })).replace(
+      /<[^>]*>/g,
+      '',
+    )
+    expect(text).toContain('Reproduction failed against https://preview-1.example.com (release 3.1.0)')
+    expect(text).toContain('Reproduction passed against https://preview-2.example.com')
   })
 
   it('names the system part of an insight issue, and refuses another organization', async () => {
@@ -845,5 +896,62 @@ describe("the issue page's Reproduction card", () => {
       select.mockRestore()
       logged.mockRestore()
     }
+  })
+})
+
+describe('the Verification card of the issue page (issue 36)', () => {
+  const render = (verifications: Awaited<ReturnType<typeof detailFields>>['verifications']) =>
+    renderToStaticMarkup(
+      createElement(VerificationCard, {
+        verifications,
+        apiBaseUrl: 'https://replay.example.com',
+        now: Date.now(),
+      }),
+    )
+
+  it('says how to get runs when there are none', async () => {
+    const orgId = await org()
+    const issue = await seedIssue(db, orgId)
+    const html = render((await detailFields(db, orgId, issue.id)).verifications)
+    expect(html).toContain('data-testid="verification-none"')
+    expect(html).toContain('https://replay.example.com/api/v1/reproductions?format=tgz')
+    expect(html).toContain('npx playwright test')
+    expect(html).toContain('report_reproduction_result')
+  })
+
+  it('shows the latest run large, the runner’s summary as escaped preformatted text, then the earlier runs', async () => {
+    const orgId = await org()
+    const key = await createKey(db, { organizationId: orgId, type: 'api', verifications: true })
+    const issue = await seedIssue(db, orgId)
+    const actor = { organizationId: orgId, actorType: 'credential' as const, actorId: key.id }
+    const run = (status: 'passed' | 'failed', n: number, summary?: string) =>
+      recordVerification(db, actor, {
+        issueId: issue.id,
+        status,
+        baseUrl: `https://preview-${n}.example.com/?q=<b>`,
+        release: `3.${n}.0`,
+        summary,
+        runner: 'playwright',
+      })
+    for (let n = 0; n < 11; n++) await run('failed', n)
+    await run('passed', 11)
+    const passed = render((await detailFields(db, orgId, issue.id)).verifications)
+    expect(passed.replace(/<[^>]*>/g, '')).toContain(
+      'Fix verified in 3.11.0 (reproduction passed against https://preview-11.example.com/?q=&lt;b&gt;)',
+    )
+    // Ten runs in all: the latest and the nine before it, newest first.
+    const earlier = [...passed.matchAll(/preview-(\d+)\.example\.com/g)].map((m) => Number(m[1]))
+    expect(earlier).toEqual([11, 10, 9, 8, 7, 6, 5, 4, 3, 2])
+    expect(passed).not.toContain('<a ')
+
+    await run('failed', 12, '<img src=x onerror=alert(1)>\nline two')
+    const failed = render((await detailFields(db, orgId, issue.id)).verifications)
+    expect(failed.replace(/<[^>]*>/g, '')).toContain(
+      'Reproduction still fails against https://preview-12.example.com/?q=&lt;b&gt; (release 3.12.0)',
+    )
+    expect(failed).toMatch(
+      /<pre[^>]*data-testid="verification-summary"[^>]*>&lt;img src=x onerror=alert\(1\)&gt;\nline two<\/pre>/,
+    )
+    expect(failed).not.toContain('<img')
   })
 })

@@ -174,6 +174,10 @@ describe('GET /api/v1/reproductions', () => {
       ],
       [{ release: '' }, 'release must be 1 to 200 characters'],
       [{ release: 'r'.repeat(201) }, 'release must be 1 to 200 characters'],
+      [
+        { release: '3.2.0\u0000' },
+        'release must not contain NUL characters or broken (unpaired) Unicode surrogates',
+      ],
       [{ status: 'fixed' }, INVALID_STATUS],
       [{ limit: '0' }, 'limit must be an integer between 1 and 100'],
       [{ limit: '101' }, 'limit must be an integer between 1 and 100'],

@@ -4,6 +4,7 @@ import { notFound } from 'next/navigation'
 import { cache } from 'react'
 import { RelativeTime } from '@/app/(dashboard)/_components/relative-time'
 import { type ReplayMarker, ReplayPlayer } from '@/app/(dashboard)/_components/replay-player'
+import { getConfig } from '@/lib/config'
 import { getDb } from '@/lib/db'
 import { NotFoundError } from '@/lib/errors'
 import { getSignedInUser, requireMember } from '@/lib/http/session'
@@ -32,6 +33,7 @@ import { ReproductionCode } from './reproduction-code'
 import { ScrollingText } from './scrolling-text'
 import { StatusForm } from './status-form'
 import { TicketForm } from './ticket-form'
+import { VerificationCard } from './verification-card'
 
 type Params = Promise<{ issueId: string }>
 type SearchParams = Promise<Record<string, string | string[] | undefined>>
@@ -340,6 +342,8 @@ export default async function IssuePage({
               </>
             )}
           </section>
+
+          <VerificationCard verifications={detail.verifications} apiBaseUrl={getConfig().baseUrl} now={now} />
 
           <section className="card" aria-labelledby="sessions-heading">
             <h2 id="sessions-heading">
