@@ -1,7 +1,8 @@
-import { desc, eq, sql } from 'drizzle-orm'
+import { desc, eq } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { releases } from '@/db/schema'
-import { orderMode, sortReleases } from '@/lib/releases/order'
+import { sortReleases } from '@/lib/releases/order'
+import { orderedReleaseColumns, organizationOrderMode, placedAtColumn } from '@/lib/releases/read-releases'
 
 /** Releases the dashboard offers to resolve in; older ones can still be named through the Data API. */
 export const RELEASE_CHOICES = 50
@@ -13,19 +14,13 @@ const RELEASES_READ = 1000
  * (lib/releases/order.ts): semver when every release is semver, else by deploy or first-seen time.
  */
 export async function releaseChoices(db: DbOrTx, organizationId: string): Promise<string[]> {
-  const placed = sql`coalesce(${releases.deployedAt}, ${releases.firstSeenAt})`
   const rows = await db
-    .select({
-      version: releases.version,
-      semver: releases.semver,
-      firstSeenAt: releases.firstSeenAt,
-      deployedAt: releases.deployedAt,
-    })
+    .select(orderedReleaseColumns)
     .from(releases)
     .where(eq(releases.organizationId, organizationId))
-    .orderBy(desc(placed), desc(releases.version))
+    .orderBy(desc(placedAtColumn), desc(releases.version))
     .limit(RELEASES_READ)
-  return sortReleases(rows, orderMode(rows))
+  return sortReleases(rows, await organizationOrderMode(db, organizationId))
     .reverse()
     .slice(0, RELEASE_CHOICES)
     .map((row) => row.version)

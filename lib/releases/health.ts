@@ -15,10 +15,10 @@ import {
   compareOrdered,
   isSemverVersion,
   type OrderedRelease,
-  orderMode,
   placedAt,
   type ReleaseOrderMode,
 } from './order'
+import { orderedReleaseColumns, organizationOrderMode, placedAtColumn } from './read-releases'
 import { ReleaseVersion } from './version'
 import type { AdoptionDay, IssueRef, Release, ReleaseDetail } from './views'
 
@@ -38,12 +38,7 @@ const DAY_MS = 86_400_000
 
 type ReleaseRow = OrderedRelease
 
-const releaseColumns = {
-  version: releases.version,
-  semver: releases.semver,
-  firstSeenAt: releases.firstSeenAt,
-  deployedAt: releases.deployedAt,
-}
+const releaseColumns = orderedReleaseColumns
 
 interface Figures {
   sessions: number
@@ -154,15 +149,6 @@ function toRelease(row: ReleaseRow, figures: Figures): Release {
   }
 }
 
-/** The organization's order mode, over all of its releases. */
-async function modeOf(db: DbOrTx, organizationId: string): Promise<ReleaseOrderMode> {
-  const [row] = await db
-    .select({ allSemver: sql<boolean>`coalesce(bool_and(${releases.semver}), false)` })
-    .from(releases)
-    .where(eq(releases.organizationId, organizationId))
-  return orderMode(row?.allSemver ? [{ semver: true }] : [])
-}
-
 export interface ReleasePageRequest {
   limit?: number
   cursor?: string
@@ -185,12 +171,12 @@ export async function listReleases(
   const after = options.cursor
     ? decodeCursor(options.cursor, scope, undefined, cursorLengthFor(MAX_RELEASE_LENGTH))
     : undefined
-  const mode = await modeOf(db, organizationId)
+  const mode = await organizationOrderMode(db, organizationId)
   const rows: ReleaseRow[] = await db
     .select(releaseColumns)
     .from(releases)
     .where(eq(releases.organizationId, organizationId))
-    .orderBy(desc(sql`coalesce(${releases.deployedAt}, ${releases.firstSeenAt})`), desc(releases.version))
+    .orderBy(desc(placedAtColumn), desc(releases.version))
     .limit(MAX_RELEASES_ORDERED)
   let ordered = rows.sort((a, b) => compareOrdered(b, a, mode))
   if (after) {

@@ -1,7 +1,8 @@
-import { and, eq, inArray, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { releases } from '@/db/schema'
-import { compareOrdered, isSemverVersion, type OrderedRelease } from './order'
+import { compareOrdered, isSemverVersion } from './order'
+import { namedReleases, organizationOrderMode } from './read-releases'
 
 /**
  * Notes that a release exists (a counted session ran it, or CI declared it): the first time, it is
@@ -42,21 +43,10 @@ export async function compareReleases(
   b: string,
 ): Promise<number | null> {
   if (a === b) return 0
-  const [mode] = await db
-    .select({ allSemver: sql<boolean>`coalesce(bool_and(${releases.semver}), false)` })
-    .from(releases)
-    .where(eq(releases.organizationId, organizationId))
-  const rows: OrderedRelease[] = await db
-    .select({
-      version: releases.version,
-      semver: releases.semver,
-      firstSeenAt: releases.firstSeenAt,
-      deployedAt: releases.deployedAt,
-    })
-    .from(releases)
-    .where(and(eq(releases.organizationId, organizationId), inArray(releases.version, [a, b])))
+  const mode = await organizationOrderMode(db, organizationId)
+  const rows = await namedReleases(db, organizationId, [a, b])
   const left = rows.find((row) => row.version === a)
   const right = rows.find((row) => row.version === b)
   if (!left || !right) return null
-  return compareOrdered(left, right, mode?.allSemver ? 'semver' : 'seen')
+  return compareOrdered(left, right, mode)
 }
