@@ -47,6 +47,7 @@ const TOOL_NAMES = [
   'list_issues',
   'list_sessions',
   'list_signals',
+  'report_reproduction_result',
   'update_issue',
 ]
 const owner = { email: 'ada@example.com', password: 'analytical engine 1843' }
@@ -282,6 +283,10 @@ describe('MCP over OAuth with the MCP SDK client, in Chromium, against the built
       ['update_issue', { issueId: issueIds[0], status: 'resolved' }],
       ['add_issue_note', { issueId: issueIds[0], text: 'Looked at it' }],
       [
+        'report_reproduction_result',
+        { issueId: issueIds[0], status: 'passed', baseUrl: 'https://preview.example.com' },
+      ],
+      [
         'link_issue_ticket',
         { issueId: issueIds[0], provider: 'Linear', url: 'https://linear.app/a/issue/A-1' },
       ],
@@ -325,7 +330,10 @@ describe('MCP over OAuth with the MCP SDK client, in Chromium, against the built
       headers: { authorization: `Bearer ${storedTokens().access_token}` },
     })
     expect(response.status).toBe(200)
-    expect(await response.json()).toEqual({ issue })
+    // GET answers the issue with its detail (issue 36); the write answers the issue itself.
+    expect(await response.json()).toEqual({
+      issue: { ...issue, oldReleaseOccurrences: [], regression: null, verifications: [] },
+    })
   })
 
   it('refreshes a stale access token through the SDK, and a reused refresh token revokes the chain', async () => {

@@ -586,7 +586,9 @@ describe('in-process engine: definitions and limits', () => {
         after = true
       },
     })
-    const engine = await startEngine([def])
+    // Not the 400 ms lease of the lease tests: building and measuring 4 MB of JSON took longer on
+    // a CI machine at load 12, the lease ran out and the run was reclaimed as interrupted.
+    const engine = await startEngine([def], { leaseMs: 10_000 })
     await engine.send({ name: event, data: {} })
     const [row] = await settled(def.id)
     expect(row?.status).toBe('failed')
