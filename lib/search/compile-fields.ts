@@ -1,7 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm'
 import { replaySessions } from '@/db/schema'
 import type { TrailKind } from '@/lib/analysis/trail'
-import { containing } from '@/lib/sessions/list-sessions'
 import type { Condition, MomentKind, QueryValue } from './ast'
 import {
   EVENT_PROP_PREFIX,
@@ -28,6 +27,11 @@ export const TRAIL_KIND: Record<MomentKind, TrailKind> = {
   rage_click: 'rage_click',
   dead_click: 'dead_click',
   event: 'custom',
+}
+
+/** `%`, `_` and `\` typed in a query are literal characters, not LIKE wildcards. */
+function containing(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 }
 
 /** What a field reads: text, a number, or a JSON value of any type. */
