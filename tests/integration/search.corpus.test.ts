@@ -279,6 +279,11 @@ const TABLE: Row[] = [
 /** Malformed queries: 400 with the 0-based offset of the error. */
 const MALFORMED: [q: string, position: number][] = [
   ['clik.text = Pay', 0],
+  ['click.colour = red', 6],
+  ['click[text = Pay', 16],
+  ['request.status ~ 50', 15],
+  ['click then error within soon', 24],
+  ['error then error then error then error then error then error', 55],
   ['user.id = "u-101', 10],
   ['pages >= many', 9],
   ['device = phone', 9],
