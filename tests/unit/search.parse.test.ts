@@ -179,6 +179,8 @@ describe('search language: malformed queries', () => {
     ['user. = 1', 0, /Unknown field/],
     ['click.constructor = 1', 6, /Unknown field/],
     ['5constructor > 1', 0, /Unknown field/],
+    ['click.text = "a\u0000b"', 15, /NUL/],
+    ['click.text = "a\ud800b"', 15, /broken Unicode/],
   ]
   it.each(cases)('%j fails at %i', (text, position, message) => {
     const result = parseQuery(text)
