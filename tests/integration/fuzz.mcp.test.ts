@@ -200,6 +200,7 @@ const SESSION_TOOL_FIELDS: Record<string, string[]> = {
     'from',
     'to',
     'automation',
+    'q',
   ],
   get_session: ['sessionId', 'around', 'windowMs', 'limit', 'cursor', 'kinds'],
   get_issue_reproduction: ['issueId'],

@@ -124,6 +124,14 @@ beforeAll(async () => {
     },
     { kind: 'rage_click', at: T0 + 4000, pageUrl: page, target: target({ text: 'Next' }), count: 4 },
     { kind: 'dead_click', at: T0 + 5000, pageUrl: page, target: target({ text: 'Logo', role: 'img' }) },
+    // A payload cut at its limit is not JSON: it has no properties, and fails no query.
+    {
+      kind: 'custom',
+      at: T0 + 6000,
+      pageUrl: page,
+      tag: 'cut',
+      payload: '{"amount":999,"note":"x …[truncated]',
+    },
   ])
   await session(orgA, 'slow', { errorCount: 1 }, [click(T0 + 1000), error(T0 + 120_000)])
   await session(
@@ -164,6 +172,7 @@ describe('GET /api/v1/sessions?q=', () => {
     ['request[failed = true and duration <= 1200]', ['checkout']],
     ['event[name = purchase and prop.amount > 100] and event.prop.plan = pro', ['checkout']],
     ['event.prop.amount > 200', []],
+    ['event[name = cut] and not event.prop.amount != 5', []],
     // Session fields, case-insensitive text, traits, not/or.
     ['user.id = u-3 or user.email = BUYER@shop.example', ['browsing', 'checkout']],
     ['user.plan = PRO and user.seats > 10 and release = 2.0.0', ['checkout']],
