@@ -34,6 +34,7 @@ export default defineConfig({
         'tests/integration/fuzz.mcp.test.ts',
         'tests/unit/security.redos.test.ts',
         'tests/integration/instances.shared-work.test.ts',
+        'tests/integration/search.corpus.test.ts',
       ]),
     },
     // A test's timeout detects a hang; it is no measure of speed (benchmarks measure). CI runs
