@@ -89,7 +89,7 @@ const problem = (page: Page) =>
 /** The names of the people whose sessions the list shows. */
 async function listedNames(page: Page): Promise<string[]> {
   await table(page).waitFor()
-  const names = await table(page).locator('tbody tr td:first-child a').allTextContents()
+  const names = await table(page).locator('tbody tr td:first-child > div > a').allTextContents()
   return names.sort()
 }
 
