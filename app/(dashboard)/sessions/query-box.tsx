@@ -78,10 +78,13 @@ export function QueryBox({ initialText, keep }: { initialText: string; keep: Rec
     if (!problem) return
     event.preventDefault()
     setChecking(true)
-    if (mode === 'text' && input.current) {
-      input.current.focus()
-      input.current.setSelectionRange(problem.position, problem.position)
-    }
+    const field = input.current
+    if (mode !== 'text' || !field) return
+    // After the click that sent the form is done with focus (the button keeps it otherwise).
+    window.setTimeout(() => {
+      field.focus()
+      field.setSelectionRange(problem.position, problem.position)
+    }, 0)
   }
 
   const updateRow = (index: number, row: BuilderRow) =>
