@@ -9,6 +9,15 @@ import { type SessionListItem, toSessionListItem } from './views'
 
 export const SESSIONS_PAGE = { default: 25, max: 100 }
 export const MAX_SEARCH_LENGTH = 200
+/**
+ * A query of the search language (docs/search.md) as a condition on sessions, and its canonical
+ * text, which the cursor is bound to. Built by lib/sessions/search-sessions.ts: lib/search reads
+ * this module, so this one takes the condition rather than importing the compiler.
+ */
+export interface MatchingCondition {
+  text: string
+  condition: SQL
+}
 
 /**
  * Which sessions a list shows: people's visits by default; `include` adds automated traffic,
@@ -87,14 +96,15 @@ export async function listSessions(
   db: DbOrTx,
   organizationId: string,
   query: ListSessionsQuery,
+  matching?: MatchingCondition,
 ): Promise<Page<SessionListItem>> {
   const { limit, cursor, search, errorsOnly, automation } = parseInput(Query, query)
   const term = search || undefined
   const request = {
     limit,
     cursor: cursor || undefined,
-    // The automation filter is appended only when given, so earlier cursors stay valid.
-    scope: `sessions:${organizationId}:${errorsOnly ? 'errors' : '*'}:${term ?? ''}${automation ? `:${automation}` : ''}`,
+    // The automation filter and the query are appended only when given, so earlier cursors stay valid.
+    scope: `sessions:${organizationId}:${errorsOnly ? 'errors' : '*'}:${term ?? ''}${automation ? `:${automation}` : ''}${matching ? `:q=${matching.text}` : ''}`,
   }
   const rows = await db
     .select(LIST_COLUMNS)
@@ -105,6 +115,7 @@ export async function listSessions(
         errorsOnly ? gt(replaySessions.errorCount, 0) : undefined,
         automationCondition(automation),
         term ? searchCondition(term) : undefined,
+        matching?.condition,
         afterCursor(request, replaySessions.createdAt, replaySessions.id),
       ),
     )

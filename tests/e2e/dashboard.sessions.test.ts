@@ -154,7 +154,7 @@ describe('sessions list and replay in Chromium', () => {
     await page.getByLabel('Search').fill('grace@')
     await page.getByLabel('With errors only').check()
     await page.getByRole('button', { name: 'Search' }).click()
-    await page.waitForURL(/q=grace%40&errors=1/)
+    await page.waitForURL(/search=grace%40&errors=1/)
     await row.waitFor()
     await page.getByLabel('Search').fill('nobody@')
     await page.getByRole('button', { name: 'Search' }).click()

@@ -1,5 +1,6 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
+import { Fragment } from 'react'
 import { RelativeTime } from '@/app/(dashboard)/_components/relative-time'
 import { UserAgent } from '@/app/(dashboard)/_components/user-agent'
 import { getConfig } from '@/lib/config'
@@ -7,6 +8,8 @@ import { getDb } from '@/lib/db'
 import { InvalidInputError } from '@/lib/errors'
 import { requireMember } from '@/lib/http/session'
 import { recorderSnippet } from '@/lib/sdk/snippet'
+import type { SearchMoment } from '@/lib/search'
+import { parseQuery } from '@/lib/search/parse'
 import {
   AUTOMATION_FILTERS,
   type AutomationFilter,
@@ -14,10 +17,13 @@ import {
   MAX_SEARCH_LENGTH,
   SESSIONS_PAGE,
 } from '@/lib/sessions/list-sessions'
+import { searchSessions } from '@/lib/sessions/search-sessions'
 import { shortUrl } from '@/lib/sessions/session-timeline'
 import { type SessionListItem, userLabel } from '@/lib/sessions/views'
 import { DegradedBadge } from './degraded-badge'
 import { formatDuration, STATUS_BADGE } from './format'
+import { MatchingMoments } from './matching-moments'
+import { QueryBox } from './query-box'
 import styles from './sessions.module.css'
 
 export const metadata: Metadata = { title: 'Sessions' }
@@ -26,7 +32,11 @@ type Param = string | string[] | undefined
 
 const one = (value: Param) => (Array.isArray(value) ? value[0] : value)
 
-type Filters = { q: string; errorsOnly: boolean; automation: AutomationFilter | undefined }
+/** `q` is a query of the search language (docs/search.md); `search` the free-text look-up. */
+type Filters = { q: string; search: string; errorsOnly: boolean; automation: AutomationFilter | undefined }
+
+/** What a moment shows first: at most this many per session, as the Data API. */
+const MOMENTS_SHOWN = 5
 
 const TRAFFIC_LABELS: Record<AutomationFilter | '', string> = {
   '': 'People',
@@ -38,11 +48,17 @@ const TRAFFIC_LABELS: Record<AutomationFilter | '', string> = {
 const automationParam = (value: string | undefined): AutomationFilter | undefined =>
   AUTOMATION_FILTERS.find((filter) => filter === value)
 
+function filterParams(filters: Filters, but?: 'q' | 'search'): Record<string, string> {
+  const params: Record<string, string> = {}
+  if (filters.q && but !== 'q') params.q = filters.q
+  if (filters.search && but !== 'search') params.search = filters.search
+  if (filters.errorsOnly) params.errors = '1'
+  if (filters.automation) params.automation = filters.automation
+  return params
+}
+
 function listHref(filters: Filters, cursor?: string): string {
-  const params = new URLSearchParams()
-  if (filters.q) params.set('q', filters.q)
-  if (filters.errorsOnly) params.set('errors', '1')
-  if (filters.automation) params.set('automation', filters.automation)
+  const params = new URLSearchParams(filterParams(filters))
   if (cursor) params.set('cursor', cursor)
   const query = params.toString()
   return query ? `/sessions?${query}` : '/sessions'
@@ -59,29 +75,37 @@ function userDetail(session: SessionListItem): string {
 export default async function SessionsPage({
   searchParams,
 }: {
-  searchParams: Promise<{ q?: Param; errors?: Param; automation?: Param; cursor?: Param }>
+  searchParams: Promise<{ q?: Param; search?: Param; errors?: Param; automation?: Param; cursor?: Param }>
 }) {
   const { organization } = await requireMember('/sessions')
   const params = await searchParams
   const filters: Filters = {
     q: (one(params.q) ?? '').trim(),
+    search: (one(params.search) ?? '').trim(),
     errorsOnly: one(params.errors) === '1',
     automation: automationParam(one(params.automation)),
   }
   const cursor = one(params.cursor) || undefined
-  const filtered = filters.q !== '' || filters.errorsOnly || filters.automation !== undefined
+  const filtered =
+    filters.q !== '' || filters.search !== '' || filters.errorsOnly || filters.automation !== undefined
   const now = Date.now()
+  const parsed = filters.q ? parseQuery(filters.q) : null
 
+  const db = await getDb()
   let page: Awaited<ReturnType<typeof listSessions>> | null = null
+  let moments = new Map<string, SearchMoment[]>()
   let problem: string | null = null
   try {
-    page = await listSessions(await getDb(), organization.id, {
+    const list = {
       limit: SESSIONS_PAGE.default,
       cursor,
-      search: filters.q,
+      search: filters.search,
       errorsOnly: filters.errorsOnly,
       automation: filters.automation,
-    })
+    }
+    // A query that cannot be read lists nothing: the query box shows where it is wrong.
+    if (parsed === null) page = await listSessions(db, organization.id, list)
+    else if (parsed.ok) ({ page, moments } = await searchSessions(db, organization.id, list, parsed.query))
   } catch (error) {
     if (!(error instanceof InvalidInputError)) throw error
     problem = cursor
@@ -123,16 +147,27 @@ export default async function SessionsPage({
           <p className="muted">Recorded visits, newest first. Open one to replay it.</p>
         </div>
       </div>
-      <search>
+      <search className={styles.searches}>
+        {/* Keyed by the query: a link to another search (or none) starts the box again from it. */}
+        <QueryBox key={filters.q} initialText={filters.q} keep={filterParams(filters, 'q')} />
+        {parsed && !parsed.ok ? (
+          <p className="alert alert-info" role="note" data-testid="legacy-search">
+            Before searches by what happened, <code>q</code> in this page’s address was the text search.{' '}
+            <Link href={listHref({ ...filters, q: '', search: filters.q.slice(0, MAX_SEARCH_LENGTH) })}>
+              Search for “{filters.q.slice(0, 80)}” as text
+            </Link>
+          </p>
+        ) : null}
         <form className={`inline-form ${styles.filters}`} action="/sessions">
+          {filters.q ? <input type="hidden" name="q" value={filters.q} /> : null}
           <div className={`field ${styles.search}`}>
             <label htmlFor="session-search">Search</label>
             <input
               className="input"
               id="session-search"
-              name="q"
+              name="search"
               type="search"
-              defaultValue={filters.q}
+              defaultValue={filters.search}
               maxLength={MAX_SEARCH_LENGTH}
               placeholder="E-mail, name, user id or URL"
             />
@@ -173,10 +208,12 @@ export default async function SessionsPage({
             {cursor
               ? 'No more sessions.'
               : filters.q
-                ? `No session matches “${filters.q}”${filters.errorsOnly ? ' with errors' : ''}.`
-                : filters.errorsOnly
-                  ? 'No session has errors.'
-                  : 'No automated session was recorded.'}
+                ? `No session matches the query${filters.search ? ` and “${filters.search}”` : ''}${filters.errorsOnly ? ' with errors' : ''}.`
+                : filters.search
+                  ? `No session matches “${filters.search}”${filters.errorsOnly ? ' with errors' : ''}.`
+                  : filters.errorsOnly
+                    ? 'No session has errors.'
+                    : 'No automated session was recorded.'}
           </p>
           <p className="muted">
             {cursor ? (
@@ -223,54 +260,68 @@ export default async function SessionsPage({
                 {page.items.map((session) => {
                   const status = STATUS_BADGE[session.status]
                   const detail = userDetail(session)
+                  const found = parsed?.ok ? (moments.get(session.id) ?? []).slice(0, MOMENTS_SHOWN) : null
                   return (
-                    <tr key={session.id}>
-                      <td>
-                        <div className={styles.user}>
-                          <Link href={`/sessions/${session.id}`}>{userLabel(session.user)}</Link>
-                          {detail ? <span className="muted">{detail}</span> : null}
-                        </div>
-                      </td>
-                      <td className={`optional ${styles.url}`} title={session.entryUrl}>
-                        {shortUrl(session.entryUrl)}
-                      </td>
-                      <td className="optional">
-                        <UserAgent userAgent={session.userAgent} empty="–" />
-                      </td>
-                      <td className={`optional ${styles.url}`} title={session.release ?? undefined}>
-                        {session.release ? <code>{session.release}</code> : '–'}
-                      </td>
-                      <td className="optional">{formatDuration(session.durationMs)}</td>
-                      <td className="optional">{session.pageCount ?? '–'}</td>
-                      <td>
-                        {session.errorCount ? (
-                          <span className="badge badge-critical">{session.errorCount}</span>
-                        ) : (
-                          (session.errorCount ?? '–')
-                        )}
-                      </td>
-                      <td>
-                        <RelativeTime date={session.startedAt} now={now} />
-                      </td>
-                      <td className="optional">
-                        <span className={status.className} title={status.hint}>
-                          {status.label}
-                        </span>
-                        <DegradedBadge degraded={session.degraded} />
-                        {session.automation ? (
-                          <>
-                            {' '}
-                            <span
-                              className="badge badge-low"
-                              title="Automated traffic (a reproduction run, a browser driven by automation or a bot): never counted"
-                              data-testid="session-automated"
-                            >
-                              {session.automation}
-                            </span>
-                          </>
-                        ) : null}
-                      </td>
-                    </tr>
+                    <Fragment key={session.id}>
+                      <tr className={found ? styles.matchedRow : undefined}>
+                        <td>
+                          <div className={styles.user}>
+                            <Link href={`/sessions/${session.id}`}>{userLabel(session.user)}</Link>
+                            {detail ? <span className="muted">{detail}</span> : null}
+                          </div>
+                        </td>
+                        <td className={`optional ${styles.url}`} title={session.entryUrl}>
+                          {shortUrl(session.entryUrl)}
+                        </td>
+                        <td className="optional">
+                          <UserAgent userAgent={session.userAgent} empty="–" />
+                        </td>
+                        <td className={`optional ${styles.url}`} title={session.release ?? undefined}>
+                          {session.release ? <code>{session.release}</code> : '–'}
+                        </td>
+                        <td className="optional">{formatDuration(session.durationMs)}</td>
+                        <td className="optional">{session.pageCount ?? '–'}</td>
+                        <td>
+                          {session.errorCount ? (
+                            <span className="badge badge-critical">{session.errorCount}</span>
+                          ) : (
+                            (session.errorCount ?? '–')
+                          )}
+                        </td>
+                        <td>
+                          <RelativeTime date={session.startedAt} now={now} />
+                        </td>
+                        <td className="optional">
+                          <span className={status.className} title={status.hint}>
+                            {status.label}
+                          </span>
+                          <DegradedBadge degraded={session.degraded} />
+                          {session.automation ? (
+                            <>
+                              {' '}
+                              <span
+                                className="badge badge-low"
+                                title="Automated traffic (a reproduction run, a browser driven by automation or a bot): never counted"
+                                data-testid="session-automated"
+                              >
+                                {session.automation}
+                              </span>
+                            </>
+                          ) : null}
+                        </td>
+                      </tr>
+                      {found ? (
+                        <tr className={styles.momentsRow}>
+                          <td colSpan={9}>
+                            <MatchingMoments
+                              sessionId={session.id}
+                              user={userLabel(session.user)}
+                              moments={found}
+                            />
+                          </td>
+                        </tr>
+                      ) : null}
+                    </Fragment>
                   )
                 })}
               </tbody>
