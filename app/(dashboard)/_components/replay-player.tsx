@@ -301,6 +301,8 @@ export function ReplayPlayer(
       data-testid="replay-player"
       data-state={state}
       data-playing={playing ? 'true' : 'false'}
+      // With data-time, the moment shown (epoch ms): the session page's Share control reads it.
+      data-start={start ?? undefined}
       ref={rootRef}
     >
       <div className={styles.layout}>
