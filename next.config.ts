@@ -1,11 +1,20 @@
 import type { NextConfig } from 'next'
 
-// No page of ours is meant to be framed (clickjacking on forms and dashboard actions). The
-// Content-Security-Policy, with its per-request nonce, is set by proxy.ts.
 const securityHeaders = [
   { key: 'X-Content-Type-Options', value: 'nosniff' },
   { key: 'Referrer-Policy', value: 'strict-origin-when-cross-origin' },
-  { key: 'X-Frame-Options', value: 'DENY' },
+]
+
+// No page of ours is meant to be framed (clickjacking on forms and dashboard actions), except a
+// share link's embeddable player (docs/sharing.md#embedding), which holds no action. The
+// Content-Security-Policy, with its per-request nonce and frame-ancestors, is set by proxy.ts.
+const EVERYTHING_BUT_EMBEDS = '/:path((?!share/[^/]+/embed(?:/|$)).*)'
+
+// Share links carry their token in the path: no Referer, no cache, no search engine.
+const shareHeaders = [
+  { key: 'Cache-Control', value: 'no-store' },
+  { key: 'Referrer-Policy', value: 'no-referrer' },
+  { key: 'X-Robots-Tag', value: 'noindex, nofollow' },
 ]
 
 // Pages that handle passwords are never cached.
@@ -42,6 +51,8 @@ const nextConfig: NextConfig = {
   async headers() {
     return [
       { source: '/:path*', headers: securityHeaders },
+      { source: EVERYTHING_BUT_EMBEDS, headers: [{ key: 'X-Frame-Options', value: 'DENY' }] },
+      { source: '/share/:path*', headers: shareHeaders },
       // Authorization pages carry codes and state in their URLs: no Referer leaves them.
       { source: '/oauth/:path*', headers: [{ key: 'Referrer-Policy', value: 'no-referrer' }] },
       { source: '/login', headers: [...noStore, { key: 'Referrer-Policy', value: 'no-referrer' }] },

@@ -15,6 +15,15 @@ function ownsItsPolicy(pathname: string): boolean {
   return pathname.startsWith('/oauth/')
 }
 
+// A share link's player made to be framed on other sites (docs/sharing.md#embedding); its
+// token is one path segment of base64url.
+const EMBED_PATH = /^\/share\/[A-Za-z0-9_-]{1,100}\/embed\/?$/
+
+/** Any site may frame the embeddable player: the link's holder decides where to show it. */
+function frameAncestors(pathname: string): string | undefined {
+  return EMBED_PATH.test(pathname) ? '*' : undefined
+}
+
 /** The page asked for, as the browser shows it: without the `_rsc` marker of client navigations. */
 function requestedPath(request: NextRequest): string {
   const search = new URLSearchParams(request.nextUrl.search)
@@ -24,7 +33,11 @@ function requestedPath(request: NextRequest): string {
 
 function withNonce(request: NextRequest, config: Pick<Config, 'nodeEnv'>): NextResponse {
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64')
-  const policy = contentSecurityPolicy({ nonce, dev: config.nodeEnv !== 'production' })
+  const policy = contentSecurityPolicy({
+    nonce,
+    dev: config.nodeEnv !== 'production',
+    frameAncestors: frameAncestors(request.nextUrl.pathname),
+  })
   const requestHeaders = new Headers(request.headers)
   requestHeaders.set('x-nonce', nonce)
   requestHeaders.set('Content-Security-Policy', policy)

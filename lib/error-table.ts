@@ -92,7 +92,7 @@ const TABLE: Row<Error>[] = [
   row(ProviderError, 502, { 'data-api': message, 'dashboard-api': message }),
   row(PayloadTooLargeError, 413, { 'data-api': message, ingest: message }),
   row(UnsupportedMediaTypeError, 415, { 'data-api': message, ingest: message }),
-  row(RateLimitedError, 429, { 'data-api': retryAfter, ingest: retryAfter }),
+  row(RateLimitedError, 429, { 'data-api': retryAfter, ingest: retryAfter, 'dashboard-api': retryAfter }),
   // RFC 6749 §5.2 bodies; `WWW-Authenticate: Basic` when the client tried Basic (§5.2).
   row(OAuthError, (error) => error.status, {
     oauth: (error) => ({

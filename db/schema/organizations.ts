@@ -32,6 +32,11 @@ export const organizations = pgTable(
      */
     maskSelectors: text('mask_selectors').array().notNull().default(sql`'{}'::text[]`),
     maskPatterns: text('mask_patterns').array().notNull().default(sql`'{}'::text[]`),
+    /**
+     * Tickets created in Linear or GitHub link to a share link of the issue's sample session
+     * (docs/sharing.md#ticket-links), which anyone with the ticket can open without an account.
+     */
+    ticketShareLinks: boolean('ticket_share_links').notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -23,6 +23,7 @@ import { RETENTION_DAYS } from '@/lib/retention/set-retention'
 import { ApiSessionDetails, SessionItem, TimelineWindow } from '@/lib/sessions/api-views'
 import { SESSION_ITEMS_PAGE } from '@/lib/sessions/list-session-items'
 import { TIMELINE_PAGE, TIMELINE_WINDOW_MS } from '@/lib/sessions/timeline-window'
+import { MAX_START_AT_MS, SHARE_LINK_DAYS } from '@/lib/sharing/limits'
 import { Signal } from '@/lib/signals/views'
 import { SOURCEMAP_LIMITS } from '@/lib/sourcemaps/limits'
 import { RELEASE_FILES_PAGE, RELEASES_PAGE } from '@/lib/sourcemaps/releases'
@@ -55,6 +56,18 @@ const IngestValidationError = z.object({
 })
 const IngestError = z.object({ error: z.string(), requestId: z.string().optional() })
 const Cursor = z.string().nullable().meta({ description: 'Opaque; pass back as `cursor` for the next page' })
+
+/** A share link without its token (docs/sharing.md). */
+const ShareLinkView = z.object({
+  id: z.uuid(),
+  sessionId: z.uuid(),
+  startAtMs: z.number().int().nullable(),
+  expiresAt: z.string(),
+  createdAt: z.string(),
+  revokedAt: z.string().nullable(),
+  state: z.enum(['active', 'expired', 'revoked']),
+  createdBy: z.string().meta({ description: '`user:<id>`, `credential:<id>`, ... as in the audit trail' }),
+})
 
 const schemas = {
   // Exports of one person (issue 33, docs/privacy.md#exports)
@@ -148,6 +161,31 @@ const schemas = {
       keptUntil: z.string().meta({ description: 'When the retention sweep deletes the session' }),
     }),
   }),
+  // Share links (issue 37, docs/sharing.md)
+  ShareLinkResponse: z.object({ shareLink: ShareLinkView }),
+  CreatedShareLinkResponse: z.object({
+    shareLink: ShareLinkView.extend({
+      url: z.string().meta({ description: 'The page; holds the token, shown only in this answer' }),
+      embedUrl: z.string().meta({ description: 'The player alone, for an iframe on another site' }),
+    }),
+  }),
+  ShareLinkList: z.object({ shareLinks: z.array(ShareLinkView) }),
+  CreateShareLinkBody: z.object({
+    expiresInDays: z
+      .number()
+      .int()
+      .min(1)
+      .max(SHARE_LINK_DAYS.max)
+      .optional()
+      .meta({ description: `Days until the link stops working; default ${SHARE_LINK_DAYS.default}` }),
+    startAtMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_START_AT_MS)
+      .optional()
+      .meta({ description: 'Open the replay this many ms after the session started' }),
+  }),
   // Re-masking (issue 33, docs/privacy.md#re-masking)
   Remasking: RemaskingView,
   RemaskingResponse: z.object({ remasking: RemaskingView }),
@@ -164,6 +202,7 @@ const schemas = {
 
 /** Request bodies: their JSON Schema describes what a client sends (zod's input side). */
 const REQUEST_BODIES: readonly string[] = [
+  'CreateShareLinkBody',
   'ReplayBatch',
   'RequestExportBody',
   'RequestErasureBody',
@@ -457,6 +496,47 @@ const pinOperation = (summary: string) => ({
     ...dataApiErrors('write:issues'),
   },
 })
+
+// Share links (issue 37, docs/sharing.md).
+const shareLinkPaths = {
+  '/api/v1/sessions/{sessionId}/share-links': {
+    get: {
+      summary: "A session's share links, newest first (never their tokens)",
+      security: [{ bearer: ['read:service'] }],
+      parameters: [sessionIdParam],
+      responses: {
+        '200': ok('The links', 'ShareLinkList'),
+        '404': { description: 'Session not found (also for a malformed id)', content: jsonContent('Error') },
+        ...dataApiErrors('read:service'),
+      },
+    },
+    post: {
+      summary: 'Create a link that shows the replay without an account, until it expires or is revoked',
+      security: [{ bearer: ['write:issues'] }],
+      parameters: [sessionIdParam],
+      requestBody: { required: true, content: jsonContent('CreateShareLinkBody') },
+      responses: {
+        '201': ok('The link, with its address (shown only here)', 'CreatedShareLinkResponse'),
+        '404': { description: 'Session not found (also for a malformed id)', content: jsonContent('Error') },
+        ...dataApiErrors('write:issues'),
+      },
+    },
+  },
+  '/api/v1/share-links/{shareLinkId}': {
+    delete: {
+      summary: 'Revoke a share link: its pages answer as for an unknown link from now on',
+      security: [{ bearer: ['write:issues'] }],
+      parameters: [
+        { name: 'shareLinkId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+      ],
+      responses: {
+        '200': ok('The link as it now is', 'ShareLinkResponse'),
+        '404': { description: 'Share link not found', content: jsonContent('Error') },
+        ...dataApiErrors('write:issues'),
+      },
+    },
+  },
+}
 
 const auditRetentionPaths = {
   '/api/v1/audit-events': {
@@ -843,6 +923,7 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
       ...sourcemapPaths,
       ...releasePaths,
       ...auditRetentionPaths,
+      ...shareLinkPaths,
       ...erasurePaths,
       ...exportPaths,
       ...remaskingPaths,

@@ -16,5 +16,8 @@ export const AUDIT_ACTIONS = [
   'session.unpinned',
   'key.created',
   'key.revoked',
+  'share.created',
+  'share.revoked',
+  'share.viewed',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]

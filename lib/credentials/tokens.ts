@@ -13,6 +13,8 @@ export const TOKEN_PREFIXES = {
   webhookSecret: 'whsec_',
   /** One-time links that let someone join an organization. */
   invitation: 'svc_inv_',
+  /** Links that show one replay without an account (docs/sharing.md). */
+  shareLink: 'svc_shr_',
 } as const
 
 export type TokenPrefix = (typeof TOKEN_PREFIXES)[keyof typeof TOKEN_PREFIXES]

@@ -5,7 +5,12 @@
  * pages, whose inlined CSS, images and fonts come from their own hosts; none of that can run
  * script, because script-src still holds and the replay iframe is sandboxed by rrweb.
  */
-export function contentSecurityPolicy(input: { nonce: string; dev: boolean }): string {
+export function contentSecurityPolicy(input: {
+  nonce: string
+  dev: boolean
+  /** Who may frame the page: nobody, except a share link's embed (docs/sharing.md#embedding). */
+  frameAncestors?: string
+}): string {
   const directives = [
     "default-src 'self'",
     // Dev mode evaluates source maps and hot updates with eval.
@@ -19,7 +24,7 @@ export function contentSecurityPolicy(input: { nonce: string; dev: boolean }): s
     "worker-src 'self' blob:",
     "object-src 'none'",
     "base-uri 'self'",
-    "frame-ancestors 'none'",
+    `frame-ancestors ${input.frameAncestors ?? "'none'"}`,
     "form-action 'self'",
   ]
   return directives.join('; ')

@@ -1,7 +1,7 @@
 import { logger, withLogContext } from '@/lib/log'
 import { newRequestId } from './respond'
 
-export type Surface = 'ingest' | 'data-api' | 'mcp' | 'oauth' | 'dashboard-api'
+export type Surface = 'ingest' | 'data-api' | 'mcp' | 'oauth' | 'dashboard-api' | 'share'
 
 /**
  * Gives one request its id and runs the answer inside it, so every line logged on the way —

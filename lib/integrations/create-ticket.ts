@@ -10,6 +10,7 @@ import { CLAIM_PENDING, ticketClaimPending } from '@/lib/issues/ticket-claim'
 import type { Issue } from '@/lib/issues/views'
 import { logger } from '@/lib/log'
 import { commitWithEvents } from '@/lib/outbox/commit'
+import { SHARE_LINK_NOT_KEPT, ticketShareTarget, withTicketShareLink } from '@/lib/sharing/ticket-links'
 import { parseInput } from '@/lib/validation'
 import { createGithubIssue } from './github-client'
 import { createLinearIssue } from './linear-client'
@@ -148,6 +149,24 @@ async function linkCreated(
 }
 
 /**
+ * The text with its share link. A link that cannot be made (its session was deleted since)
+ * leaves the ticket without one rather than holding the claimed issue.
+ */
+async function sentText(
+  db: Db,
+  actor: Actor,
+  stored: TicketText,
+  share: { sessionId: string; offsetMs: number },
+): Promise<TicketText> {
+  try {
+    return await withTicketShareLink(db, actor, stored, share)
+  } catch (error) {
+    logger.warn({ err: error, sessionId: share.sessionId }, 'ticket share link could not be created')
+    return stored
+  }
+}
+
+/**
  * Creates the tracker issue for one of ours and links it: the issue moves to `ticket_created`
  * with the same history and event as a manual link. At most one tracker issue per issue: an
  * issue with a ticket, or with a creation in progress, is a conflict. Every call is logged as a
@@ -161,12 +180,20 @@ export async function createTicket(
 ): Promise<Issue> {
   const provider = parseInput(TicketProvider, input.provider)
   if (!isUuid(input.issueId)) throw new NotFoundError(ISSUE_NOT_FOUND)
-  const text = await ticketText(db, actor.organizationId, input.issueId)
-  const claimed = await claim(db, actor, input.issueId, provider, text)
+  const share = await ticketShareTarget(db, actor.organizationId, input.issueId)
+  // What the delivery log keeps: the share link's address holds its token, kept nowhere.
+  const stored = await ticketText(
+    db,
+    actor.organizationId,
+    input.issueId,
+    share ? { shareLink: SHARE_LINK_NOT_KEPT } : {},
+  )
+  const claimed = await claim(db, actor, input.issueId, provider, stored)
+  const text = share ? await sentText(db, actor, stored, share) : stored
   const { outcome, attempts } = await callTracker(provider, claimed, text, options)
   if (!outcome.ok) {
     await recordTicketDelivery(db, claimed, attempts, outcome.failure.label)
     throw ticketError(NAMES[provider], outcome.failure)
   }
-  return linkCreated(db, actor, claimed, provider, text, outcome.value, attempts)
+  return linkCreated(db, actor, claimed, provider, stored, outcome.value, attempts)
 }

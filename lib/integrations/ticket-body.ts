@@ -42,10 +42,17 @@ function evidenceOf(issue: ReturnType<typeof toIssue>): string | null {
 
 /**
  * The tracker issue for one of ours: the title, and a Markdown description with the service's
- * own links (the issue page, the replay at the moment it happened, the reproduction test) and
+ * own links (the issue page, the replay at the moment it happened, a share link of it when
+ * enabled, the reproduction test) and
  * the replay's text in code blocks (markdown.ts says why).
  */
-export async function ticketText(db: DbOrTx, organizationId: string, issueId: string): Promise<TicketText> {
+export async function ticketText(
+  db: DbOrTx,
+  organizationId: string,
+  issueId: string,
+  /** The share link's line (docs/sharing.md#ticket-links), when the organization enabled them. */
+  options: { shareLink?: string } = {},
+): Promise<TicketText> {
   const row = await getIssueRow(db, organizationId, issueId)
   const issue = toIssue(row)
   const { sessions } = await issueSessionsOf(db, organizationId, issueId, 1)
@@ -56,6 +63,7 @@ export async function ticketText(db: DbOrTx, organizationId: string, issueId: st
     '',
     `- Issue: ${to.issue}`,
     to.replay ? `- Replay at the moment it happened: ${to.replay}` : null,
+    to.replay && options.shareLink ? `- Replay without an account: ${options.shareLink}` : null,
     `- Reproduction test (Data API, needs a read:service key): ${to.reproduction}`,
     '',
     `**Kind:** ${row.kind} · **Priority:** ${issue.priority} · **Sessions:** ${issue.sessionCount} · **First seen:** ${issue.createdAt}`,

@@ -6,6 +6,7 @@ import {
   issueSessions,
   issues,
   replaySessions,
+  shareLinks,
   signalMatches,
   signals,
 } from '@/db/schema'
@@ -15,6 +16,8 @@ export interface DerivedCounts {
   issuesUpdated: number
   signalsUpdated: number
   insightsRedacted: number
+  /** Share links to the erased sessions (docs/sharing.md): deleted before the sessions go. */
+  shareLinksDeleted: number
   /** Issues deleted: their ids, so messages about them can be silenced too. */
   deletedIssueIds: string[]
 }
@@ -73,7 +76,8 @@ async function reoriginate(
  *   first session was erased are re-derived (reoriginate);
  * - history entries naming an erased session lose that id;
  * - signals lose their matches and count;
- * - insights whose interval covered an erased session are marked redacted.
+ * - insights whose interval covered an erased session are marked redacted;
+ * - share links to the sessions are deleted.
  * Counts decrease rather than being recounted: retention deletes sessions without uncounting
  * them (an issue counts what happened), so a recount would also drop those.
  */
@@ -87,9 +91,16 @@ export async function eraseDerived(
     issuesUpdated: 0,
     signalsUpdated: 0,
     insightsRedacted: 0,
+    shareLinksDeleted: 0,
     deletedIssueIds: [],
   }
   if (sessionIds.length === 0) return counts
+  // First, so no link hands out a session while the rest of its erasure runs.
+  const deletedLinks = await tx
+    .delete(shareLinks)
+    .where(and(eq(shareLinks.organizationId, organizationId), inArray(shareLinks.sessionId, sessionIds)))
+    .returning({ id: shareLinks.id })
+  counts.shareLinksDeleted = deletedLinks.length
   const erasedLinks = and(
     eq(issueSessions.organizationId, organizationId),
     inArray(issueSessions.sessionId, sessionIds),

@@ -52,6 +52,12 @@ export const RATE_LIMITS = {
   // Webhook test sends: the spec leaves the figures open; enough to debug a receiver, too few to flood one.
   webhookTestPerEndpoint: { name: 'webhook-test-endpoint', limit: 5, windowSeconds: MINUTE },
   webhookTestPerOrganization: { name: 'webhook-test-org', limit: 20, windowSeconds: HOUR },
+  /**
+   * A share link's replay (docs/sharing.md) read by anyone who has the link, per address: a
+   * player loads its events once per page, so 30 a minute is generous for people and slows
+   * anyone guessing tokens or pulling one replay in a loop.
+   */
+  shareEventsPerAddress: { name: 'share-events-ip', limit: 30, windowSeconds: MINUTE },
   /** The health check's probe of the limiter: a counter that never refuses. */
   healthProbe: { name: 'health', limit: 1_000_000, windowSeconds: MINUTE },
 } as const satisfies Record<string, RateLimitRule>

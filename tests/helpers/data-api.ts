@@ -10,8 +10,13 @@ import { GET as getReleaseHealth } from '@/app/api/v1/releases/[version]/route'
 import { GET as getReleasesHealth, POST as postRelease } from '@/app/api/v1/releases/route'
 import { GET as getReproductions } from '@/app/api/v1/reproductions/route'
 import { GET as getSession } from '@/app/api/v1/sessions/[sessionId]/route'
+import {
+  GET as getShareLinks,
+  POST as postShareLink,
+} from '@/app/api/v1/sessions/[sessionId]/share-links/route'
 import { GET as getSessionTimeline } from '@/app/api/v1/sessions/[sessionId]/timeline/route'
 import { GET as getSessions } from '@/app/api/v1/sessions/route'
+import { DELETE as deleteShareLink } from '@/app/api/v1/share-links/[shareLinkId]/route'
 import { GET as getSignals } from '@/app/api/v1/signals/route'
 import { DELETE as deleteRelease, GET as getRelease } from '@/app/api/v1/sourcemaps/[release]/route'
 import { GET as getReleases, POST as postSourcemaps } from '@/app/api/v1/sourcemaps/route'
@@ -103,6 +108,29 @@ export const api = {
     ),
   reproductions: (token: string | null, query?: Query) =>
     getReproductions(new Request(url('/api/v1/reproductions', query), { headers: headers(token) })),
+  // Issue 37: share links.
+  createShareLink: (token: string | null, sessionId: string, body: unknown) =>
+    postShareLink(
+      write('POST', `/api/v1/sessions/${encodeURIComponent(sessionId)}/share-links`, token, body),
+      {
+        params: Promise.resolve({ sessionId }),
+      },
+    ),
+  listShareLinks: (token: string | null, sessionId: string) =>
+    getShareLinks(
+      new Request(url(`/api/v1/sessions/${encodeURIComponent(sessionId)}/share-links`), {
+        headers: headers(token),
+      }),
+      { params: Promise.resolve({ sessionId }) },
+    ),
+  revokeShareLink: (token: string | null, shareLinkId: string) =>
+    deleteShareLink(
+      new Request(url(`/api/v1/share-links/${encodeURIComponent(shareLinkId)}`), {
+        method: 'DELETE',
+        headers: headers(token),
+      }),
+      { params: Promise.resolve({ shareLinkId }) },
+    ),
 }
 
 /** Source maps (issue 19): the upload takes a prepared multipart body, as curl or fetch sends it. */

@@ -97,6 +97,9 @@ describe('GET /api/v1/openapi.json', () => {
         // Verification by reproduction (issue 36)
         '/api/v1/issues/{issueId}/verifications',
         '/api/v1/reproductions',
+        // Share links (issue 37)
+        '/api/v1/sessions/{sessionId}/share-links',
+        '/api/v1/share-links/{shareLinkId}',
       ].sort(),
     )
     expect(Object.keys(document.paths['/api/v1/issues/{issueId}']!).sort()).toEqual(['get', 'patch'])
@@ -456,6 +459,26 @@ describe('GET /api/v1/openapi.json', () => {
     await expectDocumented(ticket, 'put', await api.putTicket(write, issue.id, { ...link, url: 'x' }))
     await expectDocumented(ticket, 'put', await api.putTicket(read, issue.id, link))
     await expectDocumented(ticket, 'put', await api.putTicket(write, 'nope', link))
+  })
+
+  it('describes the real answers of the share link routes', async () => {
+    const org = (await createOrganization(database.db, { name: 'Shares documented' })).id
+    const read = (await createKey(database.db, { organizationId: org, type: 'api' })).key
+    const write = (await createKey(database.db, { organizationId: org, type: 'api', write: true })).key
+    const session = await seedSession(database.db, org)
+    const links = '/api/v1/sessions/{sessionId}/share-links'
+    const one = '/api/v1/share-links/{shareLinkId}'
+    const created = await api.createShareLink(write, session.id, { expiresInDays: 3, startAtMs: 10 })
+    expect(created.status).toBe(201)
+    const { shareLink } = (await created.clone().json()) as { shareLink: { id: string } }
+    await expectDocumented(links, 'post', created)
+    await expectDocumented(links, 'post', await api.createShareLink(write, session.id, { expiresInDays: 31 }))
+    await expectDocumented(links, 'post', await api.createShareLink(write, 'nope', {}))
+    await expectDocumented(links, 'post', await api.createShareLink(read, session.id, {}))
+    await expectDocumented(links, 'get', await api.listShareLinks(read, session.id))
+    await expectDocumented(links, 'get', await api.listShareLinks(null, session.id))
+    await expectDocumented(one, 'delete', await api.revokeShareLink(write, shareLink.id))
+    await expectDocumented(one, 'delete', await api.revokeShareLink(write, 'nope'))
   })
 
   it('describes the ingest request body and its answers', async () => {

@@ -183,6 +183,25 @@ describe('dashboard pages: proxy.ts and next.config.ts', () => {
   })
 })
 
+describe('share links (docs/sharing.md): no cache, no Referer, not indexed; only the embed is framed', () => {
+  const token = `svc_shr_${'A'.repeat(43)}`
+  it.each([
+    [`/share/${token}`, false],
+    [`/share/${token}/embed`, true],
+  ])('%s', async (page, framed) => {
+    configure({ NODE_ENV: 'production', BASE_URL: HTTPS })
+    const answer = await served(`${HTTPS}${page}?t=1000`)
+    expect(answer.layers).toContain('proxy.ts')
+    expect(answer.get('referrer-policy')).toBe('no-referrer')
+    expect(answer.get('cache-control')).toBe('no-store')
+    expect(answer.get('x-robots-tag')).toBe('noindex, nofollow')
+    expect(answer.get('x-content-type-options')).toBe('nosniff')
+    const policy = directives(answer.get('content-security-policy'))
+    expect(policy.get('frame-ancestors')).toEqual(framed ? ['*'] : ["'none'"])
+    expect(answer.get('x-frame-options')).toBe(framed ? null : 'DENY')
+  })
+})
+
 describe('HSTS: in production behind an https BASE_URL only', () => {
   it.each(['/', '/issues', '/login', '/oauth/authorize'])(
     '%s carries it in production on https',

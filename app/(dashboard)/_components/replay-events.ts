@@ -21,18 +21,31 @@ function isEvent(value: unknown): value is eventWithTime {
   )
 }
 
-async function failureMessage(response: Response): Promise<string> {
+/** What a 404 means where the player is: the dashboard's session, or a share link. */
+export type EventsSource = { sessionId: string } | { shareToken: string }
+
+function eventsUrl(source: EventsSource): string {
+  return 'shareToken' in source
+    ? `/api/share/${encodeURIComponent(source.shareToken)}/events`
+    : `/api/dashboard/sessions/${encodeURIComponent(source.sessionId)}/events`
+}
+
+async function failureMessage(response: Response, source: EventsSource): Promise<string> {
   if (response.status === 401) return 'Your sign-in has expired. Sign in again, then reload this page.'
-  if (response.status === 404) return 'This session no longer exists in your organization.'
+  if (response.status === 404)
+    return 'shareToken' in source
+      ? 'This link no longer works. Ask whoever sent it for a new one.'
+      : 'This session no longer exists in your organization.'
+  if (response.status === 429) return 'Too many requests from your network. Retry in a minute.'
   const body = (await response.json().catch(() => null)) as { error?: unknown } | null
   const detail = typeof body?.error === 'string' ? ` (${body.error})` : ''
   return `The recording could not be loaded: the server answered ${response.status}${detail}. Retry in a moment.`
 }
 
-export async function loadEvents(sessionId: string, signal: AbortSignal): Promise<Loaded> {
+export async function loadEvents(source: EventsSource, signal: AbortSignal): Promise<Loaded> {
   let response: Response
   try {
-    response = await fetch(`/api/dashboard/sessions/${encodeURIComponent(sessionId)}/events`, {
+    response = await fetch(eventsUrl(source), {
       cache: 'no-store',
       signal,
     })
@@ -43,7 +56,7 @@ export async function loadEvents(sessionId: string, signal: AbortSignal): Promis
       message: 'The recording could not be downloaded. Check your connection and retry.',
     }
   }
-  if (!response.ok) return { state: 'error', message: await failureMessage(response) }
+  if (!response.ok) return { state: 'error', message: await failureMessage(response, source) }
   let body: unknown
   try {
     body = await response.json()

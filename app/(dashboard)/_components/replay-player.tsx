@@ -103,18 +103,23 @@ function stageSize(
  * each following playback and moving the replay when an entry is clicked. The events come from
  * the dashboard's events endpoint; rrweb-player is loaded in the browser only.
  */
-export function ReplayPlayer(props: {
-  sessionId: string
-  /** Epoch ms: the replay starts paused at this moment. */
-  openAt?: number
-  markers?: ReplayMarker[]
-  /** The console and network panes; undefined leaves them out (null: the log could not be read). */
-  log?: ReplayLog | null
-  autoPlay?: boolean
-  /** Offers "Copy link to this moment"; left out where the page cannot be opened at a moment. */
-  link?: ReplayLink
-}): JSX.Element {
-  const { sessionId, openAt, autoPlay = false, log, link } = props
+export function ReplayPlayer(
+  props: (
+    | { sessionId: string; shareToken?: never }
+    /** A share link's page plays the link's events (docs/sharing.md) and names no session. */
+    | { shareToken: string; sessionId?: never }
+  ) & {
+    /** Epoch ms: the replay starts paused at this moment. */
+    openAt?: number
+    markers?: ReplayMarker[]
+    /** The console and network panes; undefined leaves them out (null: the log could not be read). */
+    log?: ReplayLog | null
+    autoPlay?: boolean
+    /** Offers "Copy link to this moment"; left out where the page cannot be opened at a moment. */
+    link?: ReplayLink
+  },
+): JSX.Element {
+  const { sessionId, shareToken, openAt, autoPlay = false, log, link } = props
   const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' })
   const [attempt, setAttempt] = useState(0)
   // The events are in, but rrweb-player (loaded on demand) has not drawn them yet.
@@ -144,11 +149,14 @@ export function ReplayPlayer(props: {
   useEffect(() => {
     const controller = new AbortController()
     setLoaded({ state: 'loading' })
-    loadEvents(sessionId, controller.signal).then(setLoaded, () => {
+    loadEvents(
+      shareToken !== undefined ? { shareToken } : { sessionId: sessionId ?? '' },
+      controller.signal,
+    ).then(setLoaded, () => {
       // Aborted because the component unmounted or the session changed: nothing to show.
     })
     return () => controller.abort()
-  }, [sessionId, attempt])
+  }, [sessionId, shareToken, attempt])
 
   const start = loaded.state === 'ready' ? loaded.start : null
   const total = loaded.state === 'ready' ? loaded.end - loaded.start : 0
@@ -293,6 +301,8 @@ export function ReplayPlayer(props: {
       data-testid="replay-player"
       data-state={state}
       data-playing={playing ? 'true' : 'false'}
+      // With data-time, the moment shown (epoch ms): the session page's Share control reads it.
+      data-start={start ?? undefined}
       ref={rootRef}
     >
       <div className={styles.layout}>

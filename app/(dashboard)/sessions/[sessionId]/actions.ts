@@ -3,6 +3,7 @@
 import { revalidatePath } from 'next/cache'
 import { type ActionResult, memberAction } from '@/lib/http/actions'
 import { setSessionPin } from '@/lib/sessions/pin-session'
+import { createShareLink, revokeShareLink } from '@/lib/sharing/share-links'
 import { textArgument } from '@/lib/validation'
 
 /**
@@ -23,5 +24,43 @@ export const setSessionPinAction = memberAction(
         ? `Pinned: kept until ${pin.keptUntil.slice(0, 10)}.`
         : `Unpinned: kept until ${pin.keptUntil.slice(0, 10)}.`,
     }
+  },
+)
+
+export type CreateShareLinkResult = ActionResult<{ message: string; url: string; embedUrl: string }>
+
+/**
+ * Creates a share link (docs/sharing.md). Any member may, as with the Data API's write:issues
+ * keys: the link is bounded in time, revocable, and the trail names who made it.
+ */
+export const createShareLinkAction = memberAction(
+  { what: 'create the share link' },
+  async (
+    { db, actor },
+    sessionId: string,
+    expiresInDays: number,
+    startAtMs: number | null,
+  ): Promise<CreateShareLinkResult> => {
+    const link = await createShareLink(db, actor, {
+      sessionId: textArgument(sessionId),
+      expiresInDays,
+      startAtMs,
+    })
+    revalidatePath(`/sessions/${link.sessionId}`)
+    return {
+      ok: true,
+      message: `Link created: it works until ${link.expiresAt.slice(0, 10)}. Copy it now: it is not shown again.`,
+      url: link.url,
+      embedUrl: link.embedUrl,
+    }
+  },
+)
+
+export const revokeShareLinkAction = memberAction(
+  { what: 'revoke the share link' },
+  async ({ db, actor }, linkId: string): Promise<ActionResult> => {
+    const link = await revokeShareLink(db, actor, textArgument(linkId))
+    revalidatePath(`/sessions/${link.sessionId}`)
+    return { ok: true, message: 'Revoked: the link no longer opens the replay.' }
   },
 )

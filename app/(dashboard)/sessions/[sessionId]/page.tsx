@@ -19,10 +19,12 @@ import { storedReplayLog } from '@/lib/sessions/replay-log'
 import { sessionIssues } from '@/lib/sessions/session-issues'
 import { type SessionTimeline, sessionTimeline } from '@/lib/sessions/session-timeline'
 import { type SessionRecord, userLabel } from '@/lib/sessions/views'
+import { listShareLinks } from '@/lib/sharing/share-links'
 import { DegradedBadge } from '../degraded-badge'
 import { formatDuration, formatTime, STATUS_BADGE } from '../format'
 import { PinButton } from './pin-button'
 import styles from './session.module.css'
+import { ShareLinks } from './share-links'
 
 export const metadata: Metadata = { title: 'Session replay' }
 
@@ -133,10 +135,11 @@ export default async function SessionPage({
   const { organization } = await requireMember(`/sessions/${sessionId}`)
   const session = await loadSession(organization.id, sessionId)
   const db = await getDb()
-  const [issues, state, log] = await Promise.all([
+  const [issues, state, log, shareLinks] = await Promise.all([
     sessionIssues(db, organization.id, session.id),
     sessionAnalysisState(db, organization.id, session.id),
     storedReplayLog(db, session.id),
+    listShareLinks(db, organization.id, session.id),
   ])
   const due: AnalysisDue = state ? analysisDue(state, getConfig().sessions) : { kind: 'done' }
   // From the stored analysis only: the page never analyses a recording itself.
@@ -300,6 +303,8 @@ export default async function SessionPage({
           )}
         </section>
       </div>
+
+      <ShareLinks sessionId={session.id} startedAt={session.startedAt.getTime()} links={shareLinks} />
     </>
   )
 }

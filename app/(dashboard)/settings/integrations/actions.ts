@@ -4,6 +4,7 @@ import { revalidatePath } from 'next/cache'
 import { type ActionResult, ownerAction } from '@/lib/http/actions'
 import { type CreateIntegrationInput, createIntegration } from '@/lib/integrations/create-integration'
 import { revokeIntegration } from '@/lib/integrations/revoke-integration'
+import { setTicketShareLinks } from '@/lib/sharing/ticket-links'
 import { formText, textArgument } from '@/lib/validation'
 
 export type ConnectResult = ActionResult
@@ -59,5 +60,21 @@ export const revokeIntegrationAction = ownerAction(
     await revokeIntegration(db, { id: textArgument(integrationId), organizationId: organization.id })
     revalidatePath(PATH)
     return { ok: true, message: 'Disconnected. Nothing more is sent through it.' }
+  },
+)
+
+/** Whether tickets link to a share link of the replay (docs/sharing.md#ticket-links). */
+export const setTicketShareLinksAction = ownerAction(
+  { ownersOnly: OWNERS_ONLY, what: 'change the ticket setting' },
+  async ({ db, organization }, enabled: boolean): Promise<ConnectResult> => {
+    await setTicketShareLinks(db, { organizationId: organization.id, enabled: enabled === true })
+    revalidatePath(PATH)
+    return {
+      ok: true,
+      message:
+        enabled === true
+          ? 'New tickets link to a share link of the replay (30 days, no account needed).'
+          : 'New tickets link to the replay in the dashboard only.',
+    }
   },
 )

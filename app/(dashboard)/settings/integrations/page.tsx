@@ -4,8 +4,10 @@ import { When } from '@/app/(dashboard)/_components/when'
 import { getDb } from '@/lib/db'
 import { requireMember } from '@/lib/http/session'
 import { type IntegrationSummary, listIntegrations } from '@/lib/integrations/list-integrations'
+import { ticketShareLinksEnabled } from '@/lib/sharing/ticket-links'
 import { ConnectForm } from './connect-form'
 import { RevokeIntegrationButton } from './revoke-button'
+import { TicketShareToggle } from './ticket-share-toggle'
 
 export const metadata: Metadata = { title: 'Integrations' }
 
@@ -38,7 +40,11 @@ export default async function IntegrationsPage() {
         </section>
       </>
     )
-  const all = await listIntegrations(await getDb(), organization.id)
+  const db = await getDb()
+  const [all, shareInTickets] = await Promise.all([
+    listIntegrations(db, organization.id),
+    ticketShareLinksEnabled(db, organization.id),
+  ])
   const connected = (kind: 'linear' | 'github') => all.some((i) => i.kind === kind && !i.revokedAt)
   return (
     <>
@@ -55,6 +61,10 @@ export default async function IntegrationsPage() {
           <p className="muted">GitHub is connected. Disconnect it to connect another repository or token.</p>
         ) : null}
         <ConnectForm kind="github" disabled={connected('github')} />
+      </section>
+      <section className="card" aria-labelledby="ticket-links-heading">
+        <h2 id="ticket-links-heading">Replay links in tickets</h2>
+        <TicketShareToggle enabled={shareInTickets} />
       </section>
       {all.map((i) => (
         <section className="card" key={i.id} data-testid="integration">
