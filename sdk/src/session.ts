@@ -228,9 +228,8 @@ export class SessionManager {
 
   /** After `stop()`: the next init in this tab starts a new session. */
   end(): void {
+    // The visit stays: the session's other tabs still take their sequence numbers from it.
     this.deps.tab.removeItem(SESSION_KEY)
-    // A stopped or timed-out session is no visit for a new tab to join.
-    if (this.visitOf(this.state.id)) this.deps.device.removeItem(VISIT_KEY)
   }
 
   persist(): void {

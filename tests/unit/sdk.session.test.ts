@@ -78,16 +78,20 @@ describe('SessionManager', () => {
     )
   })
 
-  it('does not join a visit that has gone idle, nor one that was stopped', () => {
+  it('does not join a visit that has gone idle; a tab stopped early leaves the others their counter', () => {
     const h = harness(60_000)
     const liveVisit = () => true
     const one = h.load()
     one.reserveSequence()
     h.advance(60_001)
     expect(h.otherTab({ tab: memoryStore(), liveVisit }).current.id).not.toBe(one.current.id)
-    const fresh = h.load()
-    fresh.end()
-    expect(h.otherTab({ tab: memoryStore(), liveVisit }).current.id).not.toBe(fresh.current.id)
+    const a = h.load()
+    const b = h.otherTab({ tab: memoryStore(), liveVisit })
+    expect(b.current.id).toBe(a.current.id)
+    expect(b.reserveSequence()).toBe(0)
+    expect(b.reserveSequence()).toBe(1)
+    b.end()
+    expect(a.reserveSequence()).toBe(2)
   })
 
   it('gives another tab its own window and session but the same anonymous id', () => {
