@@ -10,7 +10,7 @@ import { DocumentModel } from './dom/document'
 import { PageTracker } from './page'
 import { ResponseLog } from './responses'
 
-// Tabs of one visit kept apart; a hostile batch stream naming more windows shares the last one.
+// Tabs of one visit kept apart; a batch of a further window is read as part of the tab before it.
 export const MAX_TABS = 16
 
 interface TabState {
