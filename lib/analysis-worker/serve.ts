@@ -19,13 +19,16 @@ export interface ServeHooks {
 
 const decoder = new TextDecoder('utf-8')
 
-function eventsOf(bytes: ArrayBuffer): RrwebEvent[] {
+function batchOf(bytes: ArrayBuffer): { windowId: string | null; events: RrwebEvent[] } {
   const body: unknown = JSON.parse(decoder.decode(bytes))
-  if (typeof body !== 'object' || body === null) return []
+  if (typeof body !== 'object' || body === null) return { windowId: null, events: [] }
+  const session = (body as { session?: { windowId?: unknown } }).session
+  // Ingest checked it: a stored batch names its window (tab).
+  const windowId = typeof session?.windowId === 'string' ? session.windowId : null
   const replay = (body as { replay?: unknown }).replay
-  if (typeof replay !== 'object' || replay === null) return []
+  if (typeof replay !== 'object' || replay === null) return { windowId, events: [] }
   const events = (replay as { events?: unknown }).events
-  return Array.isArray(events) ? (events as RrwebEvent[]) : []
+  return { windowId, events: Array.isArray(events) ? (events as RrwebEvent[]) : [] }
 }
 
 /**
@@ -89,7 +92,9 @@ export function serveAnalysis(port: MessagePort, hooks: ServeHooks = {}): void {
       if (!analyzer) throw new Error('no analysis begun')
       if (message.type === 'batch') {
         hooks.beforeBatch?.(message.sequence)
-        for (const event of eventsOf(message.bytes)) analyzer.push(event)
+        const batch = batchOf(message.bytes)
+        if (batch.windowId !== null) analyzer.window?.(batch.windowId)
+        for (const event of batch.events) analyzer.push(event)
         reply({ type: 'batch-done', sequence: message.sequence })
         return
       }

@@ -5,19 +5,18 @@
  */
 import { UserActions } from './actions'
 import { boundedStr, MAX_URL_CHARS } from './bounds'
-import { ClickLog, type Context } from './context'
+import type { Context } from './context'
 import { DeadDetector } from './detectors/dead'
 import { ErrorDetector } from './detectors/errors'
 import { NetworkDetector } from './detectors/network'
 import { RageDetector } from './detectors/rage'
 import { DigestBuilder } from './digest'
-import { DocumentModel } from './dom/document'
 import { FindingStore } from './findings'
-import { type PageChange, PageTracker } from './page'
+import type { PageChange } from './page'
 import { FailureLog } from './reported-failures'
-import { ResponseLog } from './responses'
 import { arr, CONSOLE_PLUGIN, EventType, isObj, Mouse, NETWORK_PLUGIN, type Obj, Source } from './rrweb'
 import { makeStorable } from './storable'
+import { Tabs } from './tabs'
 import { Timeline } from './timeline'
 import { TrailRecorder } from './trail-recorder'
 import type { AnalysisResult, Analyzer, AnalyzerOptions, RrwebEvent } from './types'
@@ -46,6 +45,7 @@ class SessionAnalyzer implements Analyzer {
   private finished = false
   private readonly actions: UserActions
   private readonly latestAt: number
+  private readonly tabs = new Tabs()
 
   constructor(options: AnalyzerOptions) {
     this.latestAt = options.latestAt ?? Number.POSITIVE_INFINITY
@@ -53,10 +53,7 @@ class SessionAnalyzer implements Analyzer {
     const timeline = new Timeline()
     this.ctx = {
       options,
-      doc: new DocumentModel(),
-      page: new PageTracker(),
-      responses: new ResponseLog(),
-      clicks: new ClickLog(),
+      ...this.tabs.newState(),
       timeline,
       store,
       digest: new DigestBuilder(),
@@ -73,6 +70,10 @@ class SessionAnalyzer implements Analyzer {
     this.rage = new RageDetector(this.ctx)
     this.dead = new DeadDetector(this.ctx)
     this.actions = new UserActions(this.ctx)
+  }
+
+  window(id: string): void {
+    this.tabs.switchTo(this.ctx, id)
   }
 
   push(event: RrwebEvent): void {
@@ -189,7 +190,7 @@ class SessionAnalyzer implements Analyzer {
     const { page, store, responses, timeline, digest, trail } = this.ctx
     if (!change) return
     // The page that ended is the one before this change.
-    store.pageEnded(page.current.visit - 1, at, 'page')
+    store.pageEnded(page.previousVisit, at, 'page')
     this.network.pageLeft(at)
     responses.response(seq, at)
     timeline.page(seq, at, page.current.url, change)
@@ -228,7 +229,8 @@ class SessionAnalyzer implements Analyzer {
   finish(): AnalysisResult {
     if (this.finished) throw new Error('Analyzer already finished')
     this.finished = true
-    const { store, page, digest, trail } = this.ctx
+    const { store, digest, trail } = this.ctx
+    const pages = this.tabs.pages(this.ctx)
     const end = Number.isNaN(this.last) ? 0 : this.last
     const start = Number.isNaN(this.first) ? 0 : this.first
     this.network.finish(end)
@@ -236,7 +238,7 @@ class SessionAnalyzer implements Analyzer {
     // Rage bursts close first so they can supersede dead clicks on the same element.
     this.rage.finish()
     this.dead.finish(end)
-    store.pageEnded(page.current.visit, end, 'session')
+    for (const page of pages) store.pageEnded(page.current.visit, end, 'session')
     // What is stored as issues and the session's digest must be text Postgres accepts.
     const findings = makeStorable(store.results(start))
     const durationMs = end - start
@@ -245,7 +247,7 @@ class SessionAnalyzer implements Analyzer {
       digest: makeStorable(digest.result(durationMs)),
       summary: {
         durationMs,
-        pageCount: page.pageCount,
+        pageCount: pages.reduce((sum, page) => sum + page.pageCount, 0),
         errorCount: store.countOf('js_error') + store.countOf('console_error'),
         rageClickCount: store.countOf('rage_click'),
         deadClickCount: store.countOf('dead_click'),

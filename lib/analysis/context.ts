@@ -74,10 +74,11 @@ export class ClickLog {
 
 export interface Context {
   readonly options: AnalyzerOptions
-  readonly doc: DocumentModel
-  readonly page: PageTracker
-  readonly responses: ResponseLog
-  readonly clicks: ClickLog
+  // The tab's own state (tabs.ts): the analyser swaps these when a batch of another window comes.
+  doc: DocumentModel
+  page: PageTracker
+  responses: ResponseLog
+  clicks: ClickLog
   readonly timeline: Timeline
   readonly store: FindingStore
   readonly digest: DigestBuilder

@@ -23,9 +23,17 @@ export type PageChange = 'load' | 'navigation' | null
 
 export class PageTracker {
   current: PageRef = { url: '', pathPattern: '/', host: '', visit: 0 }
+  /** The visit that the latest change ended (0 before the first page). */
+  previousVisit = 0
   loads = 0
   navigations = 0
   private href = ''
+
+  /**
+   * `nextVisit` numbers page visits: the tabs of one session share one numbering, so a visit
+   * names one page of one tab (tabs.ts).
+   */
+  constructor(private readonly nextVisit: (current: number) => number = (current) => current + 1) {}
   private newDocument = false
   private documentHasMeta = false
 
@@ -64,11 +72,12 @@ export class PageTracker {
 
   private enter(href: string): void {
     this.href = href
+    this.previousVisit = this.current.visit
     this.current = {
       url: displayUrl(href),
       pathPattern: pathPattern(href),
       host: hostOf(href) ?? '',
-      visit: this.current.visit + 1,
+      visit: this.nextVisit(this.current.visit),
     }
   }
 

@@ -120,6 +120,11 @@ export interface AnalyzerOptions {
 
 /** Push events in order, then finish once. Memory does not grow with session length. */
 export interface Analyzer {
+  /**
+   * The events pushed next were recorded in window (tab) `id` of the visit: each tab keeps its
+   * own document, page and clicks (tabs.ts). A one-window session analyses as without it.
+   */
+  window?(id: string): void
   push(event: RrwebEvent): void
   finish(): AnalysisResult
 }

@@ -36,7 +36,9 @@ export async function analyseStoredSession(
   const received = await lastReceivedAt(db, sessionId)
   const bounded = received === null ? options : { ...options, latestAt: received + CLOCK_SKEW_MS }
   const result = await analysis.pool.analyse(readSessionBatches(blobs, batches), bounded, analysis.budget)
-  return { result, throughSequence: batches.at(-1)?.sequence ?? -1 }
+  // A visit of several tabs is read in time order, not sequence order (visitOrder).
+  const throughSequence = batches.reduce((highest, batch) => Math.max(highest, batch.sequence), -1)
+  return { result, throughSequence }
 }
 
 /** What members read on the session page when its analysis was stopped. */

@@ -9,6 +9,9 @@ import type { BlobStore } from '@/lib/storage/types'
 export interface SessionBatchRef {
   sequence: number
   blobKey: string
+  /** The tab the batch was recorded in (`session.windowId`); absent in refs built elsewhere. */
+  windowId?: string
+  firstTimestamp?: number
   /** The session's data key (docs/privacy.md#encryption); null when it was erased. */
   dataKey?: Uint8Array | null
 }
@@ -18,6 +21,8 @@ export async function sessionBatches(db: DbOrTx, sessionId: string): Promise<Ses
     .select({
       sequence: replayBatches.sequence,
       blobKey: replayBatches.blobKey,
+      windowId: replayBatches.windowId,
+      firstTimestamp: replayBatches.firstTimestamp,
       wrappedKey: sessionDataKeys.wrappedKey,
       kekId: sessionDataKeys.kekId,
     })
@@ -34,7 +39,31 @@ export async function sessionBatches(db: DbOrTx, sessionId: string): Promise<Ses
     .orderBy(asc(replayBatches.sequence))
   const first = rows[0]
   const dataKey = first?.wrappedKey && first.kekId ? unwrapDataKey(first.wrappedKey, first.kekId) : null
-  return rows.map((row) => ({ sequence: row.sequence, blobKey: row.blobKey, dataKey }))
+  const refs = rows.map((row) => ({
+    sequence: row.sequence,
+    blobKey: row.blobKey,
+    windowId: row.windowId,
+    firstTimestamp: row.firstTimestamp,
+    dataKey,
+  }))
+  return visitOrder(refs)
+}
+
+/**
+ * One tab's batches in sequence order, as the recorder sent them. A visit of several tabs
+ * (docs/session-processing.md#visits-across-tabs) interleaves its tabs' batches by their first
+ * event's time (then sequence; a tab's batches follow each other in time): the analyser then meets the tabs'
+ * events about as they happened (it keeps each tab's state apart), and the player gets every
+ * tab's events. A one-tab session keeps plain sequence order, as before tabs.
+ */
+export function visitOrder<T extends { sequence: number; windowId?: string; firstTimestamp?: number }>(
+  batches: T[],
+): T[] {
+  const windows = new Set(batches.map((batch) => batch.windowId))
+  if (windows.size < 2) return batches
+  return [...batches].sort(
+    (a, b) => (a.firstTimestamp ?? 0) - (b.firstTimestamp ?? 0) || a.sequence - b.sequence,
+  )
 }
 
 /** A stored batch's JSON bytes: opened with the session's key, or as stored before sealing existed. */
@@ -47,7 +76,7 @@ export function openStoredBatch(batch: SessionBatchRef, stored: Uint8Array): Uin
 
 /**
  * A session's stored batches in order, as stored (JSON bytes), one at a time. Batches of
- * several windows (tabs) are ordered by sequence, which the recorder keeps monotonic per session.
+ * several windows (tabs) come in visit order (visitOrder).
  */
 export async function* readSessionBatches(
   blobs: BlobStore,
@@ -70,8 +99,15 @@ export async function* readSessionEvents(
   blobs: BlobStore,
   batches: SessionBatchRef[],
 ): AsyncGenerator<RrwebEvent, void, undefined> {
+  // A visit of several tabs: each event says its tab, so the player can keep them apart.
+  const tagWindows = new Set(batches.map((batch) => batch.windowId)).size > 1
   for await (const { bytes } of readSessionBatches(blobs, batches)) {
-    const body = JSON.parse(Buffer.from(bytes).toString('utf8')) as { replay?: { events?: RrwebEvent[] } }
-    for (const event of body.replay?.events ?? []) yield event
+    const body = JSON.parse(Buffer.from(bytes).toString('utf8')) as {
+      session?: { windowId?: unknown }
+      replay?: { events?: RrwebEvent[] }
+    }
+    const windowId = tagWindows && typeof body.session?.windowId === 'string' ? body.session.windowId : null
+    for (const event of body.replay?.events ?? [])
+      yield windowId !== null && typeof event === 'object' && event !== null ? { ...event, windowId } : event
   }
 }

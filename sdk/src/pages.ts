@@ -35,6 +35,11 @@ export class SessionPages {
     this.write(sessionId, pages)
   }
 
+  /** Whether any page (this one or another tab's) is live in `sessionId`. */
+  hasLive(sessionId: string): boolean {
+    return Object.keys(this.live(sessionId)).length > 0
+  }
+
   /** Removes this page from the session; true when no other live page remains in it. */
   leave(sessionId: string): boolean {
     const pages = this.live(sessionId)

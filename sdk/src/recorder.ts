@@ -79,6 +79,8 @@ export function startRecorder(
   const storageFree = options.storage === 'none'
   const tab = storageFree ? memoryStore() : safeStore(() => win.sessionStorage)
   const device = storageFree ? memoryStore() : safeStore(() => win.localStorage)
+  const staleAfterMs = Math.max(3 * options.flushIntervalMs, 15_000)
+  const pages = new SessionPages(device, Date.now, randomId, staleAfterMs)
   const session = new SessionManager(
     {
       tab,
@@ -87,14 +89,13 @@ export function startRecorder(
       newId: randomId,
       idleTimeoutMs: options.sessionIdleTimeoutMs,
       sample: () => decideSampling(options.sessionSampleRate, options.errorSampleRate, Math.random),
+      liveVisit: (sessionId) => pages.hasLive(sessionId),
     },
     win.location.href,
   )
-  const staleAfterMs = Math.max(3 * options.flushIntervalMs, 15_000)
   const lease = new WindowLease(device, Date.now, randomId, staleAfterMs)
-  if (lease.heldByAnother(session.windowId)) session.forkWindow(win.location.href)
+  if (lease.heldByAnother(session.windowId)) session.forkWindow()
   lease.renew(session.windowId)
-  const pages = new SessionPages(device, Date.now, randomId, staleAfterMs)
   pages.beat(session.current.id)
   const siteNavigation = watchSiteNavigation(win, Date.now)
   // allowPages/denyPages: on a denied page nothing is kept or sent, not even its address.

@@ -4,6 +4,11 @@ import type { KeyValueStore } from './storage'
 export const SESSION_KEY = 'svc_replay:session'
 export const WINDOW_KEY = 'svc_replay:window'
 export const ANONYMOUS_KEY = 'svc_replay:anonymous_id'
+/**
+ * The visit's session as its tabs last wrote it (localStorage): a tab opened while the visit is
+ * live joins it, and the tabs share its sequence counter and its last activity through it.
+ */
+export const VISIT_KEY = 'svc_replay:visit'
 
 /** What survives page loads of one tab (sessionStorage). */
 export interface SessionState {
@@ -31,6 +36,11 @@ export interface SessionDeps {
   idleTimeoutMs: number
   /** Rolls the sampling mode of a new session; without it every session is recorded in full. */
   sample?: () => SamplingMode
+  /**
+   * Whether a page of the session is still live (pages.ts heartbeats): only then does a new
+   * tab join the visit. Without it every tab starts a session of its own.
+   */
+  liveVisit?: (sessionId: string) => boolean
 }
 
 function parseState(text: string | null): SessionState | null {
@@ -71,7 +81,8 @@ function parseState(text: string | null): SessionState | null {
 /**
  * The tab's session: id, start, activity, sequence and identified user. A session ends after
  * `idleTimeoutMs` without user activity or on `stop()`; the next one gets a new id and starts
- * again at sequence 0. Window and anonymous ids outlive sessions.
+ * again at sequence 0. Window and anonymous ids outlive sessions. A tab opened while another
+ * tab's session is live joins it (one visit, several windows): see VISIT_KEY.
  */
 export class SessionManager {
   private window: string
@@ -95,6 +106,9 @@ export class SessionManager {
       this.state = stored
       this.expired = null
     } else {
+      const visit = this.visitOf(stored?.id)
+      // Another tab of the visit may have sent batches after this one: its end takes the next number.
+      if (stored && visit) stored.nextSequence = Math.max(stored.nextSequence, visit.nextSequence)
       this.expired = stored
       this.state = this.fresh(url, stored)
       this.persist()
@@ -106,13 +120,13 @@ export class SessionManager {
   }
 
   /**
-   * This tab's storage was copied from another live tab: take a window id and a session of
-   * our own, so the two tabs never send the same sequence of one session.
+   * This tab's storage was copied from another live tab (duplicate, `window.open`): it is a tab
+   * of the same visit, so it takes a window id of its own and keeps the session, whose
+   * sequence the tabs share through the visit.
    */
-  forkWindow(url: string): void {
+  forkWindow(): void {
     this.window = this.deps.newId()
     this.deps.tab.setItem(WINDOW_KEY, this.window)
-    this.state = this.fresh(url, this.state)
     this.persist()
   }
 
@@ -120,7 +134,23 @@ export class SessionManager {
     return this.state
   }
 
+  /** The visit as stored, when it is the session `id`. */
+  private visitOf(id: string | undefined): SessionState | null {
+    if (!id) return null
+    const visit = parseState(this.deps.device.getItem(VISIT_KEY))
+    return visit?.id === id ? visit : null
+  }
+
+  /** A visit another tab keeps live, which a new session of this tab joins instead of starting one. */
+  private joinableVisit(): SessionState | null {
+    const visit = parseState(this.deps.device.getItem(VISIT_KEY))
+    if (!visit || !this.deps.liveVisit?.(visit.id)) return null
+    return this.isIdleAt(visit, this.deps.now()) ? null : visit
+  }
+
   private fresh(url: string, previous: SessionState | null): SessionState {
+    const joined = this.joinableVisit()
+    if (joined && joined.id !== previous?.id) return joined
     const now = this.deps.now()
     return {
       id: this.deps.newId(),
@@ -137,7 +167,10 @@ export class SessionManager {
   }
 
   private isIdleAt(state: SessionState, now: number): boolean {
-    return now - state.lastActivityAt > this.deps.idleTimeoutMs
+    if (now - state.lastActivityAt <= this.deps.idleTimeoutMs) return false
+    // Activity in another tab of the visit keeps this one's session too (read only when idle).
+    const visit = this.visitOf(state.id)
+    return !visit || now - visit.lastActivityAt > this.deps.idleTimeoutMs
   }
 
   isIdle(): boolean {
@@ -152,7 +185,9 @@ export class SessionManager {
 
   /** Takes the next sequence number and persists the one after it before anything is sent. */
   reserveSequence(): number {
-    const sequence = this.state.nextSequence
+    // The visit's tabs share one counter: the next number after what any of them took.
+    const visit = this.visitOf(this.state.id)
+    const sequence = Math.max(this.state.nextSequence, visit?.nextSequence ?? 0)
     this.state.nextSequence = sequence + 1
     this.persist()
     return sequence
@@ -193,10 +228,22 @@ export class SessionManager {
 
   /** After `stop()`: the next init in this tab starts a new session. */
   end(): void {
+    // The visit stays: the session's other tabs still take their sequence numbers from it.
     this.deps.tab.removeItem(SESSION_KEY)
   }
 
   persist(): void {
     this.deps.tab.setItem(SESSION_KEY, JSON.stringify(this.state))
+    const visit = this.visitOf(this.state.id)
+    const shared: SessionState = visit
+      ? {
+          ...this.state,
+          nextSequence: Math.max(this.state.nextSequence, visit.nextSequence),
+          lastActivityAt: Math.max(this.state.lastActivityAt, visit.lastActivityAt),
+          lastEventAt: Math.max(this.state.lastEventAt, visit.lastEventAt),
+          startedAt: Math.min(this.state.startedAt, visit.startedAt),
+        }
+      : this.state
+    this.deps.device.setItem(VISIT_KEY, JSON.stringify(shared))
   }
 }

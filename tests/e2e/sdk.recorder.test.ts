@@ -305,43 +305,6 @@ describe('the recorder in Chromium', () => {
     await context.close()
   })
 
-  it('gives a second tab, and a copy opened by window.open, its own window and session; the device keeps one anonymous id', async () => {
-    const tenant = await newTenant('Two tabs')
-    const site = await demo(tenant.apiKey, { flushIntervalMs: 500 })
-    const { context, page } = await newPage()
-    await page.goto(site.url)
-    const tab1 = await recording(page)
-    const page2 = await context.newPage()
-    await page2.goto(`${site.url}/pricing`)
-    const tab2 = await recording(page2)
-    expect(tab2.windowId).not.toBe(tab1.windowId)
-    expect(tab2.id).not.toBe(tab1.id)
-    expect(tab2.anonymousId).toBe(tab1.anonymousId)
-
-    // window.open copies sessionStorage: the copy notices the live original and forks.
-    await page.evaluate(() => sessionStorage.setItem('copied-marker', 'yes'))
-    const [popup] = await Promise.all([
-      context.waitForEvent('page'),
-      page.evaluate((url) => void window.open(url, '_blank'), `${site.url}/checkout`),
-    ])
-    const copied = await recording(popup)
-    expect(await popup.evaluate(() => sessionStorage.getItem('copied-marker'))).toBe('yes')
-    expect(copied.windowId).not.toBe(tab1.windowId)
-    expect(copied.id).not.toBe(tab1.id)
-    expect(await tabState(page)).toMatchObject({ id: tab1.id, windowId: tab1.windowId })
-    await stopRecorder(popup)
-    const forked = await eventually(() => storedBatches(tenant.organizationId, copied.id), complete)
-    expect(new Set(forked.map((b) => b.windowId))).toEqual(new Set([copied.windowId]))
-
-    await Promise.all([stopRecorder(page), stopRecorder(page2)])
-    const one = await eventually(() => storedBatches(tenant.organizationId, tab1.id), complete)
-    const two = await eventually(() => storedBatches(tenant.organizationId, tab2.id), complete)
-    expect(new Set(one.map((b) => b.windowId))).toEqual(new Set([tab1.windowId]))
-    expect(new Set(two.map((b) => b.windowId))).toEqual(new Set([tab2.windowId]))
-    expect(two[0]!.body.user.anonymousId).toBe(tab1.anonymousId)
-    await context.close()
-  })
-
   it('ends a session after the idle timeout with a final batch and starts a new one at sequence 0', async () => {
     const tenant = await newTenant('Idle')
     const site = await demo(tenant.apiKey, { flushIntervalMs: 300, sessionIdleTimeoutMs: 1500 })

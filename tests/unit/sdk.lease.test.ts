@@ -26,7 +26,7 @@ describe('WindowLease', () => {
     expect(new WindowLease(device, () => now, newId, 15_000).heldByAnother('w-1')).toBe(false)
   })
 
-  it('a copied tab forks: own window id, own session from sequence 0', () => {
+  it("a copied tab forks its window and stays in the visit, taking the visit's next sequence", () => {
     let ids = 0
     const tab = memoryStore()
     const deps = {
@@ -40,10 +40,11 @@ describe('WindowLease', () => {
     original.reserveSequence()
     original.reserveSequence()
     const copy = new SessionManager(deps, 'https://shop.example/')
-    copy.forkWindow('https://shop.example/copy')
+    copy.forkWindow()
     expect(copy.windowId).not.toBe(original.windowId)
-    expect(copy.current.id).not.toBe(original.current.id)
-    expect(copy.reserveSequence()).toBe(0)
+    expect(copy.current.id).toBe(original.current.id)
+    expect(copy.reserveSequence()).toBe(2)
+    expect(original.reserveSequence()).toBe(3)
     expect(copy.anonymousId).toBe(original.anonymousId)
   })
 })

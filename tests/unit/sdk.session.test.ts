@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ANONYMOUS_KEY, SESSION_KEY, SessionManager, WINDOW_KEY } from '@/sdk/src/session'
+import { ANONYMOUS_KEY, SESSION_KEY, type SessionDeps, SessionManager, WINDOW_KEY } from '@/sdk/src/session'
 import { memoryStore } from '@/sdk/src/storage'
 
 function harness(idleTimeoutMs = 30 * 60_000) {
@@ -24,7 +24,8 @@ function harness(idleTimeoutMs = 30 * 60_000) {
     /** A page load of the same tab (same storages). */
     load: (url = 'https://shop.example/') => new SessionManager(deps, url),
     /** Another tab of the same browser: its own sessionStorage, the shared localStorage. */
-    otherTab: () => new SessionManager({ ...deps, tab: memoryStore() }, 'https://shop.example/other'),
+    otherTab: (extra: Partial<SessionDeps> = {}) =>
+      new SessionManager({ ...deps, tab: memoryStore(), ...extra }, 'https://shop.example/other'),
   }
 }
 
@@ -48,6 +49,49 @@ describe('SessionManager', () => {
     const page = h.load()
     page.reserveSequence()
     expect(JSON.parse(h.tab.getItem(SESSION_KEY)!).nextSequence).toBe(1)
+  })
+
+  it('lets a tab opened while the visit is live join its session, sharing one sequence', () => {
+    const h = harness(60_000)
+    const live = new Set<string>()
+    const withLive = { tab: memoryStore(), liveVisit: (id: string) => live.has(id) }
+    const one = h.load()
+    live.add(one.current.id)
+    expect(one.reserveSequence()).toBe(0)
+    h.advance(1000)
+    const two = h.otherTab(withLive)
+    expect(two.current.id).toBe(one.current.id)
+    expect(two.windowId).not.toBe(one.windowId)
+    expect(two.current.startedAt).toBe(one.current.startedAt)
+    expect(two.reserveSequence()).toBe(1)
+    expect(one.reserveSequence()).toBe(2)
+    expect(two.reserveSequence()).toBe(3)
+    // Activity in tab two keeps tab one's session alive past its own idle time.
+    two.touch(h.now() + 50_000, true)
+    two.persist()
+    h.advance(70_000)
+    expect(one.isIdle()).toBe(false)
+    // Once no page of the visit is live, a new tab starts a session of its own.
+    live.clear()
+    expect(h.otherTab({ tab: memoryStore(), liveVisit: (id: string) => live.has(id) }).current.id).not.toBe(
+      one.current.id,
+    )
+  })
+
+  it('does not join a visit that has gone idle; a tab stopped early leaves the others their counter', () => {
+    const h = harness(60_000)
+    const liveVisit = () => true
+    const one = h.load()
+    one.reserveSequence()
+    h.advance(60_001)
+    expect(h.otherTab({ tab: memoryStore(), liveVisit }).current.id).not.toBe(one.current.id)
+    const a = h.load()
+    const b = h.otherTab({ tab: memoryStore(), liveVisit })
+    expect(b.current.id).toBe(a.current.id)
+    expect(b.reserveSequence()).toBe(0)
+    expect(b.reserveSequence()).toBe(1)
+    b.end()
+    expect(a.reserveSequence()).toBe(2)
   })
 
   it('gives another tab its own window and session but the same anonymous id', () => {

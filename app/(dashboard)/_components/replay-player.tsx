@@ -8,6 +8,7 @@ import { ReplayControls, SPEEDS } from './replay-controls'
 import { type Loaded, loadEvents, recordedAspect, recordedSize } from './replay-events'
 import { ReplayPanes } from './replay-panes'
 import styles from './replay-player.module.css'
+import { activeTabAt, splitTabs } from './replay-tabs'
 import type { ReplayMarker } from './replay-time'
 import { CopyMomentLink, type ReplayLink, useFullscreen, type Zoom } from './replay-view'
 import { useReplayKeys } from './use-replay-keys'
@@ -144,6 +145,26 @@ export function ReplayPlayer(
   const playerRef = useRef<PlayerInstance | null>(null)
   const timeRef = useRef(0)
   const markers = useMemo(() => uniqueMarkers(props.markers ?? []), [props.markers])
+  // A visit of several tabs: one tab replays at a time, the one the person was in.
+  const tabView = useMemo(
+    () => (loaded.state === 'ready' ? splitTabs(loaded.events, loaded.start, loaded.end) : null),
+    [loaded],
+  )
+  const [shownTab, setShownTab] = useState<string | null>(null)
+  const tabViewRef = useRef(tabView)
+  tabViewRef.current = tabView
+  // The tab followed last: a tab picked by hand stays until the person moves to another.
+  const followedTabRef = useRef<string | null>(null)
+  // Where a switch to another tab's replay picks up: the same moment, playing or not.
+  const resumeRef = useRef<{ offset: number; play: boolean } | null>(null)
+  const playingRef = useRef(playing)
+  playingRef.current = playing
+
+  useEffect(() => {
+    followedTabRef.current = null
+    resumeRef.current = null
+    setShownTab(tabView ? activeTabAt(tabView, tabView.tabs[0]!.events[0]!.timestamp) : null)
+  }, [tabView])
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: `attempt` changes only to fetch again (Retry)
   useEffect(() => {
@@ -167,6 +188,21 @@ export function ReplayPlayer(
     timeRef.current = offset
     rootRef.current?.setAttribute('data-time', String(Math.round(offset)))
     setTime((shown) => (force || Math.abs(shown - offset) >= TICK_MS ? offset : shown))
+    const view = tabViewRef.current
+    if (!view) return
+    const active = activeTabAt(view, view.tabs[0]!.events[0]!.timestamp + offset)
+    if (active === followedTabRef.current) return
+    followedTabRef.current = active
+    setShownTab((shown) => {
+      if (shown !== active) resumeRef.current = { offset, play: playingRef.current }
+      return active
+    })
+  }, [])
+  const pickTab = useCallback((id: string) => {
+    setShownTab((shown) => {
+      if (shown !== id) resumeRef.current = { offset: timeRef.current, play: playingRef.current }
+      return id
+    })
   }, [])
 
   useEffect(() => {
@@ -174,7 +210,13 @@ export function ReplayPlayer(
     const stage = stageRef.current
     const viewport = viewportRef.current
     if (!stage || !viewport) return
-    const { events, start: first, end } = loaded
+    const { start: first, end } = loaded
+    // Every tab's events are framed by the visit's start and end: offsets mean the same moment.
+    const tab = tabView?.tabs.find((candidate) => candidate.id === shownTab)
+    if (tabView && !tab) return
+    const events = tab ? tab.events : loaded.events
+    const resume = resumeRef.current
+    resumeRef.current = null
     let disposed = false
     let player: PlayerInstance | null = null
     let observer: ResizeObserver | null = null
@@ -212,8 +254,9 @@ export function ReplayPlayer(
           const payload = (detail as { payload?: unknown } | undefined)?.payload
           if (typeof payload === 'string') setPlaying(payload === 'playing')
         })
-        const offset = openAt === undefined ? 0 : Math.min(Math.max(0, openAt - first), end - first)
-        player.goto(offset, autoPlay)
+        const opened = openAt === undefined ? 0 : Math.min(Math.max(0, openAt - first), end - first)
+        const offset = resume ? resume.offset : opened
+        player.goto(offset, resume ? resume.play : autoPlay)
         follow(offset, true)
         setMounted(true)
         markFrame(stage)
@@ -252,7 +295,7 @@ export function ReplayPlayer(
       setMounted(false)
       stage.replaceChildren()
     }
-  }, [loaded, openAt, autoPlay, follow])
+  }, [loaded, tabView, shownTab, openAt, autoPlay, follow])
 
   const seek = useCallback(
     (offset: number) => {
@@ -309,6 +352,29 @@ export function ReplayPlayer(
         <div className={styles.screen} data-testid="replay-screen">
           {/* The recorded page is a picture of someone else's page: inert, so neither Tab nor a
               replayed focus event can enter it; the box names it and, at actual size, scrolls. */}
+          {tabView && ready ? (
+            <fieldset className={styles.tabs} data-testid="replay-tabs">
+              <legend className="visually-hidden">Tabs of this visit</legend>
+              {tabView.tabs.map((tab) => {
+                const active = activeTabAt(tabView, (start ?? 0) + time) === tab.id
+                return (
+                  <button
+                    key={tab.id}
+                    type="button"
+                    className={styles.tab}
+                    data-testid="replay-tab"
+                    data-active={active ? 'true' : 'false'}
+                    aria-pressed={shownTab === tab.id}
+                    title={active ? 'The visitor is in this tab now' : 'Show this tab'}
+                    onClick={() => pickTab(tab.id)}
+                  >
+                    {tab.label}
+                    {active ? <span className="visually-hidden"> (active)</span> : null}
+                  </button>
+                )
+              })}
+            </fieldset>
+          ) : null}
           <figure
             className={styles.viewport}
             ref={viewportRef}
