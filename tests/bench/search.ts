@@ -135,7 +135,8 @@ function summarizePlan(statement: Statement, first: boolean, lines: string[]): P
 
 const fmt = (value: number | null, digits = 2) => (value === null ? 'n/a' : value.toFixed(digits))
 
-async function main(): Promise<void> {
+/** Runs the benchmark; answers the number of queries that failed. */
+async function main(): Promise<number> {
   const othersAtStart = otherNextProcesses()
   const loadAtStart = await machineLoad(1000)
   if (othersAtStart.length > 0)
@@ -195,13 +196,31 @@ async function main(): Promise<void> {
   const [backend] = await client<{ pid: number }[]>`select pg_backend_pid() as pid`
   const backendPid = backend!.pid
 
+  // Which indexes the whole run used, from Postgres' own counters (flushed about once a second).
+  const indexScans = () => raw<{ name: string; scans: string }[]>`
+    select indexrelname as name, idx_scan::text as scans from pg_stat_user_indexes
+    where relname in ('replay_sessions', 'session_timeline_entries')
+  `
+  const scansBefore = new Map((await indexScans()).map((r) => [r.name, Number(r.scans)]))
   const results: QueryResult[] = []
+  const failures: { name: string; q: string; error: string }[] = []
   for (const query of QUERIES) {
     const parsed = parseQuery(query.q)
     if (!parsed.ok) throw new Error(`${query.q}: ${parsed.error} at ${parsed.position}`)
     const call = () => listSessionItems(db, org.id, { limit: PAGE, q: query.q })
     recorder.statements = []
-    const first = await call()
+    let first: Awaited<ReturnType<typeof call>>
+    try {
+      first = await call()
+    } catch (error) {
+      // A query the engine cannot run on this server is a finding, not the end of the run.
+      const cause =
+        error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error)
+      failures.push({ name: query.name, q: query.q, error: cause })
+      progress(`${query.name}: FAILED: ${cause}`)
+      recorder.statements = null
+      continue
+    }
     const statements = recorder.statements
     recorder.statements = null
     for (let i = 1; i < WARMUP; i++) await call()
@@ -265,6 +284,7 @@ async function main(): Promise<void> {
   for (const query of QUERIES) {
     const parsed = parseQuery(query.q)
     if (!parsed.ok) continue
+    if (failures.some((f) => f.name === query.name)) continue
     const count = async (organizationId: string | undefined) =>
       organizationId
         ? (await matchingSessionIds(db, { organizationId, query: parsed.query, limit: 1_000_000 })).length
@@ -272,6 +292,10 @@ async function main(): Promise<void> {
     matches[query.name] = { main: await count(org.id), other: await count(otherOrg?.id) }
   }
 
+  await new Promise((resolve) => setTimeout(resolve, 1500))
+  const indexUse = (await indexScans())
+    .map((r) => ({ name: r.name, scans: Number(r.scans) - (scansBefore.get(r.name) ?? 0) }))
+    .sort((a, b) => b.scans - a.scans || a.name.localeCompare(b.name))
   const [pgVersion] = await raw<{ server_version: string }[]>`show server_version`
   const settings = await raw<{ name: string; setting: string; unit: string | null }[]>`
     select name, setting, unit from pg_settings
@@ -358,6 +382,7 @@ async function main(): Promise<void> {
     }),
   ))
     out(line)
+  for (const f of failures) out(`FAILED ${f.name} (${f.q}): ${f.error}`)
   out()
   out(
     'matches: sessions of the searched organization (of the second one) the query matches; page: items on the first page (+ when there is a next page) / moments on it.',
@@ -371,7 +396,7 @@ async function main(): Promise<void> {
     out(`### ${r.name}: ${r.q}`)
     r.plans.forEach((p, i) => {
       out(
-        `-- statement ${i + 1}/${r.plans.length}: ${p.search ? p.statement : `${p.statement.slice(0, 80)}…`} execution ${fmt(p.executionMs)} ms, planning ${fmt(p.planningMs)} ms${p.jit ? ', JIT' : ''}; indexes: ${p.indexes.join(', ') || 'none'}; seq scans: ${p.seqScans.join(', ') || 'none'}`,
+        `-- statement ${i + 1}/${r.plans.length}: ${p.statement.slice(0, p.search ? 240 : 80)}… execution ${fmt(p.executionMs)} ms, planning ${fmt(p.planningMs)} ms${p.jit ? ', JIT' : ''}; indexes: ${p.indexes.join(', ') || 'none'}; seq scans: ${p.seqScans.join(', ') || 'none'}`,
       )
       if (p.search) for (const line of p.lines) out(`   ${line}`)
     })
@@ -379,6 +404,8 @@ async function main(): Promise<void> {
   out()
   out('Indexes of the searched tables:')
   for (const i of indexes) out(`  ${i.indexdef}`)
+  out('Index scans during the run (pg_stat_user_indexes; every call, EXPLAIN and match count included):')
+  for (const i of indexUse) out(`  ${i.name}: ${i.scans.toLocaleString('en-US')}`)
   out('Sizes:')
   for (const s of sizes) out(`  ${s.name}: ${(Number(s.bytes) / 1024 ** 2).toFixed(1)} MiB`)
   if (keep || reuse) out(`Database kept: ${databaseName}`)
@@ -393,19 +420,22 @@ async function main(): Promise<void> {
           seed,
           iterations: ITERATIONS,
           matches,
-          results: results.map((r) => ({
-            ...r,
-            plans: r.plans.map(({ lines, ...rest }) => ({ ...rest, lines })),
-          })),
+          failures,
+          indexUse,
+          results,
         },
         null,
         2,
       )}\n`,
     )
+  return failures.length
 }
 
 main()
-  .then(() => cleanup.run())
+  .then(async (failed) => {
+    await cleanup.run()
+    if (failed > 0) process.exit(1)
+  })
   .catch(async (error: unknown) => {
     process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
     await cleanup.run()
