@@ -256,9 +256,9 @@ export function seedChunk(organizationId: string, from: number, to: number, nowM
           'failed', b % 1000 < 18)
         else jsonb_build_object(
           'tag', ${pick(EVENTS, sql`b`)},
-          'payload', case when b % 5 = 0 then null else jsonb_build_object(
+          'payload', case when b % 7 = 0 then null else jsonb_build_object(
             'amount', b % 400, 'currency', case when b % 2 = 0 then 'EUR' else 'USD' end,
-            'plan', ${pick(PLANS, sql`b / 5`)})::text end)
+            'plan', ${pick(PLANS, sql`b / 7`)})::text end)
       end
     from kinds
   `

@@ -1,8 +1,11 @@
 import os from 'node:os'
+import { PGlite } from '@electric-sql/pglite'
 import { type Logger, sql } from 'drizzle-orm'
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { drizzle } from 'drizzle-orm/postgres-js'
 import postgres from 'postgres'
 import type { Db } from '@/db/client'
+import { migrateDatabase } from '@/db/migrate'
 import * as schema from '@/db/schema'
 import { MATCHING_IDS_MAX, matchingSessionIds, parseQuery } from '@/lib/search'
 import { listSessionItems } from '@/lib/sessions/list-session-items'
@@ -14,7 +17,7 @@ import { textTable } from './harness/table'
 import { agentFacts, type SearchSeed, seedSearch } from './search-seed'
 
 /**
- * `npm run bench:search [-- --json] [-- --iterations=N] [-- --keep] [-- --reuse=<database>]`
+ * `npm run bench:search [-- --json] [-- --iterations=N] [-- --keep] [-- --reuse=<database>] [-- --pglite]`
  * (`npm run -s` for stdout that is the JSON alone)
  *
  * Times the session search (issue 37) the way GET /api/v1/sessions?q= and MCP list_sessions
@@ -30,19 +33,22 @@ import { agentFacts, type SearchSeed, seedSearch } from './search-seed'
  *
  * The database is a scratch one (bench_search_<timestamp>) on DATABASE_URL's server, dropped at
  * the end; `--keep` leaves it (its name is printed) and `--reuse=<name>` measures a kept one
- * again without seeding. See docs/performance.md#search.
+ * again without seeding. `--pglite` runs the same on PGlite in memory in this process, at
+ * 10,000 sessions by default. See docs/performance.md#search.
  */
 
 const argv = process.argv.slice(2)
 const asJson = argv.includes('--json')
 const keep = argv.includes('--keep')
+// --pglite: PGlite in memory in this process, at 10,000 sessions unless BENCH_SESSIONS says otherwise.
+const pglite = argv.includes('--pglite')
 const reuse = argv.find((a) => a.startsWith('--reuse='))?.slice('--reuse='.length)
 const iterationsOption = Number(
   argv.find((a) => a.startsWith('--iterations='))?.slice('--iterations='.length) ?? 20,
 )
 const ITERATIONS = Number.isInteger(iterationsOption) && iterationsOption > 0 ? iterationsOption : 20
 const WARMUP = 2
-const MAIN_SESSIONS = Number(process.env.BENCH_SESSIONS ?? 100_000)
+const MAIN_SESSIONS = Number(process.env.BENCH_SESSIONS ?? (pglite ? 10_000 : 100_000))
 const OTHER_SESSIONS = Math.max(1, Math.round(MAIN_SESSIONS / 10))
 const PAGE = 25
 
@@ -138,15 +144,23 @@ const capped = (n: number) => (n >= MATCHING_IDS_MAX ? `>=${n}` : String(n))
 
 const fmt = (value: number | null, digits = 2) => (value === null ? 'n/a' : value.toFixed(digits))
 
-/** Runs the benchmark; answers the number of queries that failed. */
-async function main(): Promise<number> {
-  const othersAtStart = otherNextProcesses()
-  const loadAtStart = await machineLoad(1000)
-  if (othersAtStart.length > 0)
-    process.stderr.write(
-      `\n!!! other builds/servers/tests are running and will distort the figures:\n${othersAtStart.join('\n')}\n\n`,
-    )
+interface Engine {
+  /** The measured database handle; its statements are recorded. */
+  db: Db
+  /** Anything else (EXPLAIN, counters, facts), outside the measured connection. */
+  rawQuery<T>(text: string, params?: unknown[]): Promise<T[]>
+  /** CPU ms so far of the Postgres backend answering `db`; null for PGlite (this process). */
+  backendCpuMs(): number | null
+  databaseName: string
+  seed: SearchSeed | null
+}
 
+const seedProgress = (seed: SearchSeed) =>
+  progress(
+    `seeded ${seed.sessions.toLocaleString('en-US')} sessions, ${seed.entries.toLocaleString('en-US')} entries in ${seed.seconds.load} s (+${seed.seconds.indexes} s indexes, +${seed.seconds.analyze} s analyze)`,
+  )
+
+async function openPostgres(recorder: Recorder): Promise<Engine> {
   let url: string
   let databaseName: string
   let seed: SearchSeed | null = null
@@ -176,34 +190,73 @@ async function main(): Promise<number> {
     seed = await withDatabase({ kind: 'postgres', url }, (db) =>
       seedSearch(db, { mainSessions: MAIN_SESSIONS, otherSessions: OTHER_SESSIONS, progress }),
     )
-    progress(
-      `seeded ${seed.sessions.toLocaleString('en-US')} sessions, ${seed.entries.toLocaleString('en-US')} entries in ${seed.seconds.load} s (+${seed.seconds.indexes} s indexes, +${seed.seconds.analyze} s analyze)`,
-    )
+    seedProgress(seed)
   }
-
   // One connection, configured like the server's pool (db/client.ts), so the backend that
   // answers every call is one process whose CPU time /proc can read.
   const client = postgres(url, { max: 1, prepare: true, fetch_types: false, onnotice: () => {} })
   cleanup.add(() => client.end({ timeout: 5 }))
-  const recorder = new Recorder()
   const db = drizzle(client, { schema, logger: recorder }) as unknown as Db
-  // EXPLAIN goes through a second connection: its statements are not the measured ones.
   const raw = postgres(url, { max: 1, onnotice: () => {} })
   cleanup.add(() => raw.end({ timeout: 5 }))
-
-  const [org] = await raw<{ id: string; sessions: number }[]>`
-    select organization_id as id, count(*)::int as sessions from replay_sessions
-    group by organization_id order by count(*) desc limit 1
-  `
-  if (!org) throw new Error('no sessions in the database')
   const [backend] = await client<{ pid: number }[]>`select pg_backend_pid() as pid`
   const backendPid = backend!.pid
+  return {
+    db,
+    rawQuery: async <T>(text: string, params: unknown[] = []) =>
+      (await raw.unsafe(text, params as postgres.ParameterOrJSON<never>[])) as unknown as T[],
+    backendCpuMs: () => treeCpuMs(backendPid),
+    databaseName,
+    seed,
+  }
+}
+
+/** PGlite in memory, in this process: its CPU is the "node" figure. */
+async function openPglite(recorder: Recorder): Promise<Engine> {
+  const client = new PGlite()
+  await client.waitReady
+  cleanup.add(() => client.close())
+  const db = drizzlePglite(client, { schema, logger: recorder }) as unknown as Db
+  await migrateDatabase({ db, kind: 'pglite', close: () => client.close() })
+  progress(
+    `seeding ${MAIN_SESSIONS.toLocaleString('en-US')} + ${OTHER_SESSIONS.toLocaleString('en-US')} sessions into PGlite in memory`,
+  )
+  const seed = await seedSearch(db, { mainSessions: MAIN_SESSIONS, otherSessions: OTHER_SESSIONS, progress })
+  seedProgress(seed)
+  return {
+    db,
+    rawQuery: async <T>(text: string, params: unknown[] = []) => (await client.query<T>(text, params)).rows,
+    backendCpuMs: () => null,
+    databaseName: 'PGlite in memory',
+    seed,
+  }
+}
+
+/** Runs the benchmark; answers the number of queries that failed. */
+async function main(): Promise<number> {
+  const othersAtStart = otherNextProcesses()
+  const loadAtStart = await machineLoad(1000)
+  if (othersAtStart.length > 0)
+    process.stderr.write(
+      `\n!!! other builds/servers/tests are running and will distort the figures:\n${othersAtStart.join('\n')}\n\n`,
+    )
+
+  const recorder = new Recorder()
+  const engine = pglite ? await openPglite(recorder) : await openPostgres(recorder)
+  const { db, rawQuery, databaseName, seed } = engine
+
+  const [org] = await rawQuery<{ id: string; sessions: number }>(
+    `select organization_id as id, count(*)::int as sessions from replay_sessions
+     group by organization_id order by count(*) desc limit 1`,
+  )
+  if (!org) throw new Error('no sessions in the database')
 
   // Which indexes the whole run used, from Postgres' own counters (flushed about once a second).
-  const indexScans = () => raw<{ name: string; scans: string }[]>`
-    select indexrelname as name, idx_scan::text as scans from pg_stat_user_indexes
-    where relname in ('replay_sessions', 'session_timeline_entries')
-  `
+  const indexScans = () =>
+    rawQuery<{ name: string; scans: string }>(
+      `select indexrelname as name, idx_scan::text as scans from pg_stat_user_indexes
+       where relname in ('replay_sessions', 'session_timeline_entries')`,
+    )
   const scansBefore = new Map((await indexScans()).map((r) => [r.name, Number(r.scans)]))
   const results: QueryResult[] = []
   const failures: { name: string; q: string; error: string }[] = []
@@ -230,8 +283,8 @@ async function main(): Promise<number> {
 
     progress(`${query.name}: ${ITERATIONS} calls`)
     const latencies: number[] = []
-    const backendBefore = treeCpuMs(backendPid)
-    const allBefore = postgresCpuMs()
+    const backendBefore = engine.backendCpuMs()
+    const allBefore = pglite ? null : postgresCpuMs()
     const nodeBefore = process.cpuUsage()
     for (let i = 0; i < ITERATIONS; i++) {
       const started = performance.now()
@@ -239,17 +292,17 @@ async function main(): Promise<number> {
       latencies.push(performance.now() - started)
     }
     const node = process.cpuUsage(nodeBefore)
-    const backendAfter = treeCpuMs(backendPid)
-    const allAfter = postgresCpuMs()
+    const backendAfter = engine.backendCpuMs()
+    const allAfter = pglite ? null : postgresCpuMs()
     const per = (a: number | null, b: number | null) =>
       a === null || b === null ? null : round((b - a) / ITERATIONS, 2)
 
     const plans: PlanSummary[] = []
     // Only reads: EXPLAIN ANALYZE runs the statement.
     for (const statement of statements.filter((s) => /^\s*(select|with)\b/i.test(s.sql))) {
-      const rows = await raw.unsafe<{ 'QUERY PLAN': string }[]>(
+      const rows = await rawQuery<{ 'QUERY PLAN': string }>(
         `explain (analyze, buffers) ${statement.sql}`,
-        statement.params as postgres.ParameterOrJSON<never>[],
+        statement.params,
       )
       plans.push(
         summarizePlan(
@@ -280,9 +333,10 @@ async function main(): Promise<number> {
   // the selectivity the figures depend on. Counted by hand-written SQL would be a second
   // implementation; the engine's own matcher without a limit is the answer.
   const matches: Record<string, { main: number; other: number }> = {}
-  const [otherOrg] = await raw<{ id: string }[]>`
-    select organization_id as id from replay_sessions where organization_id <> ${org.id} limit 1
-  `
+  const [otherOrg] = await rawQuery<{ id: string }>(
+    'select organization_id as id from replay_sessions where organization_id <> $1 limit 1',
+    [org.id],
+  )
   for (const query of QUERIES) {
     const parsed = parseQuery(query.q)
     if (!parsed.ok) continue
@@ -298,23 +352,23 @@ async function main(): Promise<number> {
   const indexUse = (await indexScans())
     .map((r) => ({ name: r.name, scans: Number(r.scans) - (scansBefore.get(r.name) ?? 0) }))
     .sort((a, b) => b.scans - a.scans || a.name.localeCompare(b.name))
-  const [pgVersion] = await raw<{ server_version: string }[]>`show server_version`
-  const settings = await raw<{ name: string; setting: string; unit: string | null }[]>`
-    select name, setting, unit from pg_settings
-    where name in ('shared_buffers', 'work_mem', 'jit', 'max_parallel_workers_per_gather', 'random_page_cost')
-    order by name
-  `
-  const sizes = await raw<{ name: string; bytes: string }[]>`
-    select c.relname as name, pg_relation_size(c.oid)::text as bytes from pg_class c
-    join pg_namespace n on n.oid = c.relnamespace
-    where n.nspname = 'public' and c.relkind in ('r', 'i')
-      and (c.relname like 'replay_sessions%' or c.relname like 'session_timeline_entries%' or c.relname like '%search%')
-    order by pg_relation_size(c.oid) desc
-  `
-  const indexes = await raw<{ indexdef: string }[]>`
-    select indexdef from pg_indexes where tablename in ('replay_sessions', 'session_timeline_entries')
-      or indexname like '%search%' order by indexname
-  `
+  const [pgVersion] = await rawQuery<{ server_version: string }>('show server_version')
+  const settings = await rawQuery<{ name: string; setting: string; unit: string | null }>(
+    `select name, setting, unit from pg_settings
+     where name in ('shared_buffers', 'work_mem', 'jit', 'max_parallel_workers_per_gather', 'random_page_cost')
+     order by name`,
+  )
+  const sizes = await rawQuery<{ name: string; bytes: string }>(
+    `select c.relname as name, pg_relation_size(c.oid)::text as bytes from pg_class c
+     join pg_namespace n on n.oid = c.relnamespace
+     where n.nspname = 'public' and c.relkind in ('r', 'i')
+       and (c.relname like 'replay_sessions%' or c.relname like 'session_timeline_entries%' or c.relname like '%search%')
+     order by pg_relation_size(c.oid) desc`,
+  )
+  const indexes = await rawQuery<{ indexdef: string }>(
+    `select indexdef from pg_indexes where tablename in ('replay_sessions', 'session_timeline_entries')
+       or indexname like '%search%' order by indexname`,
+  )
   const cpus = os.cpus()
   const machine = {
     cpuModel: cpus[0]?.model ?? 'unknown',
@@ -331,7 +385,7 @@ async function main(): Promise<number> {
 
   out()
   out(
-    `Session search on Postgres ${machine.postgres} (${databaseName}): ${org.sessions.toLocaleString('en-US')} sessions in the searched organization${seed ? `, ${seed.entries.toLocaleString('en-US')} trail entries in all, ${(OTHER_SESSIONS).toLocaleString('en-US')} sessions in a second organization` : ''}`,
+    `Session search on ${pglite ? 'PGlite (Postgres ' : 'Postgres '}${machine.postgres}${pglite ? ')' : ''} (${databaseName}): ${org.sessions.toLocaleString('en-US')} sessions in the searched organization${seed ? `, ${seed.entries.toLocaleString('en-US')} trail entries in all, ${(OTHER_SESSIONS).toLocaleString('en-US')} sessions in a second organization` : ''}`,
   )
   out(`${machine.cpuModel} x ${machine.cpus}, ${machine.memoryGiB} GiB, ${machine.os}, Node ${machine.node}`)
   out(
@@ -344,6 +398,7 @@ async function main(): Promise<number> {
     out(
       `WARNING: other builds/servers/tests ran on this machine during the run; the figures are distorted:\n  ${[...new Set([...machine.otherProcessesAtStart, ...machine.otherProcessesAtEnd])].join('\n  ')}`,
     )
+  if (pglite) out('PGlite runs in this process: its CPU is in the node figure; Postgres CPU is not measured.')
   out(
     `listSessionItems(limit ${PAGE}, q), ${ITERATIONS} calls per query after ${WARMUP} warm-up calls, one at a time on one prepared connection; CPU ms per call: the Postgres backend (pg all: every Postgres process, parallel workers and other work included), this process (domain code).`,
   )
