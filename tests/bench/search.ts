@@ -48,12 +48,17 @@ const iterationsOption = Number(
 )
 const ITERATIONS = Number.isInteger(iterationsOption) && iterationsOption > 0 ? iterationsOption : 20
 const WARMUP = 2
+// --only=event,user: those queries alone (by name), e.g. to measure one again after a change.
+const only = argv
+  .find((a) => a.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',')
 const MAIN_SESSIONS = Number(process.env.BENCH_SESSIONS ?? (pglite ? 10_000 : 100_000))
 const OTHER_SESSIONS = Math.max(1, Math.round(MAIN_SESSIONS / 10))
 const PAGE = 25
 
 /** The representative queries: each kind of condition, a rare and a common match, and none. */
-const QUERIES: { name: string; label: string; q: string }[] = [
+const ALL_QUERIES: { name: string; label: string; q: string }[] = [
   { name: 'moment', label: 'one moment condition', q: 'click.text = Pay' },
   { name: 'contains', label: 'text contains', q: 'error.message ~ "cannot read properties"' },
   { name: 'request', label: 'request url + status', q: 'request[url ~ /api/cart and status = 500]' },
@@ -70,6 +75,7 @@ const QUERIES: { name: string; label: string; q: string }[] = [
   { name: 'common', label: 'common match (all)', q: 'request.status = 200' },
   { name: 'none', label: 'no match', q: 'console.message ~ "no such message anywhere"' },
 ]
+const QUERIES = only ? ALL_QUERIES.filter((q) => only.includes(q.name)) : ALL_QUERIES
 
 const out = (line = '') => (asJson ? process.stderr : process.stdout).write(`${line}\n`)
 const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`)
