@@ -12,9 +12,16 @@ import {
 
 /**
  * Field conditions as SQL. Every value the query carries is a bound parameter; the only text
- * put into SQL as-is is this file's own JSON paths and the alias the compiler chose. A
- * condition is always true or false, never null: `!=` and `!~` are exactly `not =` and `not ~`,
- * so a session or moment without the field (no release, a request without status) matches them.
+ * put into SQL as-is is this file's own JSON paths and the alias the compiler chose. `!=` and
+ * `!~` are exactly `not =` and `not ~`, so a session or moment without the field (no release, a
+ * request without status) matches them.
+ *
+ * A positive condition on a missing field is SQL null rather than false. Where nothing negates
+ * it, null filters a row out exactly as false does (a filter keeps only true, and and/or never
+ * turn null into true), and the bare comparison is what an expression index on the column can
+ * answer: `coalesce(lower(user_id) = lower($1), false)` matches no index and reads every
+ * session (docs/performance.md#search). So `coalesce` is added only where the result is negated:
+ * `!=`, `!~`, and any condition under an odd number of `not`.
  */
 
 export const TRAIL_KIND: Record<MomentKind, TrailKind> = {
@@ -150,21 +157,29 @@ function positive(operand: Operand, condition: Condition, type: FieldType): SQL 
   return sql`(${numeric} ${COMPARISONS[base as keyof typeof COMPARISONS]} ${number}::numeric)`
 }
 
-function compileCondition(operand: Operand, condition: Condition, type: FieldType): SQL {
-  const matches = sql`coalesce(${positive(operand, condition, type)}, false)`
-  return condition.op === '!=' || condition.op === '!~' ? sql`(not ${matches})` : matches
+/** `negated`: the condition sits under an odd number of `not`, so its null must become false. */
+function compileCondition(operand: Operand, condition: Condition, type: FieldType, negated: boolean): SQL {
+  const matches = positive(operand, condition, type)
+  if (condition.op === '!=' || condition.op === '!~') return sql`(not coalesce(${matches}, false))`
+  return negated ? sql`coalesce(${matches}, false)` : matches
 }
 
-/** A moment field's condition over the trail row `alias`. */
+/**
+ * A moment field's condition over the trail row `alias`. Only ever and-ed inside the EXISTS of
+ * its moment, which is true or false whatever negates it, so nothing negates the condition.
+ */
 export function momentCondition(kind: MomentKind, condition: Condition, alias: SQL): SQL {
   const type = momentFieldType(kind, condition.field)
   if (!type) throw new Error(`Unknown field ${kind}.${condition.field}`)
-  return compileCondition(momentOperand(kind, condition.field, alias), condition, type)
+  return compileCondition(momentOperand(kind, condition.field, alias), condition, type, false)
 }
 
-/** A session field's condition over the `replay_sessions` row of the enclosing query. */
-export function sessionCondition(condition: Condition): SQL {
+/**
+ * A session field's condition over the `replay_sessions` row of the enclosing query; `negated`
+ * when it sits under an odd number of `not`.
+ */
+export function sessionCondition(condition: Condition, negated: boolean): SQL {
   const type = sessionFieldType(condition.field)
   if (!type) throw new Error(`Unknown session field ${condition.field}`)
-  return compileCondition(sessionOperand(condition.field), condition, type)
+  return compileCondition(sessionOperand(condition.field), condition, type, negated)
 }

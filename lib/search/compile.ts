@@ -7,17 +7,19 @@ import { momentCondition, sessionCondition, TRAIL_KIND } from './compile-fields'
  * A query as one SQL condition on the `replay_sessions` row of the enclosing query, so it joins
  * a list's other filters, its order and its cursor. `and`, `or` and `not` combine whole
  * sessions; a sequence is an EXISTS over the session's trail (docs/search.md#how-it-runs).
+ * The condition is true for a matching session and false or null otherwise: a filter, which
+ * callers must not negate (compile-fields.ts says why null).
  */
-export function searchCondition(query: QueryNode, organizationId: string): SQL {
+export function searchCondition(query: QueryNode, organizationId: string, negated = false): SQL {
   switch (query.type) {
     case 'and':
-      return and(...query.children.map((child) => searchCondition(child, organizationId))) as SQL
+      return and(...query.children.map((child) => searchCondition(child, organizationId, negated))) as SQL
     case 'or':
-      return or(...query.children.map((child) => searchCondition(child, organizationId))) as SQL
+      return or(...query.children.map((child) => searchCondition(child, organizationId, negated))) as SQL
     case 'not':
-      return not(searchCondition(query.child, organizationId))
+      return not(searchCondition(query.child, organizationId, !negated))
     case 'session':
-      return sessionCondition(query)
+      return sessionCondition(query, negated)
     case 'sequence':
       return sql`exists (${sequenceRows(query, organizationId, sql`${replaySessions.id}`)})`
   }
