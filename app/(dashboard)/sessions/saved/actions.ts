@@ -1,0 +1,46 @@
+'use server'
+
+import { revalidatePath } from 'next/cache'
+import { type ActionResult, memberAction } from '@/lib/http/actions'
+import { createSavedSearch, deleteSavedSearch, updateSavedSearch } from '@/lib/saved-searches/saved-searches'
+import { formText, textArgument } from '@/lib/validation'
+
+const PATH = '/sessions/saved'
+
+// Saved searches are shared: every member may save, change and delete them, as with signals.
+export const createSavedSearchAction = memberAction(
+  { what: 'save the search' },
+  async ({ db, user, organization }, _prev: ActionResult | null, form: FormData): Promise<ActionResult> => {
+    const saved = await createSavedSearch(
+      db,
+      { organizationId: organization.id, userId: user.id },
+      { name: formText(form, 'name'), query: formText(form, 'query') },
+    )
+    revalidatePath(PATH)
+    revalidatePath('/')
+    return { ok: true, message: `Saved “${saved.name}”.` }
+  },
+)
+
+export const updateSavedSearchAction = memberAction(
+  { what: 'save the changes' },
+  async ({ db, organization }, _prev: ActionResult | null, form: FormData): Promise<ActionResult> => {
+    const saved = await updateSavedSearch(db, organization.id, formText(form, 'id'), {
+      name: formText(form, 'name'),
+      query: formText(form, 'query'),
+    })
+    revalidatePath(PATH)
+    revalidatePath('/')
+    return { ok: true, message: `Saved “${saved.name}”.` }
+  },
+)
+
+export const deleteSavedSearchAction = memberAction(
+  { what: 'delete the saved search' },
+  async ({ db, organization }, id: string): Promise<ActionResult> => {
+    await deleteSavedSearch(db, organization.id, textArgument(id))
+    revalidatePath(PATH)
+    revalidatePath('/')
+    return { ok: true, message: 'Deleted.' }
+  },
+)
