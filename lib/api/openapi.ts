@@ -63,13 +63,13 @@ const schemas = {
   QueryError: z
     .object({
       error: z.string(),
-      position: z
-        .number()
-        .int()
-        .min(0)
-        .meta({ description: "0-based offset of the error in the query's text" }),
+      position: z.number().int().min(0).optional().meta({
+        description: "Only when the query is at fault: the 0-based offset of the error in the query's text",
+      }),
     })
-    .meta({ description: 'A query that is not in the search language (docs/search.md)' }),
+    .meta({
+      description: 'A refused body; a query not in the search language (docs/search.md) gives its position',
+    }),
   // Exports of one person (issue 33, docs/privacy.md#exports)
   Export: ExportView,
   ExportResponse: z.object({ export: ExportView }),
@@ -578,8 +578,8 @@ const savedSearchIdParam = {
   schema: { type: 'string', format: 'uuid' },
 }
 const queryRefused = {
-  description: 'The query is not in the search language: its error and position; or another invalid field',
-  content: { 'application/json': { schema: { oneOf: [ref('QueryError'), ref('Error')] } } },
+  description: 'The query is not in the search language (with its position), or another field is invalid',
+  content: jsonContent('QueryError'),
 }
 const savedSearchNotFound = {
   description: 'Saved search not found (also for a malformed id)',
