@@ -8,6 +8,7 @@ import {
   PayloadTooLargeError,
   ProviderError,
   RateLimitedError,
+  SearchQueryError,
   UnauthorizedError,
   UnsupportedMediaTypeError,
   ValidationError,
@@ -70,6 +71,10 @@ const TABLE: Row<Error>[] = [
     'dashboard-api': message,
   }),
   row(ForbiddenError, 403, { 'data-api': message, 'dashboard-api': message }),
+  row(SearchQueryError, 400, {
+    'data-api': (error) => ({ body: { error: error.message, position: error.position } }),
+    'dashboard-api': (error) => ({ body: { error: error.message, position: error.position } }),
+  }),
   row(InvalidInputError, 400, { 'data-api': message, 'dashboard-api': message }),
   row(ValidationError, 400, {
     ingest: (error) => ({ body: { error: INVALID_BATCH, details: error.details } }),

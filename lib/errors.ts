@@ -14,6 +14,17 @@ export class InvalidInputError extends AppError {
   readonly code = 'invalid_input'
 }
 
+/** Search query text that does not parse (docs/search.md#errors); `position` is its 0-based character. */
+export class SearchQueryError extends AppError {
+  readonly code = 'invalid_query'
+  constructor(
+    message: string,
+    readonly position: number,
+  ) {
+    super(message)
+  }
+}
+
 export class ConflictError extends AppError {
   readonly code = 'conflict'
 }

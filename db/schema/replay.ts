@@ -21,6 +21,9 @@ export type SessionStatus = (typeof SESSION_STATUSES)[number]
 export const AUTOMATION_KINDS = ['reproduction', 'webdriver', 'bot'] as const
 export type AutomationKind = (typeof AUTOMATION_KINDS)[number]
 
+/** What `replay_sessions.device` holds (bowser's platform types that search names). */
+export const DEVICE_TYPES = ['desktop', 'mobile', 'tablet'] as const
+
 export type Viewport = { width: number; height: number }
 
 /** One recorded browser session, created by its first accepted batch. */
@@ -47,6 +50,13 @@ export const replaySessions = pgTable(
     userName: text('user_name'),
     userAgent: text('user_agent'),
     language: text('language'),
+    /**
+     * Browser name, OS name and device type read from `user_agent` by the processing pass
+     * (lib/sessions/user-agent.ts), for search (docs/search.md); null before a pass of 0012 ran.
+     */
+    browser: text('browser'),
+    os: text('os'),
+    device: text('device', { enum: DEVICE_TYPES }),
     /** `metadata.release` of the session's first batch that carried one (docs/source-maps.md). */
     release: text('release'),
     /**
@@ -119,8 +129,11 @@ export const replaySessions = pgTable(
     index('replay_sessions_org_started_idx').on(t.organizationId, t.startedAt),
     // Release health (docs/releases.md#health): a release's sessions.
     index('replay_sessions_org_release_idx').on(t.organizationId, t.release, t.startedAt),
+    // Search's `user.id = x` is case-insensitive like every string `=` (docs/search.md#indexes).
+    index('replay_sessions_org_user_lower_idx').on(t.organizationId, sql`lower(${t.userId})`),
     oneOf('replay_sessions_status_check', t.status, SESSION_STATUSES),
     oneOf('replay_sessions_automation_check', t.automation, AUTOMATION_KINDS),
+    oneOf('replay_sessions_device_check', t.device, DEVICE_TYPES),
   ],
 )
 
@@ -178,5 +191,9 @@ export const sessionTimelineEntries = pgTable(
   (t) => [
     primaryKey({ columns: [t.sessionId, t.position] }),
     index('session_timeline_entries_at_idx').on(t.sessionId, t.at),
+    // Search (docs/search.md#indexes): the sessions of an organization with a moment of one kind,
+    // and within one session the moments of one kind in order, which a sequence steps through.
+    index('session_timeline_entries_org_kind_at_idx').on(t.organizationId, t.kind, t.at),
+    index('session_timeline_entries_session_kind_idx').on(t.sessionId, t.kind, t.at, t.position),
   ],
 )

@@ -42,7 +42,14 @@ import { RecordVerificationBody } from './verifications'
  * The OpenAPI 3.1 document of the Data API and the ingest API, generated from the zod
  * schemas the handlers use, so the document cannot drift from the code.
  */
-const ErrorBody = z.object({ error: z.string() }).meta({ description: 'Every Data API error' })
+const ErrorBody = z
+  .object({
+    error: z.string(),
+    position: z.number().int().optional().meta({
+      description: 'Only for a search query `q` that does not parse: the 0-based character of the fault',
+    }),
+  })
+  .meta({ description: 'Every Data API error' })
 const IngestValidationError = z.object({
   error: z.literal('Invalid replay batch'),
   details: z.array(
@@ -296,6 +303,10 @@ const sessionPaths = {
         'automation',
         "Automated traffic (reproduction runs, browsers driven by automation, bots) is left out by default: `include` adds it, `only` lists nothing else. Such sessions are never counted; each session's `automation` says why it is one",
         { type: 'string', enum: ['include', 'only'] },
+      ),
+      queryParam(
+        'q',
+        'A search by what happened (docs/search.md), e.g. `click.text = Pay then error within 60s`; at most 1000 characters. Each item then carries `moments`. A query that does not parse is a 400 whose body adds `position`, the 0-based character of the fault',
       ),
     ]),
   },

@@ -54,6 +54,7 @@ export async function listSessionsRequest({ db, principal, query }: ApiRequest<u
     automation: optional(query, 'automation'),
     from: optional(query, 'from'),
     to: optional(query, 'to'),
+    q: optional(query, 'q'),
   })
   return { sessions: page.items, nextCursor: page.nextCursor }
 }

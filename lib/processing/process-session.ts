@@ -15,6 +15,7 @@ import { dispatchOutbox } from '@/lib/outbox/dispatch'
 import { enqueueEvent } from '@/lib/outbox/enqueue'
 import { EVENTS } from '@/lib/outbox/events'
 import { replaceTrail } from '@/lib/sessions/store-trail'
+import { userAgentFacts } from '@/lib/sessions/user-agent'
 import { activeSignals, matchSessionDeterministically } from '@/lib/signals/record-matches'
 import type { BlobStore } from '@/lib/storage/types'
 import { analyseStoredSession, stoppedReason } from './analyse-session'
@@ -201,9 +202,14 @@ export async function processSession(
         sessionId,
         trail: trail ?? { entries: [], truncated: false },
       })
+      const [agent] = await tx
+        .select({ userAgent: replaySessions.userAgent })
+        .from(replaySessions)
+        .where(eq(replaySessions.id, sessionId))
       const [session] = await tx
         .update(replaySessions)
         .set({
+          ...userAgentFacts(agent?.userAgent),
           status: late ? 'receiving' : 'processed',
           processedAt: sql`now()`,
           processedThroughSequence: analysis.throughSequence,

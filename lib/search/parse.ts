@@ -297,6 +297,10 @@ function mismatch(type: FieldType, op: string, value: QueryValue): string | null
         (DEVICE_VALUES as readonly string[]).includes(value.value.toLowerCase())
         ? null
         : `is one of ${DEVICE_VALUES.join(', ')}`
+    case 'json':
+      return ['>', '>=', '<', '<='].includes(op) && value.type === 'string'
+        ? `takes a number with "${op}"`
+        : null
     default:
       return null
   }

@@ -27,6 +27,17 @@ export const SessionIssueRef = z.object({
 
 export const SessionSignalRef = z.object({ id: z.uuid(), name: z.string() })
 
+/** A trail entry that matched a search (`q`): lib/search's SearchMoment. */
+export const SearchMomentView = z.object({
+  at: z.number().meta({ description: "Epoch milliseconds, as recorded (the browser's clock)" }),
+  offsetMs: z.number().meta({
+    description: "Milliseconds since the session started: the replay's `?t=` (docs/search.md#moments)",
+  }),
+  kind: z.enum(TRAIL_KINDS),
+  position: z.number().int().meta({ description: "The entry's place in the session's trail" }),
+  label: z.string().meta({ description: 'What happened, in one line (never what was typed)' }),
+})
+
 export const SessionItem = z.object({
   id: z.uuid(),
   startedAt: isoDate,
@@ -58,6 +69,10 @@ export const SessionItem = z.object({
     .meta({ description: 'The first signals the session matched (10 in a list, 25 for one session)' }),
   signalCount: z.number().int().meta({ description: 'All signals the session matched' }),
   replayUrl: z.string().meta({ description: "The replay in the dashboard (needs a member's sign-in)" }),
+  moments: z.array(SearchMomentView).optional().meta({
+    description:
+      'Only with `q`: the first 5 moments that matched the query, in the order they happened (docs/search.md#moments)',
+  }),
 })
 
 /** One session as the Data API and get_session return it: the list item with its summary and counts. */

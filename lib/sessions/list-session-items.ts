@@ -2,9 +2,10 @@ import { and, desc, eq, exists, gt, gte, ilike, lte, or, type SQL, sql } from 'd
 import type { DbOrTx } from '@/db/client'
 import { issueSessions, replaySessions, signalMatches } from '@/db/schema'
 import { cutText } from '@/lib/analysis/trail'
-import { InvalidInputError, isUuid } from '@/lib/errors'
+import { InvalidInputError, isUuid, SearchQueryError } from '@/lib/errors'
 import { encodeCursor } from '@/lib/pagination/cursor'
 import { afterCursor, type Page, toPage } from '@/lib/pagination/keyset'
+import { formatQuery, parseQuery, type QueryNode, searchCondition, sessionMoments } from '@/lib/search'
 import { isStorableText, NOT_STORABLE } from '@/lib/validation'
 import type { SessionItem } from './api-views'
 import { parseInstant } from './instant'
@@ -45,6 +46,8 @@ export interface SessionItemsQuery {
   to?: string
   /** People's visits by default; `include` adds automated traffic, `only` shows only it. */
   automation?: string
+  /** A search query (docs/search.md); items then carry the moments that matched. */
+  q?: string
 }
 
 function text(value: string | undefined, name: string): string | undefined {
@@ -82,6 +85,14 @@ function automationFilter(value: string | undefined): AutomationFilter | undefin
   return known
 }
 
+/** The parsed query, or undefined for none (an empty or blank `q` is no query). */
+function searchQuery(text: string | undefined): QueryNode | undefined {
+  if (text === undefined || text.trim() === '') return undefined
+  const parsed = parseQuery(text)
+  if (!parsed.ok) throw new SearchQueryError(parsed.error, parsed.position)
+  return parsed.query
+}
+
 function validated(query: SessionItemsQuery) {
   const from = query.from ? parseInstant(query.from, 'from') : undefined
   const to = query.to ? parseInstant(query.to, 'to') : undefined
@@ -95,6 +106,7 @@ function validated(query: SessionItemsQuery) {
     signalId: uuid(query.signalId, 'signalId'),
     release: text(query.release, 'release'),
     automation: automationFilter(query.automation),
+    q: searchQuery(query.q),
     from,
     to,
   }
@@ -116,7 +128,7 @@ export async function listSessionItems(
     limit: query.limit,
     cursor: query.cursor || undefined,
     // The release and automation are appended only when given, so cursors of pages without them stay valid.
-    scope: `api-sessions:${organizationId}:${JSON.stringify([f.userId, f.userEmail, f.url, f.hasErrors, f.issueId, f.signalId, f.from?.getTime(), f.to?.getTime(), ...(f.release === undefined ? [] : [f.release]), ...(f.automation === undefined ? [] : [`automation:${f.automation}`])])}`,
+    scope: `api-sessions:${organizationId}:${JSON.stringify([f.userId, f.userEmail, f.url, f.hasErrors, f.issueId, f.signalId, f.from?.getTime(), f.to?.getTime(), ...(f.release === undefined ? [] : [f.release]), ...(f.automation === undefined ? [] : [`automation:${f.automation}`]), ...(f.q === undefined ? [] : [`q:${formatQuery(f.q)}`])])}`,
   }
   const rows = await db
     .select(LIST_COLUMNS)
@@ -164,6 +176,7 @@ export async function listSessionItems(
             ),
         f.release === undefined ? undefined : eq(replaySessions.release, f.release),
         automationCondition(f.automation),
+        f.q === undefined ? undefined : searchCondition(f.q, organizationId),
         f.from === undefined ? undefined : gte(replaySessions.startedAt, f.from),
         f.to === undefined ? undefined : lte(replaySessions.startedAt, f.to),
         afterCursor(request, replaySessions.createdAt, replaySessions.id),
@@ -178,8 +191,15 @@ export async function listSessionItems(
     page.items.map((row) => row.id),
     LINKS_PER_SESSION.list,
   )
+  const moments =
+    f.q === undefined
+      ? undefined
+      : await sessionMoments(db, { organizationId, query: f.q, sessionIds: page.items.map((row) => row.id) })
   return withinPageBytes(
-    page.items.map((row) => ({ row, item: toSessionItem(row, links.get(row.id)) })),
+    page.items.map((row) => {
+      const item = toSessionItem(row, links.get(row.id))
+      return { row, item: moments ? { ...item, moments: moments.get(row.id) ?? [] } : item }
+    }),
     page.nextCursor,
     request.scope,
   )

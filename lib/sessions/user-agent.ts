@@ -1,4 +1,5 @@
 import Bowser from 'bowser'
+import type { DEVICE_TYPES } from '@/db/schema'
 
 /**
  * Real user agents are under 300 characters; the recorder's value is attacker-written, so
@@ -29,4 +30,25 @@ export function describeUserAgent(userAgent: string | null | undefined): string 
   const system = osName(os)
   if (name && system) return `${name} on ${system}`
   return name ?? system ?? null
+}
+
+export interface UserAgentFacts {
+  /** Bowser's browser name: "Chrome", "Firefox", "Safari", "Microsoft Edge"... */
+  browser: string | null
+  /** Bowser's OS name: "Windows", "macOS", "iOS", "Android", "Linux"... */
+  os: string | null
+  device: (typeof DEVICE_TYPES)[number] | null
+}
+
+/** The browser, OS and device type search matches on (docs/search.md#session-fields). */
+export function userAgentFacts(userAgent: string | null | undefined): UserAgentFacts {
+  const ua = userAgent?.slice(0, USER_AGENT_PARSE_MAX).trim()
+  if (!ua) return { browser: null, os: null, device: null }
+  const { browser, os, platform } = Bowser.parse(ua)
+  const type = platform.type
+  return {
+    browser: browser.name ?? null,
+    os: os.name ?? null,
+    device: type === 'desktop' || type === 'mobile' || type === 'tablet' ? type : null,
+  }
 }
