@@ -2,7 +2,7 @@ import { and, count, eq, gte, inArray, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { replaySessions } from '@/db/schema'
 import { lastDays } from '@/lib/orgs/daily-activity'
-import { matchingSessionIds } from '@/lib/search'
+import { MATCHING_IDS_MAX, matchingSessionIds } from '@/lib/search'
 import { parseQuery } from '@/lib/search/parse'
 import { allSavedSearches } from './saved-searches'
 
@@ -13,8 +13,11 @@ const DAY_MS = 86_400_000
  * browser clock up to a day behind is still counted, on the day the session arrived.
  */
 const CLOCK_SLACK_MS = DAY_MS
-/** Sessions counted per saved search at most; beyond it the card says "at least". */
-export const MAX_COUNTED_SESSIONS = 10_000
+/**
+ * Sessions counted per saved search at most: one fewer than the search answers, so that one
+ * more id says there were more; the card then says "at least".
+ */
+export const MAX_COUNTED_SESSIONS = MATCHING_IDS_MAX - 1
 /** Saved searches the overview counts (each is one search): the first by name. */
 export const MAX_COUNTED_SEARCHES = 10
 

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm'
 import type { DbOrTx, Tx } from '@/db/client'
 import { savedSearches } from '@/db/schema'
-import { InvalidInputError, isUuid } from '@/lib/errors'
+import { InvalidInputError, isUuid, SearchQueryError } from '@/lib/errors'
 import { matchingSessionIds } from '@/lib/search'
 import type { QueryNode } from '@/lib/search/ast'
 import { parseQuery } from '@/lib/search/parse'
@@ -14,7 +14,7 @@ export function checkQuery(text: unknown): { text: string; node: QueryNode } {
   if (typeof text !== 'string') throw new InvalidInputError('query must be a string')
   const trimmed = text.trim()
   const parsed = parseQuery(trimmed)
-  if (!parsed.ok) throw new InvalidInputError(parsed.error)
+  if (!parsed.ok) throw new SearchQueryError(parsed.error, parsed.position)
   return { text: trimmed, node: parsed.query }
 }
 
