@@ -54,6 +54,14 @@ export function sessionLine(session: SessionItem, untrusted: UntrustedMarkers): 
   return `- ${session.startedAt} · ${seconds(session.durationMs)} · ${pages} · ${session.status}${session.degraded ? ' · degraded recording' : ''}${session.automation ? ` · automated (${session.automation})` : ''} · user ${who(session, untrusted)} · ${issueList(session, untrusted)} (id ${session.id})`
 }
 
+/** The moments a search matched, one indented line each, linked to the replay at that offset. */
+export function momentLines(session: SessionItem, untrusted: UntrustedMarkers): string[] {
+  return (session.moments ?? []).map(
+    (moment) =>
+      `    matched ${offset(moment.offsetMs)} #${moment.position} ${moment.kind} ${untrusted.wrap(oneLine(moment.label))} (${session.replayUrl}?t=${moment.offsetMs})`,
+  )
+}
+
 export function sessionFacts(session: ApiSessionDetails, untrusted: UntrustedMarkers): string[] {
   const { counts } = session
   const figure = (n: number | null) => (n === null ? 'unknown' : String(n))

@@ -1,7 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm'
 import { replaySessions } from '@/db/schema'
 import type { TrailKind } from '@/lib/analysis/trail'
-import { containing } from '@/lib/sessions/list-sessions'
 import type { Condition, MomentKind, QueryValue } from './ast'
 import {
   EVENT_PROP_PREFIX,
@@ -28,6 +27,11 @@ export const TRAIL_KIND: Record<MomentKind, TrailKind> = {
   rage_click: 'rage_click',
   dead_click: 'dead_click',
   event: 'custom',
+}
+
+/** `%`, `_` and `\` typed in a query are literal characters, not LIKE wildcards. */
+function containing(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 }
 
 /** What a field reads: text, a number, or a JSON value of any type. */
@@ -68,11 +72,8 @@ function momentOperand(kind: MomentKind, field: string, alias: SQL): Operand {
   if (field.startsWith(EVENT_PROP_PREFIX)) {
     const key = field.slice(EVENT_PROP_PREFIX.length)
     // The payload is JSON text cut at TRAIL_LIMITS.payload, so it may not parse: then no property.
-    const payload = sql`(${entry} ->> 'payload')`
-    return {
-      as: 'json',
-      sql: sql`(case when pg_input_is_valid(${payload}, 'jsonb') then ${payload}::jsonb -> ${key}::text end)`,
-    }
+    // search_try_jsonb (migration 0012_search) answers null for text that does not parse.
+    return { as: 'json', sql: sql`(search_try_jsonb(${entry} ->> 'payload') -> ${key}::text)` }
   }
   const target = TARGET_KEYS[field]
   if (target && kind !== 'event')
@@ -103,7 +104,7 @@ function sessionOperand(field: string): Operand {
       return { as: 'text', sql: sql`${replaySessions.device}` }
     case 'language':
       return { as: 'text', sql: sql`${replaySessions.language}` }
-    // Nothing the service trusts tells a visitor's country (docs/search.md#country).
+    // Nothing the service trusts tells a visitor's country (docs/search.md#session-fields).
     case 'country':
       return { as: 'text', sql: sql`null::text` }
     case 'duration':

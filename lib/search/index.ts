@@ -1,8 +1,7 @@
-import { and, desc, eq, gte, inArray, lte, type SQL, sql } from 'drizzle-orm'
+import { and, desc, eq, gte, inArray, isNotNull, isNull, lte, type SQL, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { replaySessions } from '@/db/schema'
 import type { TrailEntry, TrailKind } from '@/lib/analysis/trail'
-import { type AutomationFilter, automationCondition } from '@/lib/sessions/list-sessions'
 import type { QueryNode } from './ast'
 import { matchedSequences, searchCondition, sequenceRows } from './compile'
 import { momentLabel } from './moment-label'
@@ -42,7 +41,8 @@ export async function matchingSessionIds(
     startedFrom?: Date
     startedTo?: Date
     limit?: number
-    automation?: AutomationFilter
+    /** As the lists' filter: `include` adds automated traffic, `only` keeps nothing else. */
+    automation?: 'include' | 'only'
   },
 ): Promise<string[]> {
   if (input.sessionIds?.length === 0) return []
@@ -53,7 +53,11 @@ export async function matchingSessionIds(
     .where(
       and(
         eq(replaySessions.organizationId, input.organizationId),
-        automationCondition(input.automation),
+        input.automation === 'include'
+          ? undefined
+          : input.automation === 'only'
+            ? isNotNull(replaySessions.automation)
+            : isNull(replaySessions.automation),
         input.sessionIds ? inArray(replaySessions.id, input.sessionIds) : undefined,
         input.startedFrom ? gte(replaySessions.startedAt, input.startedFrom) : undefined,
         input.startedTo ? lte(replaySessions.startedAt, input.startedTo) : undefined,

@@ -33,6 +33,9 @@ export function parseQuery(text: string): ParseResult {
       error: `A query is at most ${SEARCH_LIMITS.text} characters`,
       position: SEARCH_LIMITS.text,
     }
+  const broken = unstorableAt(text)
+  if (broken >= 0)
+    return { ok: false, error: 'A query must not contain NUL characters or broken Unicode', position: broken }
   try {
     const parser = new Parser(tokenize(text))
     return { ok: true, query: parser.query() }
@@ -41,6 +44,20 @@ export function parseQuery(text: string): ParseResult {
       return { ok: false, error: error.message, position: error.position }
     throw error
   }
+}
+
+/** The first NUL or unpaired surrogate, which no database text can hold; -1 when none. */
+function unstorableAt(text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code === 0) return i
+    if (code >= 0xd800 && code <= 0xdbff) {
+      const next = text.charCodeAt(i + 1)
+      if (!(next >= 0xdc00 && next <= 0xdfff)) return i
+      i++
+    } else if (code >= 0xdc00 && code <= 0xdfff) return i
+  }
+  return -1
 }
 
 const KEYWORDS = new Set(['and', 'or', 'not', 'then', 'within'])

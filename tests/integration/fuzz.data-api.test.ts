@@ -930,6 +930,88 @@ describe('the sessions endpoints with arbitrary queries, ids and credentials', (
     )
   })
 
+  /** Search text (docs/search.md): pieces of the language put together at random, and hostile text. */
+  const searchText: fc.Arbitrary<string> = fc.oneof(
+    fc
+      .array(
+        fc.oneof(
+          fc.constantFrom(
+            ...['click', 'input', 'page', 'console', 'error', 'request', 'rage_click', 'dead_click', 'event'],
+            ...[
+              'click.text',
+              'page.path',
+              'request.status',
+              'request.duration',
+              'request.failed',
+              'event.prop.x',
+            ],
+            ...[
+              'user.id',
+              'user.plan',
+              'release',
+              'browser',
+              'device',
+              'country',
+              'duration',
+              'pages',
+              'errors',
+            ],
+            ...[
+              'and',
+              'or',
+              'not',
+              'then',
+              'within',
+              '(',
+              ')',
+              '[',
+              ']',
+              '=',
+              '!=',
+              '~',
+              '!~',
+              '>',
+              '>=',
+              '<',
+            ],
+            ...['5', '-1.5', '500ms', '30s', '2h', 'true', 'mobile', '"a \\" b"', '"', '\\', '%', '_', "'"],
+          ),
+          hostileString.map((text) => JSON.stringify(text)),
+        ),
+        { maxLength: 40 },
+      )
+      .map((parts) => parts.join(' ')),
+    hostileString,
+    fc.string({ unit: 'binary', minLength: 990, maxLength: 1100 }),
+  )
+
+  it('GET /api/v1/sessions?q= answers our matching sessions or a 400 with the position, never a 500', async () => {
+    await fc.assert(
+      fc.asyncProperty(searchText, async (q) => {
+        const answer = await sessionCall(`/api/v1/sessions?${new URLSearchParams({ q, limit: '5' })}`, key)
+        expect([200, 400], `${q}\n${answer.text.slice(0, 300)}`).toContain(answer.status)
+        const body = jsonOf(answer) as Record<string, unknown>
+        if (answer.status === 400) {
+          expect(Object.keys(body).sort()).toEqual(['error', 'position'])
+          expect(body.position).toBeGreaterThanOrEqual(0)
+          expect(body.position).toBeLessThanOrEqual(q.length)
+        } else {
+          const items = body.sessions as { id: string; moments: unknown[] }[]
+          expect(items.map((item) => item.id)).not.toContain(foreignSessionId)
+          for (const item of items) expect(item.moments.length).toBeLessThanOrEqual(5)
+        }
+      }),
+      {
+        ...fuzzRuns(150),
+        examples: [
+          ['click.text = "%_\\" then error within 1ms or event.prop.x > 1 and user.x <= -1'],
+          ['event.prop.constructor = 1 or user.__proto__ ~ x'],
+          ['page.path = /x/ and request[url ~ "%" and status >= 100 and duration < 1h and failed = FALSE]'],
+        ],
+      },
+    )
+  })
+
   it('GET /api/v1/sessions/{id}/timeline answers a window of our session or a 400', async () => {
     await fc.assert(
       fc.asyncProperty(sessionQuery(TIMELINE_NAMES), async (query) => {

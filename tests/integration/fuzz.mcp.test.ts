@@ -201,6 +201,7 @@ const SESSION_TOOL_FIELDS: Record<string, string[]> = {
     'from',
     'to',
     'automation',
+    'q',
   ],
   get_session: ['sessionId', 'around', 'windowMs', 'limit', 'cursor', 'kinds'],
   get_issue_reproduction: ['issueId'],
@@ -222,6 +223,13 @@ const fieldValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.constant(null).map(() => foreignSessionId),
   fc.constantFrom(true, false, '2026-03-01T10:00:00Z', '1740823200000', 'a\u0000b', '\ud800'),
   fc.constantFrom(['error', 'click'], ['bogus'], [], ['error', 'error'], 60_000, 600_001),
+  // Search (issue 37): queries that parse, and ones that do not.
+  fc.constantFrom(
+    'click.text = Pay then error within 60s',
+    'event[name = x and prop.a > 1] or not page.path = "/"',
+    'user.id = 1 and (',
+    'click[colour = red]',
+  ),
   // Notes and tickets: values that pass, and the note limit's edge.
   fc.constantFrom('GitHub', 'https://github.com/acme/shop/issues/1', 'x'.repeat(5000), 'x'.repeat(5001)),
 )

@@ -580,6 +580,22 @@ describe.each(BEARERS)('sessions in the Data API with A’s $name', ({ token }) 
     expect(await body(refused)).toEqual({ error: INVALID_CURSOR })
   })
 
+  it('a search (q) finds A’s sessions only, whatever it asks for', async () => {
+    const own = ids(A.sessions)
+    for (const q of ['page or errors >= 0', 'page then click', `release = ${B.releases.own}`, 'not error']) {
+      const answer = await body(await api.listSessions(token(A), { limit: 50, q }))
+      const listed = ids(answer.sessions)
+      expect(
+        listed.every((id) => own.includes(id)),
+        q,
+      ).toBe(true)
+      expect(JSON.stringify(answer), q).not.toContain(B.sessions[0]!.id)
+    }
+    expect(ids((await body(await api.listSessions(token(A), { limit: 50, q: 'page' }))).sessions)).toEqual([
+      A.sessions[0]!.id,
+    ])
+  })
+
   it('a timeline of A’s session around B’s issue is refused as not in this session', async () => {
     for (const issue of B.issues) {
       const response = await api.sessionTimeline(token(A), A.sessions[0]!.id, { around: issue.id })
@@ -618,6 +634,15 @@ describe.each(BEARERS)('session tools with A’s $name', ({ token }) => {
     const refused = await callTool(client, 'list_sessions', { limit: 1, cursor: bCursors.sessions })
     expect(refused.isError).toBe(true)
     expect(textOf(refused)).toBe(INVALID_CURSOR)
+    for (const q of ['page or errors >= 0', `release = ${B.releases.own}`]) {
+      const searched = await callTool(client, 'list_sessions', { limit: 50, q })
+      const listed = ids((searched.structuredContent as Json).sessions)
+      expect(
+        listed.every((id) => ids(A.sessions).includes(id)),
+        q,
+      ).toBe(true)
+      for (const id of ids(B.sessions)) expect(textOf(searched)).not.toContain(id)
+    }
   })
 })
 

@@ -141,6 +141,7 @@ describe('tools/list', () => {
         'userEmail',
         'userId',
         'automation',
+        'q',
       ].sort(),
     )
     expect(props('get_session').limit).toMatchObject({ minimum: 1, maximum: 200, default: 50 })

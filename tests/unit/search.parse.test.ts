@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { QueryNode } from '@/lib/search/ast'
 import { formatQuery } from '@/lib/search/format'
 import { parseQuery } from '@/lib/search/parse'
+import { userAgentFacts } from '@/lib/sessions/user-agent'
 
 function parsed(text: string): QueryNode {
   const result = parseQuery(text)
@@ -179,6 +180,8 @@ describe('search language: malformed queries', () => {
     ['user. = 1', 0, /Unknown field/],
     ['click.constructor = 1', 6, /Unknown field/],
     ['5constructor > 1', 0, /Unknown field/],
+    ['click.text = "a\u0000b"', 15, /NUL/],
+    ['click.text = "a\ud800b"', 15, /broken Unicode/],
   ]
   it.each(cases)('%j fails at %i', (text, position, message) => {
     const result = parseQuery(text)
@@ -258,5 +261,20 @@ describe('search language: formatting', () => {
       'click.text = Pay then error within 1m',
     )
     expect(formatQuery(parsed('(pages>1 or errors=0) os=x'))).toBe('(pages > 1 or errors = 0) and os = x')
+  })
+})
+
+describe('search: browser, os and device from the user agent', () => {
+  it('reads what bowser names, and nothing from nothing', () => {
+    expect(
+      userAgentFacts(
+        'Mozilla/5.0 (iPhone; CPU iPhone OS 17_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.2 Mobile/15E148 Safari/604.1',
+      ),
+    ).toEqual({ browser: 'Safari', os: 'iOS', device: 'mobile' })
+    expect(
+      userAgentFacts('Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:121.0) Gecko/20100101 Firefox/121.0'),
+    ).toEqual({ browser: 'Firefox', os: 'Windows', device: 'desktop' })
+    expect(userAgentFacts(null)).toEqual({ browser: null, os: null, device: null })
+    expect(userAgentFacts(' ')).toEqual({ browser: null, os: null, device: null })
   })
 })

@@ -5,7 +5,7 @@ import { SessionItem } from '@/lib/sessions/api-views'
 import { listSessionItems, SESSION_ITEMS_PAGE } from '@/lib/sessions/list-session-items'
 import { AUTOMATION_FILTERS } from '@/lib/sessions/list-sessions'
 import { cursorInput, limitInput, moreLine, nextCursorOutput, plural } from '../inputs'
-import { boundedLines, sessionLine } from '../session-text'
+import { boundedLines, momentLines, sessionLine } from '../session-text'
 import { defineTool } from '../tool'
 import { UNTRUSTED_TOOL_NOTE, untrustedMarkers } from '../untrusted'
 
@@ -18,7 +18,9 @@ export const listSessionsTool = defineTool({
     'pages, processing status, and the issues and signals each belongs to. Filter by user id or',
     'e-mail, a URL fragment, hasErrors, an issue or a signal, a release, or a start time range; automated',
     "traffic (reproduction runs, bots) only with automation: 'include' or 'only'. Page with",
-    'the returned nextCursor. Call get_session for the summary and timeline of one session.',
+    'the returned nextCursor. Search by what happened with q, e.g. "click.text = Pay then error within 60s"',
+    'or "request[url ~ /api/cart and status >= 500] and not page.path = /thanks" (docs/search.md); each',
+    'session then lists the first moments that matched. Call get_session for the summary and timeline of one session.',
     UNTRUSTED_TOOL_NOTE,
   ].join(' '),
   inputSchema: z.object({
@@ -45,6 +47,12 @@ export const listSessionsTool = defineTool({
       .describe(
         "Automated traffic (reproduction runs, WebDriver, bots) is left out by default: 'include' adds it, 'only' lists nothing else",
       ),
+    q: z
+      .string()
+      .optional()
+      .describe(
+        'A search query: moments (click input page console error request rage_click dead_click event, e.g. error.message ~ timeout), sequences with then and within, session fields (user.id, release, browser, os, device, duration, pages, errors), combined with and, or, not and parentheses',
+      ),
   }),
   outputSchema: z.object({ sessions: z.array(SessionItem), nextCursor: nextCursorOutput }),
   requiredScopes: [SCOPES.read],
@@ -66,7 +74,7 @@ export const listSessionsTool = defineTool({
     const untrusted = untrustedMarkers()
     const text = boundedLines(
       [`${plural(page.items.length, 'session')}, newest first:`, untrusted.note],
-      page.items.map((item) => sessionLine(item, untrusted)),
+      page.items.map((item) => [sessionLine(item, untrusted), ...momentLines(item, untrusted)].join('\n')),
       [moreLine('list_sessions', page.nextCursor)],
     )
     return { structured: { sessions: page.items, nextCursor: page.nextCursor }, text }
