@@ -8,9 +8,11 @@ import { getDailyActivity } from '@/lib/orgs/daily-activity'
 import { firstRunDone, getFirstRunProgress } from '@/lib/orgs/first-run'
 import { getOrganizationOverview } from '@/lib/orgs/overview'
 import { describeSeconds } from '@/lib/processing/analysis-due'
+import { MAX_COUNTED_SEARCHES, savedSearchDailyCounts } from '@/lib/saved-searches/daily-counts'
 import { recorderSnippet } from '@/lib/sdk/snippet'
 import { DailyChart } from './_overview/daily-chart'
 import { FirstRunSteps } from './_overview/first-run-steps'
+import { SavedSearchCounts } from './_overview/saved-search-counts'
 
 export const metadata: Metadata = { title: 'Overview' }
 
@@ -24,11 +26,12 @@ const PRIORITY_BADGE = {
 export default async function OverviewPage() {
   const { organization } = await requireMember('/')
   const db = await getDb()
-  const [overview, latest, progress, daily] = await Promise.all([
+  const [overview, latest, progress, daily, searches] = await Promise.all([
     getOrganizationOverview(db, organization.id),
     listIssues(db, { organizationId: organization.id }, { limit: 5, status: 'unresolved' }),
     getFirstRunProgress(db, organization.id),
     getDailyActivity(db, organization.id),
+    savedSearchDailyCounts(db, organization.id),
   ])
   const { baseUrl, ingestUrl, sessions } = getConfig()
   const figures: { label: string; value: number; href: string }[] = [
@@ -62,6 +65,7 @@ export default async function OverviewPage() {
         idle={describeSeconds(sessions.idleSeconds)}
       />
       <DailyChart days={daily} />
+      <SavedSearchCounts searches={searches} more={searches.length >= MAX_COUNTED_SEARCHES} />
       <section className="card" aria-labelledby="latest-issues">
         <div className="page-header">
           <h2 id="latest-issues">Latest unresolved issues</h2>

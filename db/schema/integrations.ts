@@ -74,6 +74,8 @@ export interface AlertFilters {
   kinds?: string[]
   /** A plain substring of the page URL (no pattern: users write it, events are hostile). */
   urlContains?: string
+  /** Only candidates whose session this saved search finds (docs/saved-searches.md). */
+  savedSearchId?: string
 }
 
 /**

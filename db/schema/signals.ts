@@ -2,6 +2,7 @@ import { index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle
 import { createdAt, id, oneOf, ts, updatedAt } from './columns'
 import { organizations } from './organizations'
 import { replaySessions } from './replay'
+import { savedSearches } from './saved-searches'
 
 export const SIGNAL_STATUSES = ['active', 'paused'] as const
 export type SignalStatus = (typeof SIGNAL_STATUSES)[number]
@@ -21,6 +22,11 @@ export const signals = pgTable(
     backfillStatus: text('backfill_status', { enum: BACKFILL_STATUSES }).notNull().default('pending'),
     matchCount: integer('match_count').notNull().default(0),
     lastMatchAt: ts('last_match_at'),
+    /**
+     * Only sessions this saved search finds can match (docs/saved-searches.md). No cascade: a
+     * saved search in use cannot be deleted, so a filter never silently widens.
+     */
+    savedSearchId: uuid('saved_search_id').references(() => savedSearches.id),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

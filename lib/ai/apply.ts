@@ -4,7 +4,7 @@ import type { Db } from '@/db/client'
 import { issues } from '@/db/schema'
 import type { SessionDigest } from '@/lib/analysis/types'
 import { matchDigest, parsePrompt } from '@/lib/signals/deterministic-match'
-import { activeSignals, recordMatch } from '@/lib/signals/record-matches'
+import { activeSignals, recordMatch, signalsFiltering } from '@/lib/signals/record-matches'
 import { matchSignalWithModel } from './match-signal'
 import { reviewIssue } from './review-issue'
 
@@ -32,7 +32,9 @@ export async function reviewNewIssues(db: Db, model: LanguageModel, issueIds: st
 
 /**
  * Signal matching with a model: each active signal is judged by the model over the session
- * digest; when the model cannot answer, the deterministic matcher decides instead.
+ * digest; when the model cannot answer, the deterministic matcher decides instead. A signal
+ * filtered by a saved search is judged only on sessions the search finds, so no model call is
+ * spent on the others.
  */
 export async function matchSignalsWithModel(
   db: Db,
@@ -40,7 +42,12 @@ export async function matchSignalsWithModel(
   input: { organizationId: string; sessionId: string; digest: SessionDigest },
 ): Promise<string[]> {
   const matched: string[] = []
-  for (const signal of await activeSignals(db, input.organizationId)) {
+  const candidates = await signalsFiltering(db, {
+    organizationId: input.organizationId,
+    sessionId: input.sessionId,
+    signals: await activeSignals(db, input.organizationId),
+  })
+  for (const signal of candidates) {
     const decision = await matchSignalWithModel(model, signal.prompt, input.digest)
     const evidence = decision
       ? { matcher: 'model', reason: decision.reason }

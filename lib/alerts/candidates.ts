@@ -18,6 +18,11 @@ export interface AlertCandidate {
   title: string
   priority: string | null
   kind: string | null
+  /**
+   * The session the alert shows (the replay link's): a regression's session, else the issue's
+   * first; a signal's matched session. What a rule's saved search is asked about.
+   */
+  sessionId: string | null
   /** The page the issue was seen on (or the session's entry page, for a signal): what `urlContains` reads. */
   pageUrl: string | null
   sessions: number | null
@@ -126,6 +131,7 @@ async function issueCandidate(
     eventId,
     issueId,
     signalId: null,
+    sessionId: regressed && sessionId ? sessionId : (first?.sessionId ?? null),
     title: issue.title,
     priority: issue.priority,
     kind: issue.kind,
@@ -189,6 +195,7 @@ async function signalCandidate(
     eventId,
     issueId: null,
     signalId: signal.id,
+    sessionId: session && sessionId ? sessionId : null,
     title: signal.name,
     priority: null,
     kind: null,

@@ -10,6 +10,7 @@ import {
   webhookEndpoints,
 } from '@/db/schema'
 import { parseEventPayload } from '@/lib/outbox/events'
+import { sessionsMatchingSaved } from '@/lib/saved-searches/query'
 import { type AlertCandidate, type AlertSourceEventOf, candidatesOf } from './candidates'
 import { databaseNow } from './clock'
 import { isAlertSourceEvent, TRIGGER_OF_EVENT } from './events'
@@ -161,6 +162,26 @@ async function decide(
 }
 
 /**
+ * For each saved search the rules filter by, the candidates' sessions it finds: asked once per
+ * saved search and event, however many rules share it.
+ */
+async function savedSearchFinds(
+  db: Db,
+  organizationId: string,
+  rules: Rule[],
+  candidates: AlertCandidate[],
+): Promise<Map<string, Set<string>>> {
+  const sessionIds = [...new Set(candidates.flatMap((c) => (c.sessionId ? [c.sessionId] : [])))]
+  const finds = new Map<string, Set<string>>()
+  for (const rule of rules) {
+    const id = rule.filters.savedSearchId
+    if (id && !finds.has(id))
+      finds.set(id, await sessionsMatchingSaved(db, { organizationId, savedSearchId: id, sessionIds }))
+  }
+  return finds
+}
+
+/**
  * Runs one outbox event through the alert rules of its organization: candidates are loaded
  * once, each rule's filters applied, each (rule, candidate) decided in its own transaction.
  * Returns the deliveries it queued (for their first attempt) and the decisions made. `now`
@@ -188,8 +209,9 @@ export async function evaluateEvent(db: Db, ref: AlertEventRef, now?: Date): Pro
     payload: parseEventPayload(name, stored),
   } as AlertSourceEventOf
   const candidates = await candidatesOf(db, event)
+  const finds = await savedSearchFinds(db, organizationId, rules, candidates)
   for (const rule of rules)
     for (const candidate of candidates)
-      if (matchesFilters(rule.filters, candidate)) await decide(db, rule.id, candidate, now, result)
+      if (matchesFilters(rule.filters, candidate, finds)) await decide(db, rule.id, candidate, now, result)
   return result
 }

@@ -1,9 +1,10 @@
 import { and, eq, isNull } from 'drizzle-orm'
 import { z } from 'zod'
-import type { Db } from '@/db/client'
+import type { Db, Tx } from '@/db/client'
 import {
   ALERT_MODES,
   ALERT_TRIGGERS,
+  type AlertFilters,
   alertRules,
   ISSUE_PRIORITIES,
   integrations,
@@ -12,6 +13,7 @@ import {
 import { InvalidInputError, isUuid, NotFoundError } from '@/lib/errors'
 import { ISSUE_KINDS } from '@/lib/issues/kinds'
 import { lockOrganization } from '@/lib/orgs/lock-organization'
+import { holdSavedSearch } from '@/lib/saved-searches/query'
 import { isStorableText } from '@/lib/validation'
 
 export const MAX_RULES_PER_ORG = 50
@@ -41,6 +43,8 @@ export const RuleInput = z
       .max(200, 'The URL filter must be at most 200 characters.')
       .refine(isStorableText, 'The URL filter contains characters that cannot be stored.')
       .default(''),
+    /** A saved search of the organization (docs/saved-searches.md); empty for none. */
+    savedSearchId: z.string({ error: 'Choose a saved search.' }).trim().max(64).default(''),
     destination: z
       .string({ error: 'Choose where alerts go.' })
       .regex(/^(integration|endpoint):[0-9a-f-]{36}$/i, 'Choose where alerts go.'),
@@ -50,7 +54,8 @@ export const RuleInput = z
     issueCooldownMinutes: whole('The cooldown', 0, 10080).default(60),
   })
   .refine((r) => r.trigger !== 'signal_matched' || (r.priorities.length === 0 && r.kinds.length === 0), {
-    message: 'Priority and kind filters apply to issues; a signal rule can only filter by URL.',
+    message:
+      'Priority and kind filters apply to issues; a signal rule can only filter by URL and saved search.',
     path: ['priorities'],
   })
 export type RuleInput = z.input<typeof RuleInput>
@@ -95,20 +100,30 @@ async function destinationOf(db: Db, organizationId: string, destination: string
 
 async function values(db: Db, organizationId: string, input: unknown) {
   const r = parse(input)
+  const filters: AlertFilters = {
+    ...(r.priorities.length ? { priorities: r.priorities } : {}),
+    ...(r.kinds.length ? { kinds: r.kinds } : {}),
+    ...(r.urlContains ? { urlContains: r.urlContains } : {}),
+    ...(r.savedSearchId ? { savedSearchId: r.savedSearchId } : {}),
+  }
   return {
     name: r.name,
     trigger: r.trigger,
-    filters: {
-      ...(r.priorities.length ? { priorities: r.priorities } : {}),
-      ...(r.kinds.length ? { kinds: r.kinds } : {}),
-      ...(r.urlContains ? { urlContains: r.urlContains } : {}),
-    },
+    filters,
     ...(await destinationOf(db, organizationId, r.destination)),
     mode: r.mode,
     windowMinutes: r.windowMinutes,
     maxPerWindow: r.maxPerWindow,
     issueCooldownMinutes: r.issueCooldownMinutes,
   }
+}
+
+const NO_SAVED_SEARCH = 'The saved search is not one of this organization.'
+
+/** The rule's saved search must be the organization's; held until the write commits. */
+async function checkSavedSearch(tx: Tx, organizationId: string, savedSearchId: string | undefined) {
+  if (savedSearchId && !(await holdSavedSearch(tx, organizationId, savedSearchId)))
+    throw new InvalidInputError(NO_SAVED_SEARCH)
 }
 
 export async function createRule(
@@ -120,6 +135,7 @@ export async function createRule(
   // Counted under the organization's row lock: two creations at once cannot both pass at 49.
   return db.transaction(async (tx) => {
     await lockOrganization(tx, ctx.organizationId)
+    await checkSavedSearch(tx, ctx.organizationId, rule.filters.savedSearchId)
     const count = await tx.$count(alertRules, eq(alertRules.organizationId, ctx.organizationId))
     if (count >= MAX_RULES_PER_ORG)
       throw new InvalidInputError(`An organization has at most ${MAX_RULES_PER_ORG} alert rules.`)
@@ -140,11 +156,16 @@ function checkId(ruleId: string) {
 
 export async function updateRule(db: Db, ctx: { organizationId: string }, ruleId: string, input: unknown) {
   checkId(ruleId)
-  const [row] = await db
-    .update(alertRules)
-    .set({ ...(await values(db, ctx.organizationId, input)), updatedAt: new Date() })
-    .where(own(ctx.organizationId, ruleId))
-    .returning()
+  const rule = await values(db, ctx.organizationId, input)
+  const row = await db.transaction(async (tx) => {
+    await checkSavedSearch(tx, ctx.organizationId, rule.filters.savedSearchId)
+    const [updated] = await tx
+      .update(alertRules)
+      .set({ ...rule, updatedAt: new Date() })
+      .where(own(ctx.organizationId, ruleId))
+      .returning()
+    return updated
+  })
   if (!row) throw new NotFoundError('Alert rule not found.')
   return row
 }

@@ -20,6 +20,8 @@ import { ReleaseDetail, ReleaseList, Release as ReleaseView } from '@/lib/releas
 import { REPRODUCTIONS_PAGE } from '@/lib/reproduction/bundle'
 import { Reproduction } from '@/lib/reproduction/views'
 import { RETENTION_DAYS } from '@/lib/retention/set-retention'
+import { SAVED_SEARCHES_PAGE } from '@/lib/saved-searches/saved-searches'
+import { SavedSearch } from '@/lib/saved-searches/views'
 import { ApiSessionDetails, SessionItem, TimelineWindow } from '@/lib/sessions/api-views'
 import { SESSION_ITEMS_PAGE } from '@/lib/sessions/list-session-items'
 import { TIMELINE_PAGE, TIMELINE_WINDOW_MS } from '@/lib/sessions/timeline-window'
@@ -33,6 +35,7 @@ import { CreateTicketBody } from './issue-tickets'
 import { UpdateIssueBody } from './issues'
 import { DeclareReleaseBody } from './releases'
 import { ReproductionBundleResponse } from './reproductions'
+import { CreateSavedSearchBody, UpdateSavedSearchBody } from './saved-searches'
 import { ReleaseFileSchema, ReleaseSummarySchema, StoredMapSchema } from './sourcemaps'
 import { RecordVerificationBody } from './verifications'
 
@@ -70,6 +73,23 @@ const ShareLinkView = z.object({
 })
 
 const schemas = {
+  // Saved searches (issue 37, docs/saved-searches.md)
+  SavedSearch,
+  SavedSearchResponse: z.object({ savedSearch: SavedSearch }),
+  SavedSearchList: z.object({ savedSearches: z.array(SavedSearch), nextCursor: Cursor }),
+  SavedSearchDeleted: z.object({ deleted: z.literal(true) }),
+  CreateSavedSearchBody,
+  UpdateSavedSearchBody,
+  QueryError: z
+    .object({
+      error: z.string(),
+      position: z.number().int().min(0).optional().meta({
+        description: "Only when the query is at fault: the 0-based offset of the error in the query's text",
+      }),
+    })
+    .meta({
+      description: 'A refused body; a query not in the search language (docs/search.md) gives its position',
+    }),
   // Exports of one person (issue 33, docs/privacy.md#exports)
   Export: ExportView,
   ExportResponse: z.object({ export: ExportView }),
@@ -214,6 +234,8 @@ const REQUEST_BODIES: readonly string[] = [
   'RequestRemaskingBody',
   'DeclareReleaseBody',
   'RecordVerificationBody',
+  'CreateSavedSearchBody',
+  'UpdateSavedSearchBody',
 ]
 
 type SchemaName = keyof typeof schemas
@@ -639,6 +661,80 @@ const exportPaths = {
   },
 }
 
+// Saved searches (issue 37, docs/saved-searches.md): read like sessions, changed with write:issues.
+const savedSearchIdParam = {
+  name: 'savedSearchId',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', format: 'uuid' },
+}
+const queryRefused = {
+  description: 'The query is not in the search language (with its position), or another field is invalid',
+  content: jsonContent('QueryError'),
+}
+const savedSearchNotFound = {
+  description: 'Saved search not found (also for a malformed id)',
+  content: jsonContent('Error'),
+}
+const savedSearchPaths = {
+  '/api/v1/saved-searches': {
+    get: listOperation("The organization's saved searches, newest first", 'read:service', 'SavedSearchList', [
+      limitParam(SAVED_SEARCHES_PAGE.max, SAVED_SEARCHES_PAGE.default),
+      cursorParam,
+    ]),
+    post: {
+      summary: 'Save a search under a name, for every member of the organization',
+      security: [{ bearer: ['write:issues'] }],
+      requestBody: { required: true, content: jsonContent('CreateSavedSearchBody') },
+      responses: {
+        '201': ok('Saved', 'SavedSearchResponse'),
+        ...dataApiErrors('write:issues'),
+        '400': queryRefused,
+        '409': { description: 'A saved search with this name already exists', content: jsonContent('Error') },
+      },
+    },
+  },
+  '/api/v1/saved-searches/{savedSearchId}': {
+    get: {
+      summary: 'One saved search',
+      security: [{ bearer: ['read:service'] }],
+      parameters: [savedSearchIdParam],
+      responses: {
+        '200': ok('The saved search', 'SavedSearchResponse'),
+        '404': savedSearchNotFound,
+        ...dataApiErrors('read:service'),
+      },
+    },
+    patch: {
+      summary: 'Rename it, change its query, or both',
+      security: [{ bearer: ['write:issues'] }],
+      parameters: [savedSearchIdParam],
+      requestBody: { required: true, content: jsonContent('UpdateSavedSearchBody') },
+      responses: {
+        '200': ok('The saved search as it is now', 'SavedSearchResponse'),
+        '404': savedSearchNotFound,
+        ...dataApiErrors('write:issues'),
+        '400': queryRefused,
+        '409': { description: 'A saved search with this name already exists', content: jsonContent('Error') },
+      },
+    },
+    delete: {
+      summary: 'Delete it; refused while a signal or an alert rule filters by it',
+      security: [{ bearer: ['write:issues'] }],
+      parameters: [savedSearchIdParam],
+      responses: {
+        '200': ok('Deleted', 'SavedSearchDeleted'),
+        '404': savedSearchNotFound,
+        '409': {
+          description: 'In use: the message names the signals and alert rules that filter by it',
+          content: jsonContent('Error'),
+        },
+        ...dataApiErrors('write:issues'),
+      },
+    },
+  },
+}
+
 const erasurePaths = {
   '/api/v1/erasures': {
     get: listOperation("The organization's erasures, newest first", 'write:privacy', 'ErasureList', [
@@ -925,6 +1021,7 @@ export function buildOpenApiDocument(urls: { baseUrl: string; ingestUrl: string 
       ...auditRetentionPaths,
       ...shareLinkPaths,
       ...erasurePaths,
+      ...savedSearchPaths,
       ...exportPaths,
       ...remaskingPaths,
       '/api/sdk/replay': {

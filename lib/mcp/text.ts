@@ -114,7 +114,8 @@ export function issueDetails(
 
 export function signalLine(signal: Signal, untrusted: UntrustedMarkers): string {
   const last = signal.lastMatchAt ? `last match ${signal.lastMatchAt}` : 'no match yet'
-  return `- ${untrusted.wrap(signal.name)} [${signal.status}, backfill ${signal.backfillStatus}] · ${plural(signal.matchCount, 'match', 'matches')} · ${last} (id ${signal.id})\n  Prompt: ${untrusted.wrap(signal.prompt)}`
+  const filter = signal.savedSearchId ? ` · only sessions of saved search ${signal.savedSearchId}` : ''
+  return `- ${untrusted.wrap(signal.name)} [${signal.status}, backfill ${signal.backfillStatus}] · ${plural(signal.matchCount, 'match', 'matches')} · ${last}${filter} (id ${signal.id})\n  Prompt: ${untrusted.wrap(signal.prompt)}`
 }
 
 export function insightLine(insight: Insight, untrusted: UntrustedMarkers): string {

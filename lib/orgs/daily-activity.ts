@@ -13,7 +13,7 @@ export interface DayActivity {
 const DAY_MS = 86_400_000
 
 /** The last `days` UTC days up to today, oldest first, each present even when empty. */
-function lastDays(now: Date, days: number): string[] {
+export function lastDays(now: Date, days: number): string[] {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())
   return Array.from({ length: days }, (_, i) =>
     new Date(today - (days - 1 - i) * DAY_MS).toISOString().slice(0, 10),

@@ -5,6 +5,7 @@ import { recordAudit } from '@/lib/audit/record'
 import { getConfig } from '@/lib/config'
 import { logger } from '@/lib/log'
 import { deleteSessions } from '@/lib/retention/delete-sessions'
+import { redactSavedSearchesNaming } from '@/lib/saved-searches/redact-person'
 import type { BlobStore } from '@/lib/storage'
 import { forgetJobRuns, silenceDeliveries } from './erasure-deliveries'
 import { eraseDerived } from './erasure-derived'
@@ -101,6 +102,12 @@ export async function runErasure(
     }
     counts = added(counts, {
       exportsDeleted: await deleteExportsNaming(db, blobs, row.organizationId, identifiers),
+      // Saved searches are the organization's, but a query can name the person (user.id = 42).
+      savedSearchesRedacted: await redactSavedSearchesNaming(
+        db,
+        row.organizationId,
+        identifiers.map((p) => p.value),
+      ),
     })
     const finished = await db.transaction(async (tx) => {
       const silenced = await silenceDeliveries(

@@ -186,15 +186,6 @@ export async function processSession(
             findings: analysis.result.findings,
             baseUrl: deps.baseUrl,
           })
-      const signals =
-        deps.model || automated
-          ? []
-          : await matchSessionDeterministically(tx, {
-              organizationId: claim.organizationId,
-              sessionId,
-              digest: analysis.result.digest,
-              signals: await activeSignals(tx, claim.organizationId),
-            })
       // Batches that arrived during the pass: the session goes back to waiting, and is asked
       // for again at once when the recorder flushed it as final meanwhile.
       const [latest] = await tx
@@ -238,6 +229,17 @@ export async function processSession(
         .returning({
           requestedAgain: sql<boolean>`coalesce(${replaySessions.processingRequestedAt} > ${replaySessions.processingStartedAt}, false)`,
         })
+      // After the trail and the session's figures are written: a signal filtered by a saved
+      // search asks the search, which reads them (docs/saved-searches.md).
+      const signals =
+        deps.model || automated
+          ? []
+          : await matchSessionDeterministically(tx, {
+              organizationId: claim.organizationId,
+              sessionId,
+              digest: analysis.result.digest,
+              signals: await activeSignals(tx, claim.organizationId),
+            })
       const requeued = late && Boolean(session?.requestedAgain)
       if (requeued)
         await enqueueEvent(tx, {

@@ -2,6 +2,7 @@ import { and, asc, eq, gt, isNotNull, isNull, ne, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { replaySessions, signals } from '@/db/schema'
 import type { SessionDigest } from '@/lib/analysis/types'
+import { sessionsMatchingSaved } from '@/lib/saved-searches/query'
 import { matchSessionDeterministically } from './record-matches'
 
 const BACKFILL_DAYS = 30
@@ -44,7 +45,7 @@ export async function backfillSignal(
         eq(signals.status, 'active'),
       ),
     )
-    .returning({ id: signals.id, prompt: signals.prompt })
+    .returning({ id: signals.id, prompt: signals.prompt, savedSearchId: signals.savedSearchId })
   if (!signal) return 0
   try {
     let matched = 0
@@ -65,12 +66,22 @@ export async function backfillSignal(
         )
         .orderBy(asc(replaySessions.id))
         .limit(PAGE)
+      // A saved search is asked once per page; the sessions it finds are then matched as if the
+      // signal had no filter, which they have passed.
+      const found = signal.savedSearchId
+        ? await sessionsMatchingSaved(db, {
+            organizationId: input.organizationId,
+            savedSearchId: signal.savedSearchId,
+            sessionIds: page.map((s) => s.id),
+          })
+        : null
       for (const session of page) {
+        if (found && !found.has(session.id)) continue
         const ids = await matchSessionDeterministically(db, {
           organizationId: input.organizationId,
           sessionId: session.id,
           digest: session.digest as unknown as SessionDigest,
-          signals: [signal],
+          signals: [{ ...signal, savedSearchId: null }],
         })
         matched += ids.length
       }

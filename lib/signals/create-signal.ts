@@ -1,10 +1,12 @@
 import { z } from 'zod'
 import type { Db } from '@/db/client'
 import { signals } from '@/db/schema'
+import { InvalidInputError } from '@/lib/errors'
 import { getOrganization } from '@/lib/orgs/get-organization'
 import { commitWithEvents } from '@/lib/outbox/commit'
 import { enqueueEvent } from '@/lib/outbox/enqueue'
 import { EVENTS } from '@/lib/outbox/events'
+import { holdSavedSearch } from '@/lib/saved-searches/query'
 import { isStorableText, NOT_STORABLE, parseInput } from '@/lib/validation'
 import { type Signal, toSignal } from './views'
 
@@ -21,21 +23,26 @@ export const SignalPrompt = z
   .max(2000, 'Signal prompt must be at most 2000 characters')
   .refine(isStorableText, `Signal prompt ${NOT_STORABLE}`)
 
+const NO_SAVED_SEARCH = 'savedSearchId must be a saved search of this organization'
+
 /**
- * Creates an active signal and, in the same transaction, the event that backfills it over
+ * Creates an active signal (filtered by a saved search when `savedSearchId` is given) and, in the same transaction, the event that backfills it over
  * the organization's sessions of the last 30 days. Returns it in its Data API shape.
  */
 export async function createSignal(
   db: Db,
-  input: { organizationId: string; name: string; prompt: string },
+  input: { organizationId: string; name: string; prompt: string; savedSearchId?: string | null },
 ): Promise<{ signal: Signal; eventId: string | null }> {
   const name = parseInput(Name, input.name)
   const prompt = parseInput(SignalPrompt, input.prompt)
+  const savedSearchId = input.savedSearchId || null
   await getOrganization(db, input.organizationId)
   return commitWithEvents(db, async (tx) => {
+    if (savedSearchId !== null && !(await holdSavedSearch(tx, input.organizationId, savedSearchId)))
+      throw new InvalidInputError(NO_SAVED_SEARCH)
     const [row] = await tx
       .insert(signals)
-      .values({ organizationId: input.organizationId, name, prompt })
+      .values({ organizationId: input.organizationId, name, prompt, savedSearchId })
       .returning()
     const eventId = await enqueueEvent(tx, {
       organizationId: input.organizationId,

@@ -23,6 +23,7 @@ export async function listSignals(
       createdAt: signals.createdAt,
       matchCount: signals.matchCount,
       lastMatchAt: signals.lastMatchAt,
+      savedSearchId: signals.savedSearchId,
     })
     .from(signals)
     .where(

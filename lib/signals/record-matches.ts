@@ -5,14 +5,15 @@ import type { SessionDigest } from '@/lib/analysis/types'
 import { commitWithEvents } from '@/lib/outbox/commit'
 import { enqueueEvent } from '@/lib/outbox/enqueue'
 import { EVENTS } from '@/lib/outbox/events'
+import { sessionsMatchingSaved } from '@/lib/saved-searches/query'
 import { matchDigest, parsePrompt } from './deterministic-match'
 
-type SignalRow = { id: string; prompt: string }
+type SignalRow = { id: string; prompt: string; savedSearchId: string | null }
 
 /** Active signals of an organization, for matching a session. */
 export function activeSignals(db: DbOrTx, organizationId: string): Promise<SignalRow[]> {
   return db
-    .select({ id: signals.id, prompt: signals.prompt })
+    .select({ id: signals.id, prompt: signals.prompt, savedSearchId: signals.savedSearchId })
     .from(signals)
     .where(and(eq(signals.organizationId, organizationId), eq(signals.status, 'active')))
 }
@@ -52,13 +53,44 @@ export async function recordMatch(
   })
 }
 
+/**
+ * The signals that may match the session: those without a saved search, and those whose saved
+ * search finds it (docs/saved-searches.md). Each saved search is asked once, whatever the
+ * number of signals sharing it.
+ */
+export async function signalsFiltering(
+  db: DbOrTx,
+  input: { organizationId: string; sessionId: string; signals: SignalRow[] },
+): Promise<SignalRow[]> {
+  const finds = new Map<string, boolean>()
+  const kept: SignalRow[] = []
+  for (const signal of input.signals) {
+    const savedSearchId = signal.savedSearchId
+    if (savedSearchId) {
+      let found = finds.get(savedSearchId)
+      if (found === undefined) {
+        const ids = await sessionsMatchingSaved(db, {
+          organizationId: input.organizationId,
+          savedSearchId,
+          sessionIds: [input.sessionId],
+        })
+        found = ids.has(input.sessionId)
+        finds.set(savedSearchId, found)
+      }
+      if (!found) continue
+    }
+    kept.push(signal)
+  }
+  return kept
+}
+
 /** Deterministic matching of one session against the given signals; returns newly matched ids. */
 export async function matchSessionDeterministically(
   db: DbOrTx,
   input: { organizationId: string; sessionId: string; digest: SessionDigest; signals: SignalRow[] },
 ): Promise<string[]> {
   const matched: string[] = []
-  for (const signal of input.signals) {
+  for (const signal of await signalsFiltering(db, input)) {
     const result = matchDigest(parsePrompt(signal.prompt), input.digest)
     if (!result.matched) continue
     const counted = await recordMatch(db, {

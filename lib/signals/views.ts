@@ -10,12 +10,22 @@ export const Signal = z.object({
   createdAt: z.iso.datetime({ offset: true }),
   matchCount: z.number().int(),
   lastMatchAt: z.iso.datetime({ offset: true }).nullable(),
+  /** Only sessions this saved search finds can match (docs/saved-searches.md); null: any session. */
+  savedSearchId: z.uuid().nullable(),
 })
 export type Signal = z.infer<typeof Signal>
 
 type SignalRow = Pick<
   typeof signals.$inferSelect,
-  'id' | 'name' | 'prompt' | 'status' | 'backfillStatus' | 'createdAt' | 'matchCount' | 'lastMatchAt'
+  | 'id'
+  | 'name'
+  | 'prompt'
+  | 'status'
+  | 'backfillStatus'
+  | 'createdAt'
+  | 'matchCount'
+  | 'lastMatchAt'
+  | 'savedSearchId'
 >
 
 export function toSignal(row: SignalRow): Signal {
@@ -28,5 +38,6 @@ export function toSignal(row: SignalRow): Signal {
     createdAt: row.createdAt.toISOString(),
     matchCount: row.matchCount,
     lastMatchAt: row.lastMatchAt?.toISOString() ?? null,
+    savedSearchId: row.savedSearchId,
   }
 }

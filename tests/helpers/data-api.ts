@@ -9,6 +9,12 @@ import { GET as getIssues } from '@/app/api/v1/issues/route'
 import { GET as getReleaseHealth } from '@/app/api/v1/releases/[version]/route'
 import { GET as getReleasesHealth, POST as postRelease } from '@/app/api/v1/releases/route'
 import { GET as getReproductions } from '@/app/api/v1/reproductions/route'
+import {
+  DELETE as deleteSavedSearch,
+  GET as getSavedSearch,
+  PATCH as updateSavedSearch,
+} from '@/app/api/v1/saved-searches/[savedSearchId]/route'
+import { POST as createSavedSearch, GET as listSavedSearches } from '@/app/api/v1/saved-searches/route'
 import { GET as getSession } from '@/app/api/v1/sessions/[sessionId]/route'
 import {
   GET as getShareLinks,
@@ -169,6 +175,26 @@ export const releasesApi = {
     ),
   declare: (token: string | null, body: unknown) =>
     postRelease(write('POST', '/api/v1/releases', token, body)),
+}
+
+const savedSearchPath = (id: string) => `/api/v1/saved-searches/${encodeURIComponent(id)}`
+const savedSearchParams = (savedSearchId: string) => ({ params: Promise.resolve({ savedSearchId }) })
+
+/** Saved searches (issue 37, docs/saved-searches.md). */
+export const savedSearchesApi = {
+  list: (token: string | null, query?: Query) =>
+    listSavedSearches(new Request(url('/api/v1/saved-searches', query), { headers: headers(token) })),
+  create: (token: string | null, body: unknown) =>
+    createSavedSearch(write('POST', '/api/v1/saved-searches', token, body)),
+  get: (token: string | null, id: string) =>
+    getSavedSearch(new Request(url(savedSearchPath(id)), { headers: headers(token) }), savedSearchParams(id)),
+  update: (token: string | null, id: string, body: unknown) =>
+    updateSavedSearch(write('PATCH', savedSearchPath(id), token, body), savedSearchParams(id)),
+  remove: (token: string | null, id: string) =>
+    deleteSavedSearch(
+      new Request(url(savedSearchPath(id)), { method: 'DELETE', headers: headers(token) }),
+      savedSearchParams(id),
+    ),
 }
 
 /** A write request with a JSON body; a string body is sent as it is (for broken JSON). */

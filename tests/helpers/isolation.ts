@@ -24,6 +24,7 @@ import {
   releases,
   replayBatches,
   replaySessions,
+  savedSearches,
   sessionTimelineEntries,
   signalMatches,
   signals,
@@ -78,6 +79,8 @@ export interface Tenant {
   signals: (typeof signals.$inferSelect)[]
   insights: (typeof insights.$inferSelect)[]
   webhook: { endpointId: string; deliveryId: string }
+  /** One saved search (issue 37), the filter of signals[1]. */
+  savedSearch: typeof savedSearches.$inferSelect
 }
 
 async function signedInUser(db: Db, organizationId: string, role: 'owner' | 'member', label: string) {
@@ -244,8 +247,16 @@ export async function seedTenant(db: Db, name: string): Promise<Tenant> {
     issueRows[n] = row!
   }
 
+  const [savedSearch] = await db
+    .insert(savedSearches)
+    .values({ organizationId: id, name: `${name} errors`, query: 'error', createdBy: owner.id })
+    .returning()
   const active = await seedSignal(db, id, { name: `${name} checkout friction` })
-  const paused = await seedSignal(db, id, { name: `${name} paused`, status: 'paused' })
+  const paused = await seedSignal(db, id, {
+    name: `${name} paused`,
+    status: 'paused',
+    savedSearchId: savedSearch!.id,
+  })
   await recordMatch(db, {
     organizationId: id,
     signalId: active.id,
@@ -300,6 +311,7 @@ export async function seedTenant(db: Db, name: string): Promise<Tenant> {
     signals: [activeNow!, paused],
     insights: insightRows,
     webhook: { endpointId: endpoint.id, deliveryId: delivery!.id },
+    savedSearch: savedSearch!,
   }
 }
 
@@ -345,6 +357,7 @@ const ORG_SCOPED: Record<string, OrgScopedTable> = {
   signals,
   signalMatches,
   insights,
+  savedSearches,
   webhookEndpoints,
   webhookDeliveries,
   outbox,

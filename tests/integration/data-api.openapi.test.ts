@@ -8,7 +8,7 @@ import { useDatabase } from '@/lib/db'
 import { createOrganization } from '@/lib/orgs/create-organization'
 import { upsertRelease } from '@/lib/releases/record-release'
 import { makeBatch } from '../fixtures/replay-batch'
-import { api, releasesApi, sourcemapsApi } from '../helpers/data-api'
+import { api, releasesApi, savedSearchesApi, sourcemapsApi } from '../helpers/data-api'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { sendBatch } from '../helpers/ingest'
 import { seedInsight, seedIssue, seedOAuthToken, seedSignal } from '../helpers/seed'
@@ -100,6 +100,9 @@ describe('GET /api/v1/openapi.json', () => {
         // Share links (issue 37)
         '/api/v1/sessions/{sessionId}/share-links',
         '/api/v1/share-links/{shareLinkId}',
+        // Saved searches (issue 37)
+        '/api/v1/saved-searches',
+        '/api/v1/saved-searches/{savedSearchId}',
       ].sort(),
     )
     expect(Object.keys(document.paths['/api/v1/issues/{issueId}']!).sort()).toEqual(['get', 'patch'])
@@ -425,6 +428,44 @@ describe('GET /api/v1/openapi.json', () => {
       'get',
       await api.sessionTimeline(read, withTrail.id, { windowMs: '0' }),
     )
+  })
+
+  it('describes the real answers of the saved search routes (issue 37)', async () => {
+    const org = (await createOrganization(database.db, { name: 'Saved documented' })).id
+    const read = (await createKey(database.db, { organizationId: org, type: 'api' })).key
+    const write = (await createKey(database.db, { organizationId: org, type: 'api', write: true })).key
+    const list = '/api/v1/saved-searches'
+    const one = '/api/v1/saved-searches/{savedSearchId}'
+    const created = await savedSearchesApi.create(write, { name: 'Pay errors', query: 'error' })
+    expect(created.status).toBe(201)
+    const { savedSearch } = await created.clone().json()
+    await expectDocumented(list, 'post', created)
+    await expectDocumented(list, 'post', await savedSearchesApi.create(write, { name: 'x', query: 'click[' }))
+    await expectDocumented(
+      list,
+      'post',
+      await savedSearchesApi.create(write, { name: 'PAY errors', query: 'error' }),
+    )
+    await expectDocumented(list, 'post', await savedSearchesApi.create(read, { name: 'y', query: 'error' }))
+    await expectDocumented(list, 'get', await savedSearchesApi.list(read, { limit: 1 }))
+    await expectDocumented(list, 'get', await savedSearchesApi.list(read, { limit: 0 }))
+    await expectDocumented(one, 'get', await savedSearchesApi.get(read, savedSearch.id))
+    await expectDocumented(one, 'get', await savedSearchesApi.get(read, 'nope'))
+    await expectDocumented(
+      one,
+      'patch',
+      await savedSearchesApi.update(write, savedSearch.id, { name: 'Renamed' }),
+    )
+    await expectDocumented(
+      one,
+      'patch',
+      await savedSearchesApi.update(write, savedSearch.id, { query: 'a = ' }),
+    )
+    await expectDocumented(one, 'patch', await savedSearchesApi.update(write, 'nope', { name: 'z' }))
+    await seedSignal(database.db, org, { savedSearchId: savedSearch.id })
+    await expectDocumented(one, 'delete', await savedSearchesApi.remove(write, savedSearch.id))
+    await expectDocumented(one, 'delete', await savedSearchesApi.remove(write, 'nope'))
+    await expectDocumented(one, 'delete', await savedSearchesApi.remove(read, savedSearch.id))
   })
 
   it('describes the real answers of the notes and ticket routes', async () => {

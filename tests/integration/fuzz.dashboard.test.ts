@@ -7,6 +7,7 @@ import {
   linkTicketAction,
   unlinkTicketAction,
 } from '@/app/(dashboard)/issues/[issueId]/actions'
+import { deleteSavedSearchAction } from '@/app/(dashboard)/sessions/saved/actions'
 import {
   changeMemberRoleAction,
   changeNetworkPolicyAction,
@@ -223,6 +224,7 @@ type Kind =
   | 'session'
   | 'insight'
   | 'organization'
+  | 'savedSearch'
 
 function idsOf(t: Tenant): [Kind, string][] {
   return [
@@ -238,6 +240,7 @@ function idsOf(t: Tenant): [Kind, string][] {
     ...t.sessions.map((s) => ['session', s.id] as [Kind, string]),
     ...t.insights.map((i) => ['insight', i.id] as [Kind, string]),
     ['organization', t.id],
+    ['savedSearch', t.savedSearch.id],
   ]
 }
 
@@ -346,6 +349,13 @@ const ID_ACTIONS: IdAction[] = [
     rest: fc.constant([]),
     call: (id) => deleteSignalAction(id as string),
     refusal: () => SIGNAL_NOT_FOUND,
+  },
+  {
+    name: 'deleteSavedSearch',
+    kind: 'savedSearch',
+    rest: fc.constant([]),
+    call: (id) => deleteSavedSearchAction(id as string),
+    refusal: () => 'Saved search not found',
   },
   {
     name: 'revokeKey',

@@ -170,6 +170,7 @@ const TOOL_FIELDS: Record<string, string[]> = {
   update_issue: ['issueId', 'status', 'inRelease', 'inNextRelease'],
   list_signals: ['limit', 'cursor'],
   list_insights: ['limit', 'cursor'],
+  list_saved_searches: ['limit', 'cursor'],
   add_issue_note: ['issueId', 'text'],
   link_issue_ticket: ['issueId', 'provider', 'url', 'identifier'],
   report_reproduction_result: ['issueId', 'status', 'baseUrl', 'release', 'summary', 'durationMs'],

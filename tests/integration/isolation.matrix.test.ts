@@ -41,6 +41,7 @@ import {
   organizations,
   replayBatches,
   replaySessions,
+  savedSearches,
   users,
   webhookDeliveries,
 } from '@/db/schema'
@@ -82,7 +83,7 @@ import { deliveryLog } from '@/lib/webhooks/log'
 import { useDeliverer } from '@/lib/webhooks/runtime'
 import { sendTestEvent } from '@/lib/webhooks/send-test'
 import { recorderBatches } from '../helpers/batches'
-import { api, releasesApi } from '../helpers/data-api'
+import { api, releasesApi, savedSearchesApi } from '../helpers/data-api'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { sendBatch } from '../helpers/ingest'
 import {
@@ -199,6 +200,7 @@ function bIds(): [string, string][] {
     ...B.signals.map((s, n) => [`signal ${n}`, s.id] as [string, string]),
     ...B.insights.map((s, n) => [`insight ${n}`, s.id] as [string, string]),
     ['webhook endpoint', B.webhook.endpointId],
+    ['saved search', B.savedSearch.id],
     ['organization', B.id],
   ]
 }
@@ -233,6 +235,31 @@ describe.each(BEARERS)('Data API with A’s $name', ({ token, write }) => {
       expect(response.status, what).toBe(404)
       expect(await body(response), what).toEqual({ error: 'Issue not found' })
     }
+  })
+
+  it('B’s saved search is not listed, read, changed or deleted (issue 37)', async () => {
+    const listed = (await body(await savedSearchesApi.list(token(A)))) as { savedSearches: { id: string }[] }
+    expect(listed.savedSearches.map((s) => s.id)).toEqual([A.savedSearch.id])
+    for (const [what, id] of bIds()) {
+      const response = await savedSearchesApi.get(token(A), id)
+      expect(response.status, what).toBe(404)
+      expect(await body(response), what).toEqual({ error: 'Saved search not found' })
+    }
+    for (const response of [
+      await savedSearchesApi.update(token(A), B.savedSearch.id, { name: 'from A', query: 'rage_click' }),
+      await savedSearchesApi.remove(token(A), B.savedSearch.id),
+    ]) {
+      // Without write:issues the scope check answers first; with it, B's saved search does not exist.
+      expect(response.status).toBe(write ? 404 : 403)
+      expect(await body(response)).toEqual({
+        error: write ? 'Saved search not found' : 'Missing required scope: write:issues',
+      })
+    }
+    const [still] = await database.db
+      .select()
+      .from(savedSearches)
+      .where(eq(savedSearches.id, B.savedSearch.id))
+    expect(still).toEqual(B.savedSearch)
   })
 
   it('PATCH of every B issue is refused and leaves it as it was', async () => {

@@ -16,6 +16,7 @@ const candidate = (overrides: Partial<AlertCandidate> = {}): AlertCandidate => (
   eventId: '00000000-0000-4000-8000-000000000000',
   issueId: null,
   signalId: null,
+  sessionId: '00000000-0000-4000-8000-0000000000aa',
   title: 'TypeError',
   priority: 'high',
   kind: 'js_error',
@@ -57,6 +58,13 @@ describe('alert decisions', () => {
     // A pattern is only text: `.*` matches nothing but itself.
     expect(matchesFilters({ urlContains: '.*' }, candidate())).toBe(false)
     expect(matchesFilters({ urlContains: '/cart' }, candidate({ pageUrl: null }))).toBe(false)
+    // A saved search holds only when it found the candidate's session.
+    const search = '00000000-0000-4000-8000-0000000000bb'
+    const found = new Map([[search, new Set(['00000000-0000-4000-8000-0000000000aa'])]])
+    expect(matchesFilters({ savedSearchId: search }, candidate(), found)).toBe(true)
+    expect(matchesFilters({ savedSearchId: search }, candidate(), new Map([[search, new Set()]]))).toBe(false)
+    expect(matchesFilters({ savedSearchId: search }, candidate())).toBe(false)
+    expect(matchesFilters({ savedSearchId: search }, candidate({ sessionId: null }), found)).toBe(false)
   })
 
   it('event ids of spikes are stable name-based UUIDs (version 5)', () => {

@@ -23,6 +23,7 @@ export const createSignalAction = memberAction(
       organizationId: organization.id,
       name: formText(form, 'name'),
       prompt: formText(form, 'prompt'),
+      savedSearchId: formText(form, 'savedSearchId'),
     })
     revalidatePath(LIST)
     return {

@@ -11,17 +11,26 @@ import styles from './signals.module.css'
  * The create form. Inputs are controlled so that a refused prompt stays in the form for the
  * user to fix (a form action would otherwise reset it); a created signal clears them.
  */
-export function CreateSignalForm({ aiConfigured }: { aiConfigured: boolean }) {
+export function CreateSignalForm({
+  aiConfigured,
+  savedSearches,
+}: {
+  aiConfigured: boolean
+  /** The organization's saved searches, for the optional filter (docs/saved-searches.md). */
+  savedSearches: { id: string; name: string }[]
+}) {
   const [state, action, pending] = useActionState<CreateSignalResult | null, FormData>(
     createSignalAction,
     null,
   )
   const [name, setName] = useState('')
   const [prompt, setPrompt] = useState('')
+  const [savedSearchId, setSavedSearchId] = useState('')
   useEffect(() => {
     if (state?.ok) {
       setName('')
       setPrompt('')
+      setSavedSearchId('')
     }
   }, [state])
   return (
@@ -66,6 +75,28 @@ export function CreateSignalForm({ aiConfigured }: { aiConfigured: boolean }) {
         />
         <span className="muted" id="signal-prompt-hint">
           Describe the sessions to find, in 3 to 2000 characters.
+        </span>
+      </div>
+      <div className="field">
+        <label htmlFor="signal-saved-search">Saved search</label>
+        <select
+          className="input"
+          id="signal-saved-search"
+          name="savedSearchId"
+          value={savedSearchId}
+          onChange={(e) => setSavedSearchId(e.target.value)}
+          aria-describedby="signal-saved-search-hint"
+        >
+          <option value="">Any session</option>
+          {savedSearches.map((s) => (
+            <option key={s.id} value={s.id}>
+              {s.name}
+            </option>
+          ))}
+        </select>
+        <span className="muted" id="signal-saved-search-hint">
+          Optional: only sessions this saved search finds can match the prompt.{' '}
+          <Link href="/sessions/saved">Saved searches</Link>
         </span>
       </div>
       <SignalPreview prompt={prompt} aiConfigured={aiConfigured} />

@@ -5,6 +5,7 @@ import { getLanguageModel } from '@/lib/ai/model'
 import { getDb } from '@/lib/db'
 import { InvalidInputError } from '@/lib/errors'
 import { requireMember } from '@/lib/http/session'
+import { allSavedSearches } from '@/lib/saved-searches/saved-searches'
 import { listSignals, SIGNALS_PAGE } from '@/lib/signals/list-signals'
 import { CreateSignalForm } from './create-form'
 import { backfillLabel, STATUS_BADGE } from './format'
@@ -32,6 +33,8 @@ export default async function SignalsPage({ searchParams }: { searchParams: Sear
     pageError = 'This page link is no longer valid.'
   }
   const signals = page?.items ?? []
+  const searches = await allSavedSearches(db, organization.id)
+  const searchNames = new Map(searches.map((s) => [s.id, s.name]))
   return (
     <>
       <section>
@@ -95,6 +98,12 @@ export default async function SignalsPage({ searchParams }: { searchParams: Sear
                           <div className={styles.name}>
                             <Link href={`/signals/${signal.id}`}>{signal.name}</Link>
                             <small className="muted optional">{signal.prompt.slice(0, 120)}</small>
+                            {signal.savedSearchId ? (
+                              <small className="muted">
+                                Only sessions of the saved search “
+                                {searchNames.get(signal.savedSearchId) ?? 'unknown'}”
+                              </small>
+                            ) : null}
                           </div>
                         </td>
                         <td>
@@ -137,7 +146,10 @@ export default async function SignalsPage({ searchParams }: { searchParams: Sear
       </section>
       <section className={`card ${styles.section}`} aria-labelledby="new-signal-heading" id="new-signal">
         <h2 id="new-signal-heading">New signal</h2>
-        <CreateSignalForm aiConfigured={getLanguageModel() !== null} />
+        <CreateSignalForm
+          aiConfigured={getLanguageModel() !== null}
+          savedSearches={searches.map((s) => ({ id: s.id, name: s.name }))}
+        />
       </section>
     </>
   )

@@ -7,6 +7,7 @@ import { getSessionTool } from './get-session'
 import { linkIssueTicketTool } from './link-issue-ticket'
 import { listInsightsTool } from './list-insights'
 import { listIssuesTool } from './list-issues'
+import { listSavedSearchesTool } from './list-saved-searches'
 import { listSessionsTool } from './list-sessions'
 import { listSignalsTool } from './list-signals'
 import { reportReproductionResultTool } from './report-reproduction-result'
@@ -26,4 +27,5 @@ export const TOOLS: readonly McpTool[] = [
   createTicketTool,
   listSessionsTool,
   getSessionTool,
+  listSavedSearchesTool,
 ]

@@ -17,6 +17,7 @@ const ruleFields = (form: FormData) => ({
   priorities: formTexts(form, 'priorities'),
   kinds: formTexts(form, 'kinds'),
   urlContains: formText(form, 'urlContains'),
+  savedSearchId: formText(form, 'savedSearchId'),
   destination: formText(form, 'destination'),
   mode: formText(form, 'mode'),
   windowMinutes: formText(form, 'windowMinutes'),

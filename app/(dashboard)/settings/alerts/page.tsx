@@ -5,6 +5,7 @@ import { destinations, listRules } from '@/lib/alerts/history'
 import { ALERT_TRIGGER_LABELS, alertFiltersText } from '@/lib/alerts/vocabulary'
 import { getDb } from '@/lib/db'
 import { requireMember } from '@/lib/http/session'
+import { allSavedSearches } from '@/lib/saved-searches/saved-searches'
 import { RuleActions } from './rule-actions'
 import { RuleForm } from './rule-form'
 
@@ -31,10 +32,12 @@ export default async function AlertsPage() {
       </>
     )
   const db = await getDb()
-  const [rules, targets] = await Promise.all([
+  const [rules, targets, searches] = await Promise.all([
     listRules(db, organization.id),
     destinations(db, organization.id),
+    allSavedSearches(db, organization.id),
   ])
+  const searchNames = new Map(searches.map((s) => [s.id, s.name]))
   return (
     <>
       {header}
@@ -46,7 +49,7 @@ export default async function AlertsPage() {
             needs somewhere to send.
           </p>
         ) : null}
-        <RuleForm destinations={targets} />
+        <RuleForm destinations={targets} savedSearches={searches} />
       </section>
       {rules.map(({ rule, ...r }) => {
         const destination = rule.integrationId
@@ -59,7 +62,8 @@ export default async function AlertsPage() {
               {rule.pausedAt ? <span className="badge badge-off">paused</span> : null}
             </h2>
             <p>
-              {ALERT_TRIGGER_LABELS[rule.trigger]} · {alertFiltersText(rule.filters)} · {destination}
+              {ALERT_TRIGGER_LABELS[rule.trigger]} · {alertFiltersText(rule.filters, searchNames)} ·{' '}
+              {destination}
             </p>
             <p>
               {rule.mode === 'digest'

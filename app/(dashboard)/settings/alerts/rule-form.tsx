@@ -13,9 +13,12 @@ import { type ActionResult, createRuleAction, updateRuleAction } from './actions
  */
 export function RuleForm({
   destinations,
+  savedSearches,
   rule,
 }: {
   destinations: { value: string; label: string }[]
+  /** The organization's saved searches, for the filter (docs/saved-searches.md). */
+  savedSearches: { id: string; name: string }[]
   rule?: typeof alertRules.$inferSelect
 }) {
   const [state, action, pending] = useActionState<ActionResult | null, FormData>(
@@ -114,6 +117,22 @@ export function RuleForm({
           defaultValue={rule?.filters.urlContains}
           disabled={disabled}
         />
+      </label>
+      <label className="field">
+        Saved search (only sessions it finds)
+        <select
+          className="input"
+          name="savedSearchId"
+          defaultValue={rule?.filters.savedSearchId ?? ''}
+          disabled={disabled}
+        >
+          <option value="">Any session</option>
+          {savedSearches.map((s) => (
+            <option key={s.id} value={s.id}>
+              {s.name}
+            </option>
+          ))}
+        </select>
       </label>
       <label className="field">
         Send to

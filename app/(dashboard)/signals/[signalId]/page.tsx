@@ -6,6 +6,7 @@ import { getLanguageModel } from '@/lib/ai/model'
 import { getDb } from '@/lib/db'
 import { InvalidInputError, NotFoundError } from '@/lib/errors'
 import { requireMember } from '@/lib/http/session'
+import { getSavedSearch } from '@/lib/saved-searches/saved-searches'
 import { getSignal } from '@/lib/signals/get-signal'
 import { listSignalMatches, SIGNAL_MATCHES_PAGE } from '@/lib/signals/signal-matches'
 import { backfillLabel, STATUS_BADGE } from '../format'
@@ -44,6 +45,10 @@ export default async function SignalPage({
     if (error instanceof NotFoundError) notFound()
     throw error
   }
+  // A saved search in use cannot be deleted, so a signal's is there to name.
+  const savedSearch = signal.savedSearchId
+    ? await getSavedSearch(db, organization.id, signal.savedSearchId)
+    : null
   let matches: Awaited<ReturnType<typeof listSignalMatches>> | null = null
   try {
     matches = await listSignalMatches(db, scope, { limit: SIGNAL_MATCHES_PAGE.default, cursor })
@@ -88,6 +93,17 @@ export default async function SignalPage({
           <dt>Prompt</dt>
           <dd>
             <p className={styles.prompt}>{signal.prompt}</p>
+          </dd>
+          <dt>Saved search</dt>
+          <dd data-testid="signal-saved-search">
+            {savedSearch ? (
+              <>
+                <Link href={`/sessions?q=${encodeURIComponent(savedSearch.query)}`}>{savedSearch.name}</Link>{' '}
+                <span className="muted">(only sessions it finds can match)</span>
+              </>
+            ) : (
+              'Any session'
+            )}
           </dd>
           <dt>Matches</dt>
           <dd data-testid="signal-match-count">{signal.matchCount}</dd>

@@ -6,6 +6,7 @@ import { destinations, ruleHistory } from '@/lib/alerts/history'
 import { ALERT_TRIGGER_LABELS, alertFiltersText } from '@/lib/alerts/vocabulary'
 import { getDb } from '@/lib/db'
 import { requireMember } from '@/lib/http/session'
+import { allSavedSearches } from '@/lib/saved-searches/saved-searches'
 import { RuleForm } from '../rule-form'
 
 export const metadata: Metadata = { title: 'Alert rule history' }
@@ -35,7 +36,10 @@ export default async function AlertRuleHistoryPage({ params }: { params: Promise
   const history = await ruleHistory(db, organization.id, ruleId)
   if (!history) notFound()
   const { rule, events, messages } = history
-  const targets = await destinations(db, organization.id)
+  const [targets, searches] = await Promise.all([
+    destinations(db, organization.id),
+    allSavedSearches(db, organization.id),
+  ])
   return (
     <>
       <section>
@@ -44,14 +48,15 @@ export default async function AlertRuleHistoryPage({ params }: { params: Promise
         </p>
         <h1>{rule.name}</h1>
         <p className="muted">
-          {ALERT_TRIGGER_LABELS[rule.trigger]} · {alertFiltersText(rule.filters)} · {rule.mode} · the latest{' '}
-          {events.length} events and {messages.length} messages
+          {ALERT_TRIGGER_LABELS[rule.trigger]} ·{' '}
+          {alertFiltersText(rule.filters, new Map(searches.map((s) => [s.id, s.name])))} · {rule.mode} · the
+          latest {events.length} events and {messages.length} messages
         </p>
       </section>
       <section className="card">
         <details>
           <summary>Edit rule</summary>
-          <RuleForm destinations={targets} rule={rule} />
+          <RuleForm destinations={targets} savedSearches={searches} rule={rule} />
         </details>
       </section>
       <section className="card">
