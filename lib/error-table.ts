@@ -9,6 +9,7 @@ import {
   ProviderError,
   RateLimitedError,
   SearchQueryError,
+  SearchTimeoutError,
   UnauthorizedError,
   UnsupportedMediaTypeError,
   ValidationError,
@@ -75,6 +76,8 @@ const TABLE: Row<Error>[] = [
     'data-api': (error) => ({ body: { error: error.message, position: error.position } }),
     'dashboard-api': (error) => ({ body: { error: error.message, position: error.position } }),
   }),
+  // 422, not 503: sent again unchanged it times out again; narrowed, it answers.
+  row(SearchTimeoutError, 422, { 'data-api': message, 'dashboard-api': message }),
   row(InvalidInputError, 400, { 'data-api': message, 'dashboard-api': message }),
   row(ValidationError, 400, {
     ingest: (error) => ({ body: { error: INVALID_BATCH, details: error.details } }),

@@ -25,6 +25,17 @@ export class SearchQueryError extends AppError {
   }
 }
 
+/**
+ * A search that Postgres stopped at its statement timeout (docs/search.md#limits): the query is
+ * valid, but matches so few sessions that finding them reads too many.
+ */
+export class SearchTimeoutError extends AppError {
+  readonly code = 'search_timeout'
+  constructor() {
+    super('The search took too long; add a time range or a narrower condition')
+  }
+}
+
 export class ConflictError extends AppError {
   readonly code = 'conflict'
 }

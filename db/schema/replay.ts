@@ -129,8 +129,10 @@ export const replaySessions = pgTable(
     index('replay_sessions_org_started_idx').on(t.organizationId, t.startedAt),
     // Release health (docs/releases.md#health): a release's sessions.
     index('replay_sessions_org_release_idx').on(t.organizationId, t.release, t.startedAt),
-    // Search's `user.id = x` is case-insensitive like every string `=` (docs/search.md#indexes).
+    // Search's `user.id = x` and `release = x` are case-insensitive like every string `=`
+    // (docs/search.md#indexes).
     index('replay_sessions_org_user_lower_idx').on(t.organizationId, sql`lower(${t.userId})`),
+    index('replay_sessions_org_release_lower_idx').on(t.organizationId, sql`lower(${t.release})`),
     oneOf('replay_sessions_status_check', t.status, SESSION_STATUSES),
     oneOf('replay_sessions_automation_check', t.automation, AUTOMATION_KINDS),
     oneOf('replay_sessions_device_check', t.device, DEVICE_TYPES),
@@ -191,9 +193,8 @@ export const sessionTimelineEntries = pgTable(
   (t) => [
     primaryKey({ columns: [t.sessionId, t.position] }),
     index('session_timeline_entries_at_idx').on(t.sessionId, t.at),
-    // Search (docs/search.md#indexes): the sessions of an organization with a moment of one kind,
-    // and within one session the moments of one kind in order, which a sequence steps through.
-    index('session_timeline_entries_org_kind_at_idx').on(t.organizationId, t.kind, t.at),
+    // Search (docs/search.md#indexes): within one session the moments of one kind in order,
+    // which a search probes for each session it walks and a sequence steps through.
     index('session_timeline_entries_session_kind_idx').on(t.sessionId, t.kind, t.at, t.position),
   ],
 )

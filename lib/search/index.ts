@@ -10,6 +10,7 @@ export type { QueryNode } from './ast'
 export { searchCondition } from './compile'
 export { formatQuery } from './format'
 export { type ParseResult, parseQuery } from './parse'
+export { SEARCH_STATEMENT_TIMEOUT_MS, setSearchTimeoutForTests, withSearchTimeout } from './timeout'
 
 /** A trail entry that matched a query, as lists show it and link into the replay. */
 export interface SearchMoment {

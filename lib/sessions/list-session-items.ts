@@ -5,7 +5,14 @@ import { cutText } from '@/lib/analysis/trail'
 import { InvalidInputError, isUuid, SearchQueryError } from '@/lib/errors'
 import { encodeCursor } from '@/lib/pagination/cursor'
 import { afterCursor, type Page, toPage } from '@/lib/pagination/keyset'
-import { formatQuery, parseQuery, type QueryNode, searchCondition, sessionMoments } from '@/lib/search'
+import {
+  formatQuery,
+  parseQuery,
+  type QueryNode,
+  searchCondition,
+  sessionMoments,
+  withSearchTimeout,
+} from '@/lib/search'
 import { isStorableText, NOT_STORABLE } from '@/lib/validation'
 import type { SessionItem } from './api-views'
 import { parseInstant } from './instant'
@@ -124,6 +131,18 @@ export async function listSessionItems(
   query: SessionItemsQuery,
 ): Promise<Page<SessionItem>> {
   const f = validated(query)
+  // A search may read every session of the organization: its statements run under a timeout.
+  return f.q === undefined
+    ? listItems(db, organizationId, query, f)
+    : withSearchTimeout(db, (tx) => listItems(tx, organizationId, query, f))
+}
+
+async function listItems(
+  db: DbOrTx,
+  organizationId: string,
+  query: SessionItemsQuery,
+  f: ReturnType<typeof validated>,
+): Promise<Page<SessionItem>> {
   const request = {
     limit: query.limit,
     cursor: query.cursor || undefined,

@@ -1,6 +1,13 @@
 import type { DbOrTx } from '@/db/client'
 import type { Page } from '@/lib/pagination/keyset'
-import { formatQuery, type QueryNode, type SearchMoment, searchCondition, sessionMoments } from '@/lib/search'
+import {
+  formatQuery,
+  type QueryNode,
+  type SearchMoment,
+  searchCondition,
+  sessionMoments,
+  withSearchTimeout,
+} from '@/lib/search'
 import { type ListSessionsQuery, listSessions } from './list-sessions'
 import type { SessionListItem } from './views'
 
@@ -20,13 +27,16 @@ export async function searchSessions(
   filters: ListSessionsQuery,
   query: QueryNode,
 ): Promise<SearchedSessions> {
-  const page = await listSessions(db, organizationId, filters, {
-    text: formatQuery(query),
-    condition: searchCondition(query, organizationId),
+  // A search may read every session of the organization: its statements run under a timeout.
+  return withSearchTimeout(db, async (tx) => {
+    const page = await listSessions(tx, organizationId, filters, {
+      text: formatQuery(query),
+      condition: searchCondition(query, organizationId),
+    })
+    const moments =
+      page.items.length === 0
+        ? new Map<string, SearchMoment[]>()
+        : await sessionMoments(tx, { organizationId, query, sessionIds: page.items.map((item) => item.id) })
+    return { page, moments }
   })
-  const moments =
-    page.items.length === 0
-      ? new Map<string, SearchMoment[]>()
-      : await sessionMoments(db, { organizationId, query, sessionIds: page.items.map((item) => item.id) })
-  return { page, moments }
 }

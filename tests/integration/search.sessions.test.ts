@@ -1,11 +1,18 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TrailEntry } from '@/lib/analysis/trail'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
 import { createOrganization } from '@/lib/orgs/create-organization'
-import { matchingSessionIds, parseQuery, type QueryNode, sessionMoments } from '@/lib/search'
+import {
+  matchingSessionIds,
+  parseQuery,
+  type QueryNode,
+  sessionMoments,
+  setSearchTimeoutForTests,
+} from '@/lib/search'
 import { api } from '../helpers/data-api'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { connectClient, type McpTestServer, startMcpServer, textOf } from '../helpers/mcp'
@@ -182,6 +189,10 @@ describe('GET /api/v1/sessions?q=', () => {
     ['console[level = warn and message ~ "slow"] error.source = uncaught', ['checkout']],
     ['country = NL', []],
     ['errors > 5 or release != 2.0.0 and duration >= 2m', ['browsing', 'many', 'reversed', 'slow']],
+    // Under `not`, a session without the field is one the condition does not match.
+    ['not user.id = u-1', ['browsing', 'many', 'reversed', 'slow']],
+    ['not (release = 2.0.0 or user.id = U-2)', ['browsing', 'many', 'slow']],
+    ['not not release = 2.0.0', ['checkout']],
   ])('%s', async (q, expected) => {
     const { status, items } = await search(q)
     expect(status).toBe(200)
@@ -261,6 +272,29 @@ describe('the library', () => {
       sessionIds: [s.checkout!, s.foreign!],
     })
     expect([...moments.keys()]).toEqual([s.checkout])
+  })
+})
+
+// Postgres only: PGlite cannot interrupt a statement (docs/search.md#limits). Another
+// transaction holds the sessions table, so the search waits on its lock until the timeout.
+describe.skipIf(!process.env.DATABASE_URL?.trim())('a search past its statement timeout', () => {
+  it('answers 422 on the Data API and a tool error on MCP', async () => {
+    setSearchTimeoutForTests(50)
+    try {
+      await database.db.transaction(async (tx) => {
+        await tx.execute(sql`lock table replay_sessions in access exclusive mode`)
+        const message = 'The search took too long; add a time range or a narrower condition'
+        expect(await search('error')).toMatchObject({ status: 422, body: { error: message } })
+        const result = (await client.callTool({
+          name: 'list_sessions',
+          arguments: { q: 'error' },
+        })) as CallToolResult
+        expect(result.isError).toBe(true)
+        expect(textOf(result)).toBe(message)
+      })
+    } finally {
+      setSearchTimeoutForTests(undefined)
+    }
   })
 })
 

@@ -5,7 +5,7 @@ import { RelativeTime } from '@/app/(dashboard)/_components/relative-time'
 import { UserAgent } from '@/app/(dashboard)/_components/user-agent'
 import { getConfig } from '@/lib/config'
 import { getDb } from '@/lib/db'
-import { InvalidInputError } from '@/lib/errors'
+import { InvalidInputError, SearchTimeoutError } from '@/lib/errors'
 import { requireMember } from '@/lib/http/session'
 import { recorderSnippet } from '@/lib/sdk/snippet'
 import type { SearchMoment } from '@/lib/search'
@@ -107,10 +107,12 @@ export default async function SessionsPage({
     if (parsed === null) page = await listSessions(db, organization.id, list)
     else if (parsed.ok) ({ page, moments } = await searchSessions(db, organization.id, list, parsed.query))
   } catch (error) {
-    if (!(error instanceof InvalidInputError)) throw error
-    problem = cursor
-      ? 'This page link no longer fits the list (it was changed, or the search changed). Start again from the first page.'
-      : error.message
+    if (error instanceof SearchTimeoutError) problem = error.message
+    else if (!(error instanceof InvalidInputError)) throw error
+    else
+      problem = cursor
+        ? 'This page link no longer fits the list (it was changed, or the search changed). Start again from the first page.'
+        : error.message
   }
 
   if (page && page.items.length === 0 && !filtered && !cursor) {

@@ -1,0 +1,2 @@
+DROP INDEX "session_timeline_entries_org_kind_at_idx";--> statement-breakpoint
+CREATE INDEX "replay_sessions_org_release_lower_idx" ON "replay_sessions" USING btree ("organization_id",lower("release"));
