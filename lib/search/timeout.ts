@@ -31,15 +31,19 @@ function canceled(error: unknown): boolean {
 
 /**
  * Runs a search's statements in one transaction whose statements Postgres stops after the
- * bound (`set local`, so the pooled connection keeps its own setting), and answers a stopped
- * one as SearchTimeoutError. PGlite accepts the setting but cannot interrupt a statement (it
+ * bound (local to the transaction, so the pooled connection keeps its own setting), and answers
+ * a stopped one as SearchTimeoutError. PGlite accepts the setting but cannot interrupt a statement (it
  * runs on the caller's thread, without the timer signal), so there a search runs to its end.
  */
 export async function withSearchTimeout<T>(db: DbOrTx, run: (tx: Tx) => Promise<T>): Promise<T> {
   try {
     return await db.transaction(async (tx) => {
-      // SET takes no bind parameters; the value is this module's own integer.
-      await tx.execute(sql.raw(`set local statement_timeout = ${Math.max(1, Math.trunc(timeoutMs))}`))
+      // set_config(…, true) is SET LOCAL as one bound statement. JIT off: a rare condition makes
+      // the planner cost the walk of every session above jit_above_cost, and compiling then
+      // takes longer (470 ms) than the index walk it would speed up (docs/performance.md#search).
+      await tx.execute(
+        sql`select set_config('statement_timeout', ${String(Math.max(1, Math.trunc(timeoutMs)))}, true), set_config('jit', 'off', true)`,
+      )
       return run(tx)
     })
   } catch (error) {
