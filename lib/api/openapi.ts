@@ -345,7 +345,7 @@ const sessionPaths = {
       ),
       queryParam(
         'q',
-        'A search by what happened (docs/search.md), e.g. `click.text = Pay then error within 60s`; at most 1000 characters. Each item then carries `moments`. A query that does not parse is a 400 whose body adds `position`, the 0-based character of the fault',
+        'A search by what happened (docs/search.md), e.g. `click.text = Pay then error within 60s`; at most 1000 characters. Each item then carries `moments`. A query that does not parse is a 400 whose body adds `position`, the 0-based character of the fault; one that runs past the 5 s statement timeout on Postgres is a 422 (narrow it: a time range or a session field)',
       ),
     ]),
   },
