@@ -164,8 +164,16 @@ export const replayBatches = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    // Ingest idempotency: a batch re-sent for the same session and sequence is stored once.
-    uniqueIndex('replay_batches_org_session_sequence_unique').on(t.organizationId, t.sessionId, t.sequence),
+    // Ingest idempotency: a batch re-sent for the same session, sequence and window is stored
+    // once. The window is part of it because the tabs of a visit share one sequence counter that
+    // cannot be taken atomically (docs/session-processing.md#visits-across-tabs): two tabs'
+    // batches with one sequence are two batches.
+    uniqueIndex('replay_batches_org_session_sequence_window_unique').on(
+      t.organizationId,
+      t.sessionId,
+      t.sequence,
+      t.windowId,
+    ),
     index('replay_batches_created_idx').on(t.organizationId, t.createdAt),
   ],
 )

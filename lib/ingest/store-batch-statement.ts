@@ -10,7 +10,7 @@ import type { sessionFields } from './session-fields'
  * The common case of storing a batch in one round trip: a single statement, so a single
  * implicit transaction, that
  *   - finds the session, or creates it with this batch's figures already counted;
- *   - inserts the batch (`on conflict do nothing`: a re-sent (session, sequence) is a no-op);
+ *   - inserts the batch (`on conflict do nothing`: a re-sent (session, sequence, window) is a no-op);
  *   - for a session that existed, and only when the batch was inserted, counts the batch and
  *     merges what it tells about the session, exactly as the transactional path does;
  *   - marks the session automated when the batch says so and no pass has counted it yet,
@@ -58,7 +58,7 @@ batch as (
   select $1::uuid, session.id, $3::text, $4::int, $5::int, $6::bigint, $7::bigint, $8::int,
     $9::text, $10::text, $11::text
   from session
-  on conflict do nothing
+  on conflict (organization_id, session_id, sequence, window_id) do nothing
   returning session_id
 ),
 counted as (
@@ -102,7 +102,7 @@ select
   exists (select 1 from batch) as stored,
   (select event_id from event) as event_id,
   (select b.blob_key from replay_batches b join session on b.session_id = session.id
-    where b.organization_id = $1::uuid and b.sequence = $4::int) as stored_blob_key
+    where b.organization_id = $1::uuid and b.sequence = $4::int and b.window_id = $3::text) as stored_blob_key
 `
 
 export interface StatementInput {
@@ -124,7 +124,7 @@ export interface StatementOutcome {
   stored: boolean
   finalizeEventId: string | null
   /**
-   * The blob key of the batch already stored for this (session, sequence) when it was
+   * The blob key of the batch already stored for this (session, sequence, window) when it was
    * committed before the statement began; null when unknown (a concurrent send won).
    */
   storedBlobKey: string | null

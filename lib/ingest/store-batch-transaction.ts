@@ -62,7 +62,14 @@ export async function storeBatchInTransaction(
           pageUrl: batch.page.url,
           flush: batch.flush,
         })
-        .onConflictDoNothing()
+        .onConflictDoNothing({
+          target: [
+            replayBatches.organizationId,
+            replayBatches.sessionId,
+            replayBatches.sequence,
+            replayBatches.windowId,
+          ],
+        })
         .returning({ id: replayBatches.id })
       if (!inserted) return { stored: false, sessionId, finalizeEventId: null }
 

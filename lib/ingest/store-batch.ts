@@ -21,14 +21,14 @@ export interface IngestDeps {
 }
 
 export interface StoredBatch {
-  /** False when this (session, sequence) was already stored: the request was a re-send. */
+  /** False when this (session, sequence, window) was already stored: the request was a re-send. */
   stored: boolean
   sessionId: string
   /** The outbox event that asks for processing (flush: final), when one was written. */
   finalizeEventId: string | null
 }
 
-async function existingBlobKey(db: Db, organizationId: string, externalId: string, sequence: number) {
+async function existingBlobKey(db: Db, organizationId: string, batch: ReplayBatch) {
   const [row] = await db
     .select({ blobKey: replayBatches.blobKey })
     .from(replayBatches)
@@ -36,8 +36,9 @@ async function existingBlobKey(db: Db, organizationId: string, externalId: strin
     .where(
       and(
         eq(replaySessions.organizationId, organizationId),
-        eq(replaySessions.externalId, externalId),
-        eq(replayBatches.sequence, sequence),
+        eq(replaySessions.externalId, batch.session.id),
+        eq(replayBatches.sequence, batch.replay.sequence),
+        eq(replayBatches.windowId, batch.session.windowId),
       ),
     )
   return row?.blobKey
@@ -99,8 +100,9 @@ export async function storeBatch(
   }
 
   if (!outcome.stored) {
-    // A re-send, or a race lost to a concurrent send of this sequence: drop our copy if it differs.
-    winnerBlobKey ??= (await existingBlobKey(db, organizationId, externalId, sequence)) ?? null
+    // A re-send, or a race lost to a concurrent send of this sequence from this window: drop
+    // our copy if it differs.
+    winnerBlobKey ??= (await existingBlobKey(db, organizationId, batch)) ?? null
     if (winnerBlobKey && winnerBlobKey !== blobKey) await blobs.delete([blobKey]).catch(() => {})
   }
   return outcome

@@ -103,7 +103,7 @@ export async function remaskSessionDerived(
       }
     }
     const pages = await tx
-      .select({ sequence: replayBatches.sequence, pageUrl: replayBatches.pageUrl })
+      .select({ id: replayBatches.id, pageUrl: replayBatches.pageUrl })
       .from(replayBatches)
       .where(eq(replayBatches.sessionId, session.id))
     for (const page of pages) {
@@ -113,7 +113,7 @@ export async function remaskSessionDerived(
       await tx
         .update(replayBatches)
         .set({ pageUrl: masked.value })
-        .where(and(eq(replayBatches.sessionId, session.id), eq(replayBatches.sequence, page.sequence)))
+        .where(and(eq(replayBatches.sessionId, session.id), eq(replayBatches.id, page.id)))
     }
 
     const fresh = links.map((link) => link.issueId).filter((id) => !doneIssues.has(id))

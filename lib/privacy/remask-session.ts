@@ -96,12 +96,13 @@ async function rewriteOnce(
   const dataKey = rekey || !current ? newDataKey() : current
   const replaceKey = rekey || !current
   const masker = new EventMasker(rules)
-  const moves: { sequence: number; oldKey: string; newKey: string }[] = []
+  // A batch is its (sequence, window): two tabs of a visit can take one sequence.
+  const moves: { sequence: number; windowId: string; oldKey: string; newKey: string }[] = []
   for (const ref of refs) {
     const { bytes } = await maskedBatch(blobs, ref, masker, rules)
     const newKey = remaskedBlobKey(session, ref.sequence, bytes, remaskingId)
     await blobs.put(newKey, sealBytes(bytes, dataKey), { contentType: 'application/octet-stream' })
-    moves.push({ sequence: ref.sequence, oldKey: ref.blobKey, newKey })
+    moves.push({ sequence: ref.sequence, windowId: ref.windowId ?? '', oldKey: ref.blobKey, newKey })
   }
 
   const committed = await db.transaction(async (tx) => {
@@ -115,18 +116,30 @@ async function rewriteOnce(
     if (replaceKey && locked && locked.lastReceivedAt.getTime() > Date.now() - REKEY_SETTLE_MS)
       return 'recent'
     const now = await tx
-      .select({ sequence: replayBatches.sequence, blobKey: replayBatches.blobKey })
+      .select({
+        sequence: replayBatches.sequence,
+        windowId: replayBatches.windowId,
+        blobKey: replayBatches.blobKey,
+      })
       .from(replayBatches)
       .where(eq(replayBatches.sessionId, session.id))
       .orderBy(asc(replayBatches.sequence))
-    const expected = new Map(moves.map((m) => [m.sequence, m.oldKey]))
-    if (now.length !== moves.length || now.some((row) => expected.get(row.sequence) !== row.blobKey))
+    const batchOf = (batch: { sequence: number; windowId: string }) =>
+      `${batch.sequence}\u0000${batch.windowId}`
+    const expected = new Map(moves.map((m) => [batchOf(m), m.oldKey]))
+    if (now.length !== moves.length || now.some((row) => expected.get(batchOf(row)) !== row.blobKey))
       return false
     for (const move of moves)
       await tx
         .update(replayBatches)
         .set({ blobKey: move.newKey })
-        .where(and(eq(replayBatches.sessionId, session.id), eq(replayBatches.sequence, move.sequence)))
+        .where(
+          and(
+            eq(replayBatches.sessionId, session.id),
+            eq(replayBatches.sequence, move.sequence),
+            eq(replayBatches.windowId, move.windowId),
+          ),
+        )
     if (replaceKey) await replaceSessionKey(tx, session.organizationId, session.externalId, dataKey)
     return true
   })

@@ -31,14 +31,16 @@ export async function analyseStoredSession(
   sessionId: string,
   options: AnalyzerOptions,
   analysis: SessionAnalysis,
-): Promise<{ result: AnalysisResult; throughSequence: number }> {
+): Promise<{ result: AnalysisResult; throughSequence: number; batchCount: number }> {
   const batches = await sessionBatches(db, sessionId)
   const received = await lastReceivedAt(db, sessionId)
   const bounded = received === null ? options : { ...options, latestAt: received + CLOCK_SKEW_MS }
   const result = await analysis.pool.analyse(readSessionBatches(blobs, batches), bounded, analysis.budget)
   // A visit of several tabs is read in time order, not sequence order (visitOrder).
   const throughSequence = batches.reduce((highest, batch) => Math.max(highest, batch.sequence), -1)
-  return { result, throughSequence }
+  // Two tabs can take one sequence: a batch of another tab with a sequence already covered
+  // arrives late too, and only the count tells (process-session's late check).
+  return { result, throughSequence, batchCount: batches.length }
 }
 
 /** What members read on the session page when its analysis was stopped. */

@@ -1,5 +1,5 @@
 import type { LanguageModel } from 'ai'
-import { and, eq, max, sql } from 'drizzle-orm'
+import { and, count, eq, max, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { replayBatches, replaySessions } from '@/db/schema'
 import { matchSignalsWithModel, reviewNewIssues } from '@/lib/ai/apply'
@@ -80,7 +80,10 @@ export async function processSession(
   if (!claim)
     return { status: 'skipped', reason: 'not waiting for processing (already claimed or processed)' }
 
-  type Analysed = { result: AnalysisResult; throughSequence: number } | { stopped: string }
+  // batchCount is absent from an analysis memoized by a run that began before it was kept.
+  type Analysed =
+    | { result: AnalysisResult; throughSequence: number; batchCount?: number }
+    | { stopped: string }
   const analyse = async (stepId: string, options: AnalyzerOptions): Promise<Analysed> => {
     try {
       // Analysis runs in a worker thread, within a time and memory budget: a hostile or huge
@@ -188,11 +191,15 @@ export async function processSession(
           })
       // Batches that arrived during the pass: the session goes back to waiting, and is asked
       // for again at once when the recorder flushed it as final meanwhile.
+      // Batches are only ever added to a session, so more of them than the pass read means some
+      // arrived meanwhile — also one of another tab with a sequence the pass already covered.
       const [latest] = await tx
-        .select({ sequence: max(replayBatches.sequence) })
+        .select({ sequence: max(replayBatches.sequence), count: count() })
         .from(replayBatches)
         .where(eq(replayBatches.sessionId, sessionId))
-      const late = (latest?.sequence ?? -1) > analysis.throughSequence
+      const late =
+        (latest?.sequence ?? -1) > analysis.throughSequence ||
+        (analysis.batchCount !== undefined && (latest?.count ?? 0) > analysis.batchCount)
       const { summary, digest } = analysis.result
       // An analysis memoized by a run that began before trails were recorded has none: the
       // session then has no trail (null), not an empty one.
@@ -246,7 +253,8 @@ export async function processSession(
           organizationId: claim.organizationId,
           name: EVENTS.sessionFinalize,
           payload: { organizationId: claim.organizationId, sessionId },
-          dedupeKey: `session.finalize:${sessionId}:after:${latest?.sequence}`,
+          // The count too: a late batch of another tab can repeat the highest sequence.
+          dedupeKey: `session.finalize:${sessionId}:after:${latest?.sequence}:${latest?.count}`,
         })
       return { ...issues, signals, requeued, automated }
     }),

@@ -36,7 +36,7 @@ export async function sessionBatches(db: DbOrTx, sessionId: string): Promise<Ses
       ),
     )
     .where(eq(replayBatches.sessionId, sessionId))
-    .orderBy(asc(replayBatches.sequence))
+    .orderBy(asc(replayBatches.sequence), asc(replayBatches.windowId))
   const first = rows[0]
   const dataKey = first?.wrappedKey && first.kekId ? unwrapDataKey(first.wrappedKey, first.kekId) : null
   const refs = rows.map((row) => ({
@@ -52,7 +52,8 @@ export async function sessionBatches(db: DbOrTx, sessionId: string): Promise<Ses
 /**
  * One tab's batches in sequence order, as the recorder sent them. A visit of several tabs
  * (docs/session-processing.md#visits-across-tabs) interleaves its tabs' batches by their first
- * event's time (then sequence; a tab's batches follow each other in time): the analyser then meets the tabs'
+ * event's time (then sequence; a tab's batches follow each other in time; then window, as two
+ * tabs can take one sequence): the analyser then meets the tabs'
  * events about as they happened (it keeps each tab's state apart), and the player gets every
  * tab's events. A one-tab session keeps plain sequence order, as before tabs.
  */
@@ -62,8 +63,16 @@ export function visitOrder<T extends { sequence: number; windowId?: string; firs
   const windows = new Set(batches.map((batch) => batch.windowId))
   if (windows.size < 2) return batches
   return [...batches].sort(
-    (a, b) => (a.firstTimestamp ?? 0) - (b.firstTimestamp ?? 0) || a.sequence - b.sequence,
+    (a, b) =>
+      (a.firstTimestamp ?? 0) - (b.firstTimestamp ?? 0) ||
+      a.sequence - b.sequence ||
+      byWindow(a.windowId ?? '', b.windowId ?? ''),
   )
+}
+
+// Code-unit order, not the locale's: the same on every server.
+function byWindow(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
 }
 
 /** A stored batch's JSON bytes: opened with the session's key, or as stored before sealing existed. */

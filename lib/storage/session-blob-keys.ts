@@ -6,7 +6,8 @@ const sha256 = (value: string | Uint8Array) => createHash('sha256').update(value
  * Where a batch's bytes live. The recorder's session id may hold any characters, so the
  * folder is a hash of it; the file name carries the sequence (sorted listing = replay order)
  * and a hash of the content, so a conflicting re-send of one sequence never overwrites the
- * batch that was accepted first.
+ * batch that was accepted first, and two tabs' batches of one sequence (the body names its
+ * `session.windowId`) never share a file.
  */
 export function batchBlobKey(
   organizationId: string,

@@ -5,6 +5,7 @@ import { issues, replayBatches, replaySessions } from '@/db/schema'
 import { getJobsEngine } from '@/inngest/app'
 import { el, page, SessionBuilder, txt } from '@/lib/analysis/testing/events'
 import type { RrwebEvent } from '@/lib/analysis/types'
+import { setAnalysisPoolForTests } from '@/lib/analysis-worker/session-analysis'
 import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
 import type { JobsEngine } from '@/lib/jobs/types'
@@ -12,6 +13,7 @@ import { createOrganization } from '@/lib/orgs/create-organization'
 import { recorderBatches } from '../helpers/batches'
 import { dashboardMember } from '../helpers/dashboard-session'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { heldAnalysisPool } from '../helpers/held-analysis'
 import { sendBatch } from '../helpers/ingest'
 import { waitFor } from '../helpers/wait'
 
@@ -46,8 +48,14 @@ const start = Date.now() - 120_000
 const home = page([el(10, 'button', { id: 'add' }, [txt(11, 'Add item')])])
 const pricing = page([el(10, 'h1', {}, [txt(11, 'Pricing')])])
 
-function batch(windowId: string, sequence: number, events: RrwebEvent[], flush: 'normal' | 'final') {
-  const [body] = recorderBatches({ sessionId: SESSION, events, url: 'https://shop.example/' })
+function batch(
+  windowId: string,
+  sequence: number,
+  events: RrwebEvent[],
+  flush: 'normal' | 'final',
+  sessionId = SESSION,
+) {
+  const [body] = recorderBatches({ sessionId, events, url: 'https://shop.example/' })
   return {
     ...body!,
     session: { ...body!.session, windowId, startedAt: start },
@@ -59,6 +67,26 @@ function batch(windowId: string, sequence: number, events: RrwebEvent[], flush: 
 async function send(body: unknown) {
   const response = await sendBatch(body, { key })
   expect(response.status).toBe(200)
+}
+
+async function sessionRow(externalId: string) {
+  const [row] = await database.db
+    .select()
+    .from(replaySessions)
+    .where(and(eq(replaySessions.organizationId, organizationId), eq(replaySessions.externalId, externalId)))
+  return row
+}
+
+async function playerEvents(sessionId: string) {
+  const member = await dashboardMember(database.db, organizationId)
+  const response = await getEvents(
+    new Request(`http://localhost:3000/api/dashboard/sessions/${sessionId}/events`, {
+      headers: { cookie: member.cookie },
+    }),
+    { params: Promise.resolve({ sessionId }) },
+  )
+  expect(response.status).toBe(200)
+  return (await response.json()) as (RrwebEvent & { windowId?: string })[]
 }
 
 describe('a visit across two tabs', () => {
@@ -130,4 +158,58 @@ describe('a visit across two tabs', () => {
       ...tabA2.events,
     ])
   })
+
+  it("keeps two tabs' batches that took one sequence, also when one arrives during the pass", async () => {
+    // The tabs share the sequence counter through localStorage, which cannot take a number
+    // atomically: tab B takes 1 while tab A does. Tab B's batch arrives while the pass that
+    // tab A's final flush asked for is reading the visit, so it must ask for another pass.
+    const visit = 'visit-one-sequence'
+    const tabA1 = new SessionBuilder(start).load('https://shop.example/', home).click(10)
+    const tabB = new SessionBuilder(start + 2_000)
+      .load('https://shop.example/pricing', pricing)
+      .sdkError('TypeError', 'prices is undefined')
+    const tabA2 = new SessionBuilder(start + 4_000)
+      .checkout('https://shop.example/', home)
+      .sdkError('RangeError', 'quantity out of range')
+    const held = heldAnalysisPool()
+    await setAnalysisPoolForTests(held.pool)
+    try {
+      await send(batch('tab-a', 0, tabA1.events, 'normal', visit))
+      await send(batch('tab-a', 1, tabA2.events, 'final', visit))
+      await waitFor('the pass to read the visit', async () => held.held() >= 1, 30_000)
+      const tabBBatch = batch('tab-b', 1, tabB.events, 'final', visit)
+      await send(tabBBatch)
+      // Tab B's retry is stored once, as a one-tab re-send always was.
+      await send(tabBBatch)
+      held.release()
+
+      const session = await waitFor('the whole visit to be processed', async () => {
+        const row = await sessionRow(visit)
+        return row?.status === 'processed' && row.errorCount === 2 ? row : undefined
+      })
+      const stored = await database.db
+        .select({ windowId: replayBatches.windowId, sequence: replayBatches.sequence })
+        .from(replayBatches)
+        .where(eq(replayBatches.sessionId, session.id))
+        .orderBy(replayBatches.sequence, replayBatches.windowId)
+      expect(stored).toEqual([
+        { windowId: 'tab-a', sequence: 0 },
+        { windowId: 'tab-a', sequence: 1 },
+        { windowId: 'tab-b', sequence: 1 },
+      ])
+      expect(session.batchCount).toBe(3)
+      expect(session.eventCount).toBe(tabA1.events.length + tabA2.events.length + tabB.events.length)
+      expect(session.pageCount).toBe(2)
+      expect(session.processedThroughSequence).toBe(1)
+
+      const events = await playerEvents(session.id)
+      expect(events.map(({ windowId: _, ...event }) => event)).toEqual([
+        ...tabA1.events,
+        ...tabB.events,
+        ...tabA2.events,
+      ])
+    } finally {
+      await setAnalysisPoolForTests(undefined)
+    }
+  }, 120_000)
 })

@@ -1,9 +1,10 @@
 /**
  * Search over a corpus of real sessions (tests/fixtures/search-corpus, recorded in Chromium on
  * a demo shop by `npm run fixtures:search-corpus`): each query of the table answers exactly the
- * expected sessions, with the expected moments, through GET /api/v1/sessions?q= and MCP
- * list_sessions alike (docs/search.md). The sessions go through the real ingest route and the
- * real processing; a copy of one in another organization is never found.
+ * expected sessions, with the expected moments, through GET /api/v1/sessions?q=, MCP
+ * list_sessions and the reader of the dashboard's sessions page alike (docs/search.md). The
+ * sessions go through the real ingest route and the real processing; a copy of one in another
+ * organization is never found.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
@@ -18,6 +19,8 @@ import { createKey } from '@/lib/credentials/create-key'
 import { useDatabase } from '@/lib/db'
 import type { JobsEngine } from '@/lib/jobs/types'
 import { createOrganization } from '@/lib/orgs/create-organization'
+import { parseQuery } from '@/lib/search/parse'
+import { searchSessions } from '@/lib/sessions/search-sessions'
 import type { CorpusRecording } from '@/tests/fixtures/record/search-corpus'
 import { recorderBatches } from '../helpers/batches'
 import { waitForProcessed } from '../helpers/dashboard-session'
@@ -310,6 +313,7 @@ let jobs: JobsEngine
 let mcp: McpTestServer
 let client: Client
 let apiKey: string
+let organizationId: string
 /** Session id → scenario. */
 const scenarioOf = new Map<string, string>()
 
@@ -344,6 +348,7 @@ beforeAll(async () => {
   await jobs.start()
   const db = database.db
   const org = (await createOrganization(db, { name: 'Pinecone' })).id
+  organizationId = org
   const other = (await createOrganization(db, { name: 'Other' })).id
   const ingestKey = (await createKey(db, { organizationId: org, type: 'ingest' })).key
   const otherKey = (await createKey(db, { organizationId: other, type: 'ingest' })).key
@@ -388,6 +393,14 @@ async function search(q: string): Promise<ListBody> {
   expect(result.isError, `${q}: ${textOf(result)}`).toBeFalsy()
   // Both surfaces answer the same body.
   expect(result.structuredContent, q).toEqual(body)
+  // The dashboard's sessions page lists what its own reader answers: the same sessions and moments.
+  const parsed = parseQuery(q)
+  if (!parsed.ok) throw new Error(`${q}: ${parsed.error}`)
+  const dashboard = await searchSessions(database.db, organizationId, { limit: 100 }, parsed.query)
+  expect(
+    dashboard.page.items.map((item) => ({ id: item.id, moments: dashboard.moments.get(item.id) ?? [] })),
+    q,
+  ).toEqual(body.sessions.map((session) => ({ id: session.id, moments: session.moments ?? [] })))
   return body
 }
 

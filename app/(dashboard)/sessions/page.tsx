@@ -20,6 +20,7 @@ import {
 import { searchSessions } from '@/lib/sessions/search-sessions'
 import { shortUrl } from '@/lib/sessions/session-timeline'
 import { type SessionListItem, userLabel } from '@/lib/sessions/views'
+import { SaveSearchLink } from '../_components/save-search-link'
 import { DegradedBadge } from './degraded-badge'
 import { formatDuration, STATUS_BADGE } from './format'
 import { MatchingMoments } from './matching-moments'
@@ -152,6 +153,15 @@ export default async function SessionsPage({
       <search className={styles.searches}>
         {/* Keyed by the query: a link to another search (or none) starts the box again from it. */}
         <QueryBox key={filters.q} initialText={filters.q} keep={filterParams(filters, 'q')} />
+        {parsed?.ok ? (
+          <p className={styles.saveSearch}>
+            <SaveSearchLink query={filters.q} /> <Link href="/sessions/saved">Saved searches</Link>
+          </p>
+        ) : (
+          <p className={styles.saveSearch}>
+            <Link href="/sessions/saved">Saved searches</Link>
+          </p>
+        )}
         {parsed && !parsed.ok ? (
           <p className="alert alert-info" role="note" data-testid="legacy-search">
             Before searches by what happened, <code>q</code> in this page’s address was the text search.{' '}

@@ -2,6 +2,7 @@
 
 import Link from 'next/link'
 import { useActionState, useEffect, useState } from 'react'
+import { SavedSearchOptions } from '@/app/(dashboard)/_components/saved-search-options'
 import { type CreateSignalResult, createSignalAction } from './actions'
 import { EXAMPLE_PROMPTS } from './examples'
 import { SignalPreview } from './signal-preview'
@@ -87,12 +88,7 @@ export function CreateSignalForm({
           onChange={(e) => setSavedSearchId(e.target.value)}
           aria-describedby="signal-saved-search-hint"
         >
-          <option value="">Any session</option>
-          {savedSearches.map((s) => (
-            <option key={s.id} value={s.id}>
-              {s.name}
-            </option>
-          ))}
+          <SavedSearchOptions savedSearches={savedSearches} />
         </select>
         <span className="muted" id="signal-saved-search-hint">
           Optional: only sessions this saved search finds can match the prompt.{' '}

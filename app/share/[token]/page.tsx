@@ -1,22 +1,11 @@
-import type { Metadata } from 'next'
 import styles from '../share.module.css'
+import { type SharedReplayPageProps, sharedReplayAddress, sharedReplayMetadata } from './page-props'
 import { SharedReplay } from './shared-replay'
 
-export const metadata: Metadata = {
-  title: 'Shared replay',
-  robots: { index: false, follow: false },
-  referrer: 'no-referrer',
-}
+export const metadata = sharedReplayMetadata
 
-export default async function SharePage({
-  params,
-  searchParams,
-}: {
-  params: Promise<{ token: string }>
-  searchParams: Promise<{ t?: string | string[] }>
-}) {
-  const { token } = await params
-  const { t } = await searchParams
+export default async function SharePage(props: SharedReplayPageProps) {
+  const { token, t } = await sharedReplayAddress(props)
   return (
     <main className={styles.page}>
       <h1 className={styles.heading}>Shared session replay</h1>

@@ -1,6 +1,7 @@
 'use client'
 
 import { startTransition, useActionState, useEffect, useRef } from 'react'
+import { SavedSearchOptions } from '@/app/(dashboard)/_components/saved-search-options'
 import type { alertRules } from '@/db/schema'
 import { ALERT_PRIORITY_CHOICES, ALERT_TRIGGER_CHOICES, ALERT_TRIGGER_LABELS } from '@/lib/alerts/vocabulary'
 import { ISSUE_KIND_LABELS, ISSUE_KINDS } from '@/lib/issues/kinds'
@@ -126,12 +127,7 @@ export function RuleForm({
           defaultValue={rule?.filters.savedSearchId ?? ''}
           disabled={disabled}
         >
-          <option value="">Any session</option>
-          {savedSearches.map((s) => (
-            <option key={s.id} value={s.id}>
-              {s.name}
-            </option>
-          ))}
+          <SavedSearchOptions savedSearches={savedSearches} />
         </select>
       </label>
       <label className="field">

@@ -1,0 +1,2 @@
+DROP INDEX "replay_batches_org_session_sequence_unique";--> statement-breakpoint
+CREATE UNIQUE INDEX "replay_batches_org_session_sequence_window_unique" ON "replay_batches" USING btree ("organization_id","session_id","sequence","window_id");
