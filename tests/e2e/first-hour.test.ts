@@ -196,13 +196,13 @@ describe('the first hour on default settings, in Chromium', () => {
 
     // A fresh overview shows the figures and the last 14 days, within both widths.
     await page.goto(url('/'))
-    await page.getByRole('heading', { name: 'Last 14 days' }).waitFor()
+    await page.getByRole('heading', { name: 'Last 14 days', exact: true }).waitFor()
     expect(await page.getByRole('img', { name: /^Sessions recorded per day/ }).count()).toBe(1)
     expect(await hasHorizontalOverflow(page)).toBe(false)
     const phone = await phonePage(dashboard)
     watchConsole(phone)
     await phone.goto(url('/'))
-    await phone.getByRole('heading', { name: 'Last 14 days' }).waitFor()
+    await phone.getByRole('heading', { name: 'Last 14 days', exact: true }).waitFor()
     expect(await hasHorizontalOverflow(phone)).toBe(false)
     await screenshot(phone, 'first-hour-05-overview-390')
     await phone.close()
