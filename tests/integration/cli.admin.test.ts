@@ -15,6 +15,9 @@ import { hashToken } from '@/lib/credentials/tokens'
 import { verifyPassword } from '@/lib/users/password'
 import { createTestDatabase, seedPgliteDataDir, type TestDatabase } from '../helpers/db'
 
+/** Each test spawns `npm run admin` processes (20 s of CPU each); CI runs them on two busy cores. */
+const CLI_TEST_TIMEOUT_MS = 360_000
+
 const exec = promisify(execFile)
 let database: TestDatabase
 
@@ -463,85 +466,97 @@ describe('admin CLI as a process', () => {
       : { DATA_DIR: mkdtempSync(path.join(tmpdir(), 'cli-')), DATABASE_URL: '' }
 
   // One data directory for both: on PGlite each new directory costs the process a migration.
-  it('prints one JSON object on stdout and nothing else, and reads --password-stdin from its standard input', async () => {
-    const env = target()
-    // Through npm once: `--silent` is what keeps npm's own lines off stdout.
-    const created = await runThroughNpm(env, 'org:create', '--name', 'Acme', '--json')
-    expect(created.code).toBe(0)
-    const org = JSON.parse(created.stdout)
-    expect(created.stdout.trim().split('\n')).toHaveLength(1)
-    // A fresh data directory's first organization starts on the highest plan (issue 34); on
-    // Postgres the file's database already holds the organizations of the tests above.
-    expect(org).toMatchObject({ name: 'Acme', plan: database.url ? 'free' : 'paid' })
-    const key = await run(env, 'key:create', '--org', org.id, '--type', 'ingest', '--json')
-    expect(key.code).toBe(0)
-    expect(JSON.parse(key.stdout).key).toMatch(/^svc_pk_[A-Za-z0-9_-]{43}$/)
+  it(
+    'prints one JSON object on stdout and nothing else, and reads --password-stdin from its standard input',
+    async () => {
+      const env = target()
+      // Through npm once: `--silent` is what keeps npm's own lines off stdout.
+      const created = await runThroughNpm(env, 'org:create', '--name', 'Acme', '--json')
+      expect(created.code).toBe(0)
+      const org = JSON.parse(created.stdout)
+      expect(created.stdout.trim().split('\n')).toHaveLength(1)
+      // A fresh data directory's first organization starts on the highest plan (issue 34); on
+      // Postgres the file's database already holds the organizations of the tests above.
+      expect(org).toMatchObject({ name: 'Acme', plan: database.url ? 'free' : 'paid' })
+      const key = await run(env, 'key:create', '--org', org.id, '--type', 'ingest', '--json')
+      expect(key.code).toBe(0)
+      expect(JSON.parse(key.stdout).key).toMatch(/^svc_pk_[A-Za-z0-9_-]{43}$/)
 
-    const pending = startAdmin(env, [
-      'user:create',
-      '--email',
-      'piped@example.com',
-      '--password-stdin',
-      '--org',
-      String(org.id),
-    ])
-    pending.child.stdin?.end('piped password\n')
-    const user = await pending
-    expect(user.stderr).toBe('')
-    expect(user.stdout).toMatch(/^Created member piped@example\.com \(id [0-9a-f-]{36}\) in organization /)
-    expect(user.stdout).toContain(String(org.id))
-  }, 180_000)
+      const pending = startAdmin(env, [
+        'user:create',
+        '--email',
+        'piped@example.com',
+        '--password-stdin',
+        '--org',
+        String(org.id),
+      ])
+      pending.child.stdin?.end('piped password\n')
+      const user = await pending
+      expect(user.stderr).toBe('')
+      expect(user.stdout).toMatch(/^Created member piped@example\.com \(id [0-9a-f-]{36}\) in organization /)
+      expect(user.stdout).toContain(String(org.id))
+    },
+    CLI_TEST_TIMEOUT_MS,
+  )
 
-  it('exits non-zero with one line on stderr for an invalid environment variable', async () => {
-    const result = await run({ ...target(), PORT: 'eighty' }, 'org:create', '--name', 'X', '--json')
-    expect(result.code).not.toBe(0)
-    expect(result.stdout).toBe('')
-    expect(result.stderr.trim()).toBe('Invalid environment variable PORT: must be a number')
-  }, 180_000)
+  it(
+    'exits non-zero with one line on stderr for an invalid environment variable',
+    async () => {
+      const result = await run({ ...target(), PORT: 'eighty' }, 'org:create', '--name', 'X', '--json')
+      expect(result.code).not.toBe(0)
+      expect(result.stdout).toBe('')
+      expect(result.stderr.trim()).toBe('Invalid environment variable PORT: must be a number')
+    },
+    CLI_TEST_TIMEOUT_MS,
+  )
 
   // The embedded database only: Postgres is shared by design, so this runs on PGlite in both suites.
-  it('says clearly when a running server holds the embedded database', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'cli-held-'))
-    await seedPgliteDataDir(path.join(dataDir, 'pglite'))
-    const held = await openMigratedDatabase(
-      { kind: 'pglite', dataDir: path.join(dataDir, 'pglite') },
-      { holder: 'the service (test)' },
-    )
-    const env = { DATA_DIR: dataDir, DATABASE_URL: '' }
-    let channel: Server | undefined
-    try {
-      const result = await run(env, 'org:create', '--name', 'X', '--json')
-      expect(result.code).toBe(1)
-      expect(result.stdout).toBe('')
-      expect(result.stderr.trim()).toMatch(
-        /is held by the service \(test\) \(pid \d+\)\. Stop it first, or set DATABASE_URL/,
+  it(
+    'says clearly when a running server holds the embedded database',
+    async () => {
+      const dataDir = mkdtempSync(path.join(tmpdir(), 'cli-held-'))
+      await seedPgliteDataDir(path.join(dataDir, 'pglite'))
+      const held = await openMigratedDatabase(
+        { kind: 'pglite', dataDir: path.join(dataDir, 'pglite') },
+        { holder: 'the service (test)' },
       )
+      const env = { DATA_DIR: dataDir, DATABASE_URL: '' }
+      let channel: Server | undefined
+      try {
+        const result = await run(env, 'org:create', '--name', 'X', '--json')
+        expect(result.code).toBe(1)
+        expect(result.stdout).toBe('')
+        expect(result.stderr.trim()).toMatch(
+          /is held by the service \(test\) \(pid \d+\)\. Stop it first, or set DATABASE_URL/,
+        )
 
-      // A server holding it listens on the admin channel (inngest/startup.ts): the CLI hands its
-      // commands over, output and exit codes included, and only this user can open it.
-      channel = await serveAdminChannel(dataDir, held, cliWiring)
-      const socket = path.join(dataDir, 'admin', 'cli.sock')
-      expect(statSync(path.dirname(socket)).mode & 0o777).toBe(0o700)
-      expect(statSync(socket).mode & 0o777).toBe(0o600)
-      const created = await run(env, 'org:create', '--name', 'Handed over', '--json')
-      expect(created.stderr).toBe('')
-      expect(created.code).toBe(0)
-      const org = JSON.parse(created.stdout) as { id: string }
-      const plan = await run(env, 'org:plan', '--org', org.id, '--plan', 'paid')
-      expect(plan).toEqual({
-        code: 0,
-        stdout: `Organization ${org.id} is now on the paid plan\n`,
-        stderr: '',
-      })
-      const listed = await run(env, 'org:list', '--json')
-      expect(JSON.parse(listed.stdout).organizations).toEqual([
-        expect.objectContaining({ id: org.id, name: 'Handed over', plan: 'paid', members: 0 }),
-      ])
-      const wrong = await run(env, 'org:plan', '--org', org.id, '--plan', 'gold')
-      expect(wrong).toMatchObject({ code: 1, stdout: '', stderr: 'Plan must be one of: free, paid\n' })
-    } finally {
-      await new Promise((resolve) => (channel ? channel.close(resolve) : resolve(undefined)))
-      await held.close()
-    }
-  }, 180_000)
+        // A server holding it listens on the admin channel (inngest/startup.ts): the CLI hands its
+        // commands over, output and exit codes included, and only this user can open it.
+        channel = await serveAdminChannel(dataDir, held, cliWiring)
+        const socket = path.join(dataDir, 'admin', 'cli.sock')
+        expect(statSync(path.dirname(socket)).mode & 0o777).toBe(0o700)
+        expect(statSync(socket).mode & 0o777).toBe(0o600)
+        const created = await run(env, 'org:create', '--name', 'Handed over', '--json')
+        expect(created.stderr).toBe('')
+        expect(created.code).toBe(0)
+        const org = JSON.parse(created.stdout) as { id: string }
+        const plan = await run(env, 'org:plan', '--org', org.id, '--plan', 'paid')
+        expect(plan).toEqual({
+          code: 0,
+          stdout: `Organization ${org.id} is now on the paid plan\n`,
+          stderr: '',
+        })
+        const listed = await run(env, 'org:list', '--json')
+        expect(JSON.parse(listed.stdout).organizations).toEqual([
+          expect.objectContaining({ id: org.id, name: 'Handed over', plan: 'paid', members: 0 }),
+        ])
+        const wrong = await run(env, 'org:plan', '--org', org.id, '--plan', 'gold')
+        expect(wrong).toMatchObject({ code: 1, stdout: '', stderr: 'Plan must be one of: free, paid\n' })
+      } finally {
+        await new Promise((resolve) => (channel ? channel.close(resolve) : resolve(undefined)))
+        await held.close()
+      }
+    },
+    CLI_TEST_TIMEOUT_MS,
+  )
 })
