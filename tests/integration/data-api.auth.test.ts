@@ -213,6 +213,7 @@ describe('signals and insights', () => {
         createdAt: newer.createdAt.toISOString(),
         matchCount: 3,
         lastMatchAt: '2026-03-01T00:00:00.000Z',
+        savedSearchId: null,
       },
     ])
     const next = (await (await api.listSignals(key, { limit: 1, cursor: page.nextCursor })).json()) as {
