@@ -45,6 +45,7 @@ const TOOL_NAMES = [
   'link_issue_ticket',
   'list_insights',
   'list_issues',
+  'list_saved_searches',
   'list_sessions',
   'list_signals',
   'report_reproduction_result',
@@ -273,6 +274,9 @@ describe('MCP over OAuth with the MCP SDK client, in Chromium, against the built
     const sessions = await callTool('list_sessions')
     expect(sessions.isError).toBeFalsy()
     expect(sessions.structuredContent).toMatchObject({ sessions: expect.any(Array), nextCursor: null })
+    const savedSearches = await callTool('list_saved_searches')
+    expect(savedSearches.isError).toBeFalsy()
+    expect(savedSearches.structuredContent).toMatchObject({ savedSearches: [], nextCursor: null })
     const reproduction = await callTool('get_issue_reproduction', { issueId: issueIds[0] })
     expect(reproduction.isError).toBeFalsy()
     expect(
