@@ -10,6 +10,7 @@ import { CLAIM_PENDING, ticketClaimPending } from '@/lib/issues/ticket-claim'
 import type { Issue } from '@/lib/issues/views'
 import { logger } from '@/lib/log'
 import { commitWithEvents } from '@/lib/outbox/commit'
+import { revokeShareLink } from '@/lib/sharing/share-links'
 import { SHARE_LINK_NOT_KEPT, ticketShareTarget, withTicketShareLink } from '@/lib/sharing/ticket-links'
 import { parseInput } from '@/lib/validation'
 import { createGithubIssue } from './github-client'
@@ -157,12 +158,25 @@ async function sentText(
   actor: Actor,
   stored: TicketText,
   share: { sessionId: string; offsetMs: number },
-): Promise<TicketText> {
+): Promise<{ text: TicketText; shareLinkId: string | null }> {
   try {
     return await withTicketShareLink(db, actor, stored, share)
   } catch (error) {
     logger.warn({ err: error, sessionId: share.sessionId }, 'ticket share link could not be created')
-    return stored
+    return { text: stored, shareLinkId: null }
+  }
+}
+
+/**
+ * A refused ticket's link is held by no one (its token was only in the text the tracker
+ * refused), and a retry makes another: it is revoked rather than left open for 30 days.
+ */
+async function revokeUnsentLink(db: Db, actor: Actor, shareLinkId: string | null): Promise<void> {
+  if (!shareLinkId) return
+  try {
+    await revokeShareLink(db, actor, shareLinkId)
+  } catch (error) {
+    logger.warn({ err: error, shareLinkId }, 'unsent ticket share link could not be revoked')
   }
 }
 
@@ -189,9 +203,12 @@ export async function createTicket(
     share ? { shareLink: SHARE_LINK_NOT_KEPT } : {},
   )
   const claimed = await claim(db, actor, input.issueId, provider, stored)
-  const text = share ? await sentText(db, actor, stored, share) : stored
+  const { text, shareLinkId } = share
+    ? await sentText(db, actor, stored, share)
+    : { text: stored, shareLinkId: null }
   const { outcome, attempts } = await callTracker(provider, claimed, text, options)
   if (!outcome.ok) {
+    await revokeUnsentLink(db, actor, shareLinkId)
     await recordTicketDelivery(db, claimed, attempts, outcome.failure.label)
     throw ticketError(NAMES[provider], outcome.failure)
   }

@@ -57,6 +57,8 @@ export async function runErasure(
   let counts = row.counts
   // Every identifier the erased sessions carried: exports naming any of them go too.
   const identifiers: PersonRef[] = [person]
+  // The names they were recorded under: only saved searches can name them by it.
+  const userNames = new Set<string>()
   const baseUrl = getConfig().baseUrl
   try {
     for (;;) {
@@ -67,12 +69,16 @@ export async function runErasure(
           userId: replaySessions.userId,
           userEmail: replaySessions.userEmail,
           anonymousId: replaySessions.anonymousId,
+          userName: replaySessions.userName,
         })
         .from(replaySessions)
         .where(personSessionsWhere(row.organizationId, person))
         .limit(CHUNK)
       if (sessions.length === 0) break
-      for (const s of sessions) rememberIdentifiers(identifiers, s)
+      for (const s of sessions) {
+        rememberIdentifiers(identifiers, s)
+        if (s.userName) userNames.add(s.userName)
+      }
       const ids = sessions.map((s) => s.id)
       counts = await db.transaction(async (tx) => {
         // A processing pass still holding one of these sessions records nothing after this:
@@ -103,11 +109,11 @@ export async function runErasure(
     counts = added(counts, {
       exportsDeleted: await deleteExportsNaming(db, blobs, row.organizationId, identifiers),
       // Saved searches are the organization's, but a query can name the person (user.id = 42).
-      savedSearchesRedacted: await redactSavedSearchesNaming(
-        db,
-        row.organizationId,
-        identifiers.map((p) => p.value),
-      ),
+      // Their name too (`user.name = "Ada Lovelace"`), which identifies them but finds no data.
+      savedSearchesRedacted: await redactSavedSearchesNaming(db, row.organizationId, [
+        ...identifiers.map((p) => p.value),
+        ...userNames,
+      ]),
     })
     const finished = await db.transaction(async (tx) => {
       const silenced = await silenceDeliveries(

@@ -1,9 +1,11 @@
 import { and, count, eq, gte, inArray, sql } from 'drizzle-orm'
 import type { DbOrTx } from '@/db/client'
 import { replaySessions } from '@/db/schema'
+import { SearchTimeoutError } from '@/lib/errors'
 import { lastDays } from '@/lib/orgs/daily-activity'
 import { MATCHING_IDS_MAX, matchingSessionIds } from '@/lib/search'
 import { parseQuery } from '@/lib/search/parse'
+import { withSearchTimeout } from '@/lib/search/timeout'
 import { allSavedSearches } from './saved-searches'
 
 const DAY_MS = 86_400_000
@@ -31,6 +33,8 @@ export interface SavedSearchDays {
   capped: boolean
   /** The stored query no longer parses: nothing is counted. */
   invalid: boolean
+  /** The search ran past its statement timeout (docs/search.md#limits): nothing is counted. */
+  timedOut: boolean
 }
 
 /**
@@ -51,15 +55,25 @@ export async function savedSearchDailyCounts(
     const empty = days.map((day) => ({ day, sessions: 0 }))
     const base = { id: search.id, name: search.name, query: search.query }
     if (!parsed.ok) {
-      counted.push({ ...base, days: empty, capped: false, invalid: true })
+      counted.push({ ...base, days: empty, capped: false, invalid: true, timedOut: false })
       continue
     }
-    const ids = await matchingSessionIds(db, {
-      organizationId,
-      query: parsed.query,
-      startedFrom: new Date(since.getTime() - CLOCK_SLACK_MS),
-      limit: MAX_COUNTED_SESSIONS + 1,
-    })
+    // Every member's overview runs these: each is bounded like a search sent to the API.
+    let ids: string[]
+    try {
+      ids = await withSearchTimeout(db, (tx) =>
+        matchingSessionIds(tx, {
+          organizationId,
+          query: parsed.query,
+          startedFrom: new Date(since.getTime() - CLOCK_SLACK_MS),
+          limit: MAX_COUNTED_SESSIONS + 1,
+        }),
+      )
+    } catch (error) {
+      if (!(error instanceof SearchTimeoutError)) throw error
+      counted.push({ ...base, days: empty, capped: false, invalid: false, timedOut: true })
+      continue
+    }
     const rows =
       ids.length === 0
         ? []
@@ -83,6 +97,7 @@ export async function savedSearchDailyCounts(
       days: days.map((day) => ({ day, sessions: perDay.get(day) ?? 0 })),
       capped: ids.length > MAX_COUNTED_SESSIONS,
       invalid: false,
+      timedOut: false,
     })
   }
   return counted

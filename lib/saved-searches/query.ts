@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm'
 import type { DbOrTx, Tx } from '@/db/client'
 import { savedSearches } from '@/db/schema'
 import { InvalidInputError, isUuid, SearchQueryError } from '@/lib/errors'
+import { logger } from '@/lib/log'
 import { matchingSessionIds } from '@/lib/search'
 import type { QueryNode } from '@/lib/search/ast'
 import { parseQuery } from '@/lib/search/parse'
@@ -37,7 +38,12 @@ export async function savedQueryOf(
   return parsed.ok ? parsed.query : null
 }
 
-/** Which of `sessionIds` the saved search finds; none when the search is gone. */
+/**
+ * Which of `sessionIds` the saved search finds; none when the search is gone, and none when its
+ * query fails in the database. Processing, alert rules and signal backfills call this inside
+ * their own transactions: one member's query that the database refuses must cost only its own
+ * filter, never every session of the organization (so it runs in a savepoint, and is logged).
+ */
 export async function sessionsMatchingSaved(
   db: DbOrTx,
   input: { organizationId: string; savedSearchId: string; sessionIds: string[] },
@@ -45,13 +51,23 @@ export async function sessionsMatchingSaved(
   if (input.sessionIds.length === 0) return new Set()
   const query = await savedQueryOf(db, input.organizationId, input.savedSearchId)
   if (!query) return new Set()
-  const ids = await matchingSessionIds(db, {
-    organizationId: input.organizationId,
-    query,
-    sessionIds: input.sessionIds,
-    limit: input.sessionIds.length,
-  })
-  return new Set(ids)
+  try {
+    const ids = await db.transaction((savepoint) =>
+      matchingSessionIds(savepoint, {
+        organizationId: input.organizationId,
+        query,
+        sessionIds: input.sessionIds,
+        limit: input.sessionIds.length,
+      }),
+    )
+    return new Set(ids)
+  } catch (error) {
+    logger.warn(
+      { err: error, organizationId: input.organizationId, savedSearchId: input.savedSearchId },
+      'saved search failed in the database; it finds no session',
+    )
+    return new Set()
+  }
 }
 
 /**

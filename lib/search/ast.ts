@@ -62,4 +62,6 @@ export const SEARCH_LIMITS = {
   sequence: 5,
   /** Parentheses and `not`s nested inside each other. */
   depth: 8,
+  /** A sequence's `within`, in milliseconds (30 days: longer than any visit). */
+  withinMs: 720 * 3_600_000,
 } as const

@@ -210,8 +210,13 @@ class Parser {
     const duration = token.type === 'word' ? classifyWord(token.text) : null
     if (token.type !== 'word' || duration?.type !== 'duration')
       throw new SearchSyntaxError('"within" takes a duration such as 500ms, 30s, 5m or 2h', token.pos)
+    // The bound becomes a whole number of milliseconds added to a moment's time in SQL: a
+    // fraction of a millisecond or a span past any recording would fail there, not here.
+    const withinMs = Math.round(duration.ms)
+    if (withinMs < 1 || withinMs > SEARCH_LIMITS.withinMs)
+      throw new SearchSyntaxError('"within" takes a duration from 1ms to 720h', token.pos)
     this.next()
-    return { type: 'sequence', moments, withinMs: duration.ms, withinRaw: token.text }
+    return { type: 'sequence', moments, withinMs, withinRaw: token.text }
   }
 
   private moment(): MomentNode {

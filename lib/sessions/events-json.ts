@@ -15,8 +15,9 @@ const CHUNK_CHARS = 64 * 1024
 export async function sessionEventsJson(
   blobs: BlobStore,
   batches: SessionBatchRef[],
+  keep: (event: RrwebEvent) => boolean = () => true,
 ): Promise<ReadableStream<Uint8Array>> {
-  const events = readSessionEvents(blobs, batches)
+  const events = kept(readSessionEvents(blobs, batches), keep)
   const first = await events.next()
   const encoder = new TextEncoder()
   let pending: IteratorResult<RrwebEvent, void> | null = first
@@ -41,4 +42,11 @@ export async function sessionEventsJson(
       await events.return()
     },
   })
+}
+
+async function* kept(
+  events: AsyncGenerator<RrwebEvent, void, undefined>,
+  keep: (event: RrwebEvent) => boolean,
+): AsyncGenerator<RrwebEvent, void, undefined> {
+  for await (const event of events) if (keep(event)) yield event
 }

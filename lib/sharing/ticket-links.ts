@@ -55,7 +55,7 @@ export async function withTicketShareLink<T extends { description: string }>(
   actor: Actor,
   stored: T,
   target: { sessionId: string; offsetMs: number },
-): Promise<T> {
+): Promise<{ text: T; shareLinkId: string }> {
   const link = await createShareLink(db, actor, {
     sessionId: target.sessionId,
     expiresInDays: SHARE_LINK_DAYS.max,
@@ -63,5 +63,8 @@ export async function withTicketShareLink<T extends { description: string }>(
     via: 'ticket',
   })
   const line = `${link.url} (works until ${link.expiresAt.slice(0, 10)})`
-  return { ...stored, description: stored.description.replace(SHARE_LINK_NOT_KEPT, () => line) }
+  return {
+    text: { ...stored, description: stored.description.replace(SHARE_LINK_NOT_KEPT, () => line) },
+    shareLinkId: link.id,
+  }
 }

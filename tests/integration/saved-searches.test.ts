@@ -3,7 +3,7 @@
  * organization never reaching another's, and what they filter: a signal's matches (as sessions
  * are processed and in its backfill), an alert rule's candidates, and the overview's counts.
  */
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { outbox, savedSearches, signalMatches } from '@/db/schema'
 import { evaluateEvent } from '@/lib/alerts/evaluate'
@@ -16,6 +16,7 @@ import { createOrganization } from '@/lib/orgs/create-organization'
 import { EVENTS } from '@/lib/outbox/events'
 import { savedSearchDailyCounts } from '@/lib/saved-searches/daily-counts'
 import { redactSavedSearchesNaming } from '@/lib/saved-searches/redact-person'
+import { setSearchTimeoutForTests } from '@/lib/search/timeout'
 import { backfillSignal } from '@/lib/signals/backfill'
 import { createSignal } from '@/lib/signals/create-signal'
 import { activeSignals, matchSessionDeterministically } from '@/lib/signals/record-matches'
@@ -186,6 +187,38 @@ describe('as a filter', () => {
     expect(await matched(signal.id)).toEqual([alice.id])
   })
 
+  it('a stored query the language now refuses finds no session, and processing goes on for the rest', async () => {
+    const org = (await createOrganization(database.db, { name: 'Stale query' })).id
+    const alice = await session(org, 'alice')
+    // Saved before "within" was bounded: as SQL it would add half a millisecond to a bigint.
+    const [stale] = await database.db
+      .insert(savedSearches)
+      .values({ organizationId: org, name: 'Stale', query: 'click then error within 0.5ms' })
+      .returning()
+    const { signal: filtered } = await createSignal(database.db, {
+      organizationId: org,
+      name: 'Filtered',
+      prompt: 'error',
+      savedSearchId: stale!.id,
+    })
+    const { signal: unfiltered } = await createSignal(database.db, {
+      organizationId: org,
+      name: 'Unfiltered',
+      prompt: 'error',
+    })
+    // Inside a transaction, as processing records a session's matches.
+    const matchedIds = await database.db.transaction(async (tx) =>
+      matchSessionDeterministically(tx, {
+        organizationId: org,
+        sessionId: alice.id,
+        digest: withError,
+        signals: await activeSignals(tx, org),
+      }),
+    )
+    expect(matchedIds).toEqual([unfiltered.id])
+    expect(matchedIds).not.toContain(filtered.id)
+  })
+
   it('lets an alert rule pass only candidates whose session it finds, and cannot be deleted while used', async () => {
     const org = (await createOrganization(database.db, { name: 'Alerts' })).id
     const key = (await createKey(database.db, { organizationId: org, type: 'api', write: true })).key
@@ -258,6 +291,26 @@ describe('on the overview', () => {
   })
 })
 
+// Postgres only, as in search.sessions: PGlite cannot interrupt a statement. Another
+// transaction holds the sessions table, so the count waits on its lock until the timeout.
+describe.skipIf(!process.env.DATABASE_URL?.trim())('on the overview, past the statement timeout', () => {
+  it('says the search took too long instead of failing the page', async () => {
+    const org = (await createOrganization(database.db, { name: 'Slow counts' })).id
+    await database.db.insert(savedSearches).values({ organizationId: org, name: 'Any error', query: 'error' })
+    setSearchTimeoutForTests(50)
+    try {
+      await database.db.transaction(async (tx) => {
+        await tx.execute(sql`lock table replay_sessions in access exclusive mode`)
+        const [counted] = await savedSearchDailyCounts(database.db, org)
+        expect(counted).toMatchObject({ name: 'Any error', timedOut: true, invalid: false, capped: false })
+        expect(counted!.days.every((d) => d.sessions === 0)).toBe(true)
+      })
+    } finally {
+      setSearchTimeoutForTests(undefined)
+    }
+  })
+})
+
 describe('erasure', () => {
   it('rewrites a saved search that names the erased person so it finds no one', async () => {
     const org = (await createOrganization(database.db, { name: 'Erasure' })).id
@@ -270,10 +323,12 @@ describe('erasure', () => {
           query: 'user.email = "Ada@Example.com" and error',
         },
         { organizationId: org, name: 'Long visits', query: 'pages >= 42' },
+        // Its query does not name her; its name does.
+        { organizationId: org, name: 'What ADA@example.com reported', query: 'error' },
       ])
       .returning()
-    expect(await redactSavedSearchesNaming(database.db, org, ['ada@example.com', '42'])).toBe(1)
-    const [named, other] = await Promise.all(
+    expect(await redactSavedSearchesNaming(database.db, org, ['ada@example.com', '42'])).toBe(2)
+    const [named, other, namedOnly] = await Promise.all(
       rows.map(
         async (r) => (await database.db.select().from(savedSearches).where(eq(savedSearches.id, r.id)))[0]!,
       ),
@@ -282,5 +337,8 @@ describe('erasure', () => {
     expect(named!.query.toLowerCase()).not.toContain('ada@example.com')
     expect(named!.name.toLowerCase()).not.toContain('ada@example.com')
     expect(other).toMatchObject({ name: 'Long visits', query: 'pages >= 42' })
+    expect(namedOnly!.query).toBe('error')
+    expect(namedOnly!.name.toLowerCase()).not.toContain('ada@example.com')
+    expect(namedOnly!.name).toContain('[erased]')
   })
 })

@@ -26,6 +26,7 @@ import { getBlobStore } from '@/lib/storage'
 import { recorderBatches } from '../helpers/batches'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { sendBatch } from '../helpers/ingest'
+import { captureLogs } from '../helpers/logs'
 import { seedIssue } from '../helpers/seed'
 import { linkIssue, seedSession } from '../helpers/sessions'
 import { startGithubFake, type TrackerFake } from '../helpers/tracker-fakes'
@@ -55,6 +56,17 @@ const sentEvents = [
     data: { node: { type: 0, childNodes: [], id: 1 }, initialOffset: { top: 0, left: 0 } },
   },
   { type: 3, timestamp: 1_790_000_001_000, data: { source: 2, type: 2, id: 1, x: 5, y: 5 } },
+]
+// What the dashboard's panes show and a share link does not: a custom event's payload and a
+// console message (rrweb's console plugin).
+const CONSOLE_SECRET = 'order 4411 for ada, card ending 4242'
+const paneEvents = [
+  { type: 5, timestamp: 1_790_000_001_100, data: { tag: 'checkout', payload: { order: 4411 } } },
+  {
+    type: 6,
+    timestamp: 1_790_000_001_200,
+    data: { plugin: 'rrweb/console@1', payload: { level: 'log', payload: [CONSOLE_SECRET], trace: [] } },
+  },
 ]
 
 type Body = Record<string, unknown>
@@ -115,7 +127,7 @@ beforeAll(async () => {
   externalId = `share-${randomUUID()}`
   for (const batch of recorderBatches({
     sessionId: externalId,
-    events: sentEvents,
+    events: [...sentEvents, ...paneEvents],
     user: { anonymousId: 'anon-share', id: 'user-7', properties: { email: EMAIL } },
   }))
     expect((await sendBatch(batch, { key: ingestKey })).status).toBe(200)
@@ -195,15 +207,38 @@ describe('the Data API', () => {
     for (const item of items) expect(item).not.toHaveProperty('url')
   })
 
-  it("the events route answers the session's events with the token, and nothing else of the organization", async () => {
-    const response = await events(token)
+  it("the events route answers the session's playable events with the token, and nothing else of the organization", async () => {
+    const logs = captureLogs('info')
+    let response: Response
+    try {
+      response = await events(token)
+    } finally {
+      logs.restore()
+    }
+    // The access line names the route: the token in the path would open the replay to any log reader.
+    expect(logs.records().find((r) => r.msg === 'request')).toMatchObject({
+      surface: 'share',
+      path: '/api/share/[token]/events',
+      status: 200,
+    })
+    expect(logs.lines.join('')).not.toContain(token)
     expect(response.status).toBe(200)
     expect(response.headers.get('cache-control')).toBe('no-store')
     expect(response.headers.get('referrer-policy')).toBe('no-referrer')
     expect(response.headers.get('x-robots-tag')).toContain('noindex')
     const text = await response.text()
+    // Only what draws the page: no custom event, no console message.
     expect(JSON.parse(text)).toEqual(sentEvents)
-    for (const secret of [EMAIL, 'user-7', 'anon-share', orgId, otherSessionId, sessionId, externalId])
+    for (const secret of [
+      EMAIL,
+      'user-7',
+      'anon-share',
+      orgId,
+      otherSessionId,
+      sessionId,
+      externalId,
+      CONSOLE_SECRET,
+    ])
       expect(text).not.toContain(secret)
     // A second view within the hour is the same audit entry.
     expect((await events(token)).status).toBe(200)
@@ -322,5 +357,19 @@ describe('ticket bodies', () => {
       expect(delivery.body).not.toContain(url![1]!)
       expect(delivery.body).toContain(SHARE_LINK_NOT_KEPT)
     }
+
+    // A tracker that refuses the ticket got the only copy of the link's token: it is revoked.
+    github.failNext({ kind: 'unauthorized' })
+    const refusedIssue = await seedIssue(database.db, orgId, { title: `Refused ${randomUUID()}` })
+    await linkIssue(database.db, session, refusedIssue.id, new Date(session.startedAt.getTime() + 4000))
+    await expect(
+      createTicket(database.db, actor, { issueId: refusedIssue.id, provider: 'github' }),
+    ).rejects.toThrow()
+    const links = await database.db
+      .select({ revokedAt: shareLinks.revokedAt })
+      .from(shareLinks)
+      .where(and(eq(shareLinks.sessionId, session.id), eq(shareLinks.createdById, actor.actorId)))
+    expect(links.filter((l) => l.revokedAt === null)).toHaveLength(1)
+    expect(links.filter((l) => l.revokedAt !== null)).toHaveLength(1)
   })
 })

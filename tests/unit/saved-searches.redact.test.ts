@@ -29,6 +29,17 @@ describe('redactQuery (erasure of a person named in a saved search)', () => {
     ).toBe(canonical('event[name = signup and prop.email = "[erased]"] then error'))
   })
 
+  it('replaces any text value holding an e-mail or a longer id of the person, in any field', () => {
+    expect(redacted('page.url ~ "/u/Ada@Example.com/orders" then error', ['ada@example.com'])).toBe(
+      canonical('page.url ~ "[erased]" then error'),
+    )
+    expect(redacted('click.text = "Orders of customer-8812"', ['customer-8812'])).toBe(
+      canonical('click.text = "[erased]"'),
+    )
+    // A short id is found only as a whole value of a personal field: "/api/v42" is not user 42.
+    expect(redacted('request.url ~ /api/v42', ['42'])).toBe(canonical('request.url ~ /api/v42'))
+  })
+
   it('leaves other fields and other values alone', () => {
     for (const text of ['pages >= 42', 'click.text = 42', 'user.id = 420', 'user.email ~ ada'])
       expect(redacted(text, ['42', 'ada@example.com'])).toBe(canonical(text))

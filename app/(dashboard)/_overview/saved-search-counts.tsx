@@ -70,7 +70,9 @@ export function SavedSearchCounts({ searches, more }: { searches: SavedSearchDay
                     <span className="muted">
                       {search.invalid
                         ? 'query no longer valid'
-                        : `${search.capped ? 'at least ' : ''}${total} ${total === 1 ? 'session' : 'sessions'}`}
+                        : search.timedOut
+                          ? 'took too long to count'
+                          : `${search.capped ? 'at least ' : ''}${total} ${total === 1 ? 'session' : 'sessions'}`}
                     </span>
                   </div>
                   <Bars search={search} />
