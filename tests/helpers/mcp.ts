@@ -57,6 +57,10 @@ export async function startMcpServer(): Promise<McpTestServer> {
       res.writeHead(500, { 'content-type': 'text/plain' }).end(String(error))
     })
   })
+  // The client (fetch) drops an idle kept-alive socket after about 4 s. Node's server closes one
+  // after 5 s: on a loaded machine the two ends raced, and a request sent on a socket the server
+  // was closing failed with ECONNRESET. The server now always outlasts the client.
+  server.keepAliveTimeout = 60_000
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   return {
