@@ -1,5 +1,7 @@
+import type { Readable } from 'node:stream'
 import { createGunzip, createInflate } from 'node:zlib'
 import { MalformedBodyError, PayloadTooLargeError, UnsupportedMediaTypeError } from '@/lib/errors'
+import type { HeaderReader } from '@/lib/ratelimit/client-address'
 import { readCapped } from '@/lib/storage/read-capped'
 
 export interface BodyLimits {
@@ -46,17 +48,67 @@ function decode(
  * Reads a request body within size limits, undoing `Content-Encoding: gzip|deflate`. A
  * declared Content-Length over the limit is refused before anything is read.
  */
-export async function readBody(req: Request, limits: BodyLimits): Promise<Buffer> {
-  const encoding = (req.headers.get('content-encoding') ?? 'identity').trim().toLowerCase()
+export function readBody(req: Request, limits: BodyLimits): Promise<Buffer> {
+  const { body } = req
+  return readEncodedBody(req.headers, limits, (max) =>
+    body ? readWithin(body, max, limits.tooLargeMessage) : Promise.resolve(Buffer.alloc(0)),
+  )
+}
+
+/** readBody for Node's own request stream (a Pages Router API route with its body parser off). */
+export function readNodeBody(stream: Readable, headers: HeaderReader, limits: BodyLimits): Promise<Buffer> {
+  return readEncodedBody(headers, limits, (max) => readNodeWithin(stream, max, limits.tooLargeMessage))
+}
+
+async function readEncodedBody(
+  headers: HeaderReader,
+  limits: BodyLimits,
+  readWire: (max: number) => Promise<Buffer>,
+): Promise<Buffer> {
+  const encoding = (headers.get('content-encoding') ?? 'identity').trim().toLowerCase()
   if (encoding !== 'identity' && encoding !== 'gzip' && encoding !== 'deflate')
     throw new UnsupportedMediaTypeError(`Unsupported Content-Encoding: ${encoding} (use gzip or none)`)
   const wireCap = encoding === 'identity' ? limits.maxDecodedBytes : limits.maxWireBytes
-  const declared = Number(req.headers.get('content-length') ?? Number.NaN)
+  const declared = Number(headers.get('content-length') ?? Number.NaN)
   if (Number.isFinite(declared) && declared > wireCap) throw new PayloadTooLargeError(limits.tooLargeMessage)
-  if (!req.body) return Buffer.alloc(0)
-  const wire = await readWithin(req.body, wireCap, limits.tooLargeMessage)
+  const wire = await readWire(wireCap)
   if (encoding === 'identity') return wire
   return decode(wire, encoding, limits.maxDecodedBytes, limits.tooLargeMessage)
+}
+
+/**
+ * A Node stream read whole but never past `max` bytes. Past it, reading stops and the rest is
+ * left unread (the answer closes the connection); a stream that fails (the client went away)
+ * rejects with its error.
+ */
+function readNodeWithin(stream: Readable, max: number, message: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let total = 0
+    const finish = (settle: () => void) => {
+      stream.off('data', onData)
+      stream.off('end', onEnd)
+      stream.off('error', onError)
+      stream.off('close', onClose)
+      settle()
+    }
+    const onData = (chunk: Buffer) => {
+      total += chunk.byteLength
+      if (total > max) {
+        stream.pause()
+        finish(() => reject(new PayloadTooLargeError(message)))
+        return
+      }
+      chunks.push(chunk)
+    }
+    const onEnd = () => finish(() => resolve(Buffer.concat(chunks, total)))
+    const onError = (error: Error) => finish(() => reject(error))
+    const onClose = () => finish(() => reject(new Error('the request closed before its body ended')))
+    stream.on('data', onData)
+    stream.on('end', onEnd)
+    stream.on('error', onError)
+    stream.on('close', onClose)
+  })
 }
 
 /**

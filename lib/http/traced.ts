@@ -22,7 +22,7 @@ function loggedPath(surface: Surface, pathname: string): string {
  */
 export async function traced(
   surface: Surface,
-  req: Request,
+  req: { method: string; url: string },
   answer: (requestId: string) => Promise<Response>,
 ): Promise<Response> {
   const requestId = newRequestId()
@@ -35,7 +35,7 @@ export async function traced(
       {
         surface,
         method: req.method,
-        path: loggedPath(surface, new URL(req.url).pathname),
+        path: loggedPath(surface, new URL(req.url, 'http://request.invalid').pathname),
         status: response.status,
         // Until the answer's head: a streamed body (MCP, replay events) goes on after it.
         durationMs: Math.round((performance.now() - started) * 10) / 10,

@@ -63,7 +63,11 @@ export function newDataKey(): Buffer {
 
 // Ingest seals every batch of a session with the same key: most batches find it here instead
 // of in the database. Short-lived so that a key erased on another instance stops being used soon.
-const writeKeys = new LRUCache<string, Buffer>({ max: 20_000, ttl: 120_000 })
+// One per process, on globalThis: ingest (a Pages Router route) and erasure (jobs) run in
+// different Next bundles, and an erasure must clear the very cache ingest reads.
+const writeKeysHolder = globalThis as typeof globalThis & { __serviceWriteKeys?: LRUCache<string, Buffer> }
+writeKeysHolder.__serviceWriteKeys ??= new LRUCache<string, Buffer>({ max: 20_000, ttl: 120_000 })
+const writeKeys = writeKeysHolder.__serviceWriteKeys
 const cacheKey = (organizationId: string, externalId: string) => `${organizationId}\n${externalId}`
 
 /**

@@ -39,8 +39,11 @@ export interface Tracing {
 export async function startSoakServer(options: {
   port: number
   dataDir: string
+  /** Empty: PGlite in the data directory. */
   databaseUrl: string
   env: Record<string, string>
+  /** A V8 CPU profile of the server, written here when it stops. */
+  cpuProfileDir?: string
 }): Promise<SoakServer> {
   const heapFile = path.join(options.dataDir, 'heap-probe.json')
   let pending = ''
@@ -89,6 +92,7 @@ export async function startSoakServer(options: {
     ready: { path: '/api/health', status: 200 },
     readyTimeoutMs: 90_000,
     onOutput: countLines,
+    cpuProfileDir: options.cpuProfileDir,
   })
   return {
     ...server,
@@ -118,6 +122,8 @@ export interface HeapSample {
   /** The heap still in use after the last full collection (null before the first), MiB. */
   liveMiB: number | null
   majorGcs: number
+  /** The longest the event loop was held up in the last 10 s, ms. */
+  loopDelayMaxMs: number
 }
 
 function readHeap(file: string): HeapSample | null {
@@ -128,6 +134,7 @@ function readHeap(file: string): HeapSample | null {
       external: number
       liveAfterMajorGc: number | null
       majorGcs: number
+      loopDelayMaxMs?: number
     }
     const toMiB = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10
     return {
@@ -136,6 +143,7 @@ function readHeap(file: string): HeapSample | null {
       externalMiB: toMiB(m.external),
       liveMiB: m.liveAfterMajorGc === null ? null : toMiB(m.liveAfterMajorGc),
       majorGcs: m.majorGcs,
+      loopDelayMaxMs: Math.round(m.loopDelayMaxMs ?? 0),
     }
   } catch {
     return null

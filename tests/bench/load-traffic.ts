@@ -77,6 +77,11 @@ export class Recorder {
     }
   }
 
+  /** The latencies of the current window so far, of one route (read before `cut`). */
+  windowLatencies(route: string): number[] {
+    return this.windows.get(route)?.latencies ?? []
+  }
+
   /** The figures of the window since the previous cut, per route, and a new window. */
   cut(routes: string[]): RouteFigures[] {
     const seconds = (performance.now() - this.windowStart) / 1000

@@ -356,6 +356,7 @@ describe('cookies the service sets itself', () => {
       }
     }
     walk('app')
+    walk('pages')
     walk('lib')
     expect(files.length).toBeGreaterThan(100)
     const source = (file: string) => readFileSync(path.join(root, file), 'utf8')

@@ -104,7 +104,7 @@ describe('links in the manual', () => {
 
 const CODE = /\.(ts|tsx|mjs|cjs|js)$/
 const codeFiles = [
-  ...['lib', 'app', 'db', 'server', 'sdk', 'tests', 'inngest', 'scripts', 'types']
+  ...['lib', 'app', 'pages', 'db', 'server', 'sdk', 'tests', 'inngest', 'scripts', 'types']
     .map((dir) => path.join(root, dir))
     .filter((dir) => existsSync(dir))
     .flatMap((dir) => walk(dir, (name) => CODE.test(name))),

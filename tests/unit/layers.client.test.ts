@@ -22,7 +22,7 @@ import {
  * a reference to each action, never the module's code, so the walk stops there.
  */
 
-const SCANNED = ['app', 'lib'].map((dir) => path.join(ROOT, dir))
+const SCANNED = ['app', 'pages', 'lib'].map((dir) => path.join(ROOT, dir))
 const SERVER_FOLDERS = ['db', 'lib/db'].map((dir) => path.join(ROOT, dir))
 const SERVER_FILES = ['lib/config', 'lib/log'].map((file) => path.join(ROOT, file))
 const SERVER_PACKAGES = ['drizzle-orm', 'postgres', '@electric-sql/pglite', 'next/headers', 'server-only']

@@ -26,7 +26,8 @@ export function NavLinks({
   label: string
   className?: string
 }) {
-  const pathname = usePathname()
+  // Null only where the App Router is not mounted (a Pages Router page); these links live in it.
+  const pathname = usePathname() ?? ''
   return (
     <nav aria-label={label} className={className}>
       {items.map((item) => (

@@ -6,7 +6,7 @@
 // still in use right after a full (mark-compact) collection, taken from the GC's own
 // performance entries rather than by forcing collections that would disturb the latencies.
 import { renameSync, writeFileSync } from 'node:fs'
-import { constants, PerformanceObserver } from 'node:perf_hooks'
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
 import { isMainThread } from 'node:worker_threads'
 
 // Main thread only: `--import` runs in every worker thread too (the analysis workers), whose
@@ -22,7 +22,15 @@ if (file) {
         liveAfterMajorGc = process.memoryUsage().heapUsed
       }
   }).observe({ entryTypes: ['gc'] })
+  // How long the event loop was held up (a stall delays every request behind it): the worst
+  // of the last 10 s, so that a reader every 10 s misses none.
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 })
+  loopDelay.enable()
+  const recentMaxima = []
   const write = () => {
+    recentMaxima.push(loopDelay.max / 1e6)
+    if (recentMaxima.length > 5) recentMaxima.shift()
+    loopDelay.reset()
     const { heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage()
     const figures = {
       at: Date.now(),
@@ -32,6 +40,7 @@ if (file) {
       arrayBuffers,
       liveAfterMajorGc,
       majorGcs,
+      loopDelayMaxMs: Math.max(0, ...recentMaxima),
     }
     writeFileSync(`${file}.tmp`, JSON.stringify(figures))
     renameSync(`${file}.tmp`, file)

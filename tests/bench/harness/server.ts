@@ -132,6 +132,16 @@ export interface HttpProcessOptions {
   onOutput?: (text: string) => void
 }
 
+let serverNode = process.execPath
+
+/**
+ * The Node binary that runs the servers started from now on (default: the one running the
+ * benchmark), so one run can measure the same server on two Node versions.
+ */
+export function useServerNode(binary: string): void {
+  serverNode = binary
+}
+
 /**
  * A Node process serving HTTP on 127.0.0.1:`port`, ready once `ready` answers its status:
  * the production server, and the minimal Next app of the floor (harness/floor.ts).
@@ -142,7 +152,7 @@ export async function startHttpProcess(options: HttpProcessOptions): Promise<Run
   // reach the server process, and its pid is the one whose CPU and memory are sampled.
   const profile = profileFlags(options.cpuProfileDir)
   const preload = (options.preload ?? []).flatMap((module) => ['--import', module])
-  const child = spawn(process.execPath, [...profile, ...preload, ...options.args], {
+  const child = spawn(serverNode, [...profile, ...preload, ...options.args], {
     cwd: process.cwd(),
     env: { ...baseEnv(), ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
