@@ -220,7 +220,7 @@ export class Visitor {
 }
 
 function hrefOf(event: RrwebEvent | undefined): string | undefined {
-  if (!event || event.type !== 4 || typeof event.data !== 'object' || event.data === null) return undefined
+  if (event?.type !== 4 || typeof event.data !== 'object' || event.data === null) return undefined
   const href = (event.data as { href?: unknown }).href
   return typeof href === 'string' ? href : undefined
 }

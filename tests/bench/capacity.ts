@@ -23,7 +23,7 @@ import {
   postgresMemory,
 } from './harness/machine'
 import { keepAliveAgent } from './harness/pace'
-import { hasProductionBuild, useServerNode } from './harness/server'
+import { hasProductionBuild, setServerNode } from './harness/server'
 import { round, summarize } from './harness/stats'
 import { textTable } from './harness/table'
 import { runClosedLoop } from './load'
@@ -578,7 +578,7 @@ async function runDatabase(
     // The same data, server and floor again on the other Node; then back for the next database.
     await server.stop()
     await floorHolder.floor.stop()
-    useServerNode(COMPARE_NODE)
+    setServerNode(COMPARE_NODE)
     try {
       floorHolder.floor = await startFloor()
       server = await start('compare')
@@ -589,7 +589,7 @@ async function runDatabase(
     } finally {
       await server.stop()
       await floorHolder.floor.stop()
-      useServerNode(process.execPath)
+      setServerNode(process.execPath)
       floorHolder.floor = await startFloor()
     }
   }

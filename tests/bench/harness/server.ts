@@ -138,7 +138,7 @@ let serverNode = process.execPath
  * The Node binary that runs the servers started from now on (default: the one running the
  * benchmark), so one run can measure the same server on two Node versions.
  */
-export function useServerNode(binary: string): void {
+export function setServerNode(binary: string): void {
   serverNode = binary
 }
 
