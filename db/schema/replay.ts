@@ -121,7 +121,11 @@ export const replaySessions = pgTable(
       t.createdAt.desc().nullsFirst(),
       t.id.desc().nullsFirst(),
     ),
-    index('replay_sessions_status_received_idx').on(t.status, t.lastReceivedAt),
+    // The finalizer's sweep (receiving, failed, stuck processing sessions: few of them). Not on
+    // last_received_at: every batch sets it, and an indexed column that changes makes each
+    // batch's update of the session row a non-HOT one, writing a new entry into every index of
+    // this table (docs/capacity.md#what-the-database-does-per-batch).
+    index('replay_sessions_status_idx').on(t.status),
     // The sessions API's filters (issue 18): one user's sessions, by id or e-mail (any case),
     // and a range of start times, without walking every session of the organization.
     index('replay_sessions_org_user_idx').on(t.organizationId, t.userId),
