@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib'
-import { replayIngest as POST, replayPreflight as OPTIONS } from '@/inngest/replay-ingest'
+import { replayPreflight as OPTIONS, replayIngest as POST } from '@/inngest/replay-ingest'
 
 export const INGEST_URL = 'http://localhost:3000/api/sdk/replay'
 
