@@ -116,6 +116,7 @@ const BACKLOG_TOLERANCE = { ratio: 0.2, visitors: 30 }
 // As the soak run: V8 sizes its heap to the load and keeps it, which is not a leak.
 const MEMORY_TOLERANCE = { ratio: 0.1, mib: 24 }
 const SAMPLE_MS = 10_000
+const SETTLE_MS = SHORT ? 0 : 20_000
 // Postgres' own defaults for when autovacuum takes a table: dead rows past 50 + 20 % of the live.
 const AUTOVACUUM = { threshold: 50, scaleFactor: 0.2, everyMs: 60_000 }
 const CPUS = os.cpus().length
@@ -544,6 +545,9 @@ async function runDatabase(
     pool.setTarget(level, 20)
     const reachBy = Date.now() + 60_000
     while (pool.recording < level * 0.98 && Date.now() < reachBy) await new Promise((r) => setTimeout(r, 500))
+    // The newcomers' first batches (each a full snapshot) arrive together; the level is judged
+    // once their arrival is over, as a site's steady traffic, not its arrival burst.
+    await new Promise((r) => setTimeout(r, SETTLE_MS))
     const step = await measureWindow(run, level, STEP_SECONDS, { memoryFlat: false })
     steps.push(step)
     progress(
