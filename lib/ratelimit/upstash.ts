@@ -28,5 +28,8 @@ export function createUpstashRateLimiter({
   token,
   keyPrefix = 'ratelimit',
 }: UpstashRateLimiterOptions): RateLimiter & { readonly kind: 'upstash' } {
-  return createSlidingWindowLimiter(new Redis({ url, token, retry: UPSTASH_RETRY }), { kind: 'upstash', keyPrefix })
+  return createSlidingWindowLimiter(new Redis({ url, token, retry: UPSTASH_RETRY }), {
+    kind: 'upstash',
+    keyPrefix,
+  })
 }

@@ -1,5 +1,6 @@
-import { type Agent, request } from 'node:http'
+import type { Agent } from 'node:http'
 import type { Visitor } from './capacity-visitors'
+import { send } from './load-traffic'
 
 /**
  * Whether each visitor who left is listed by the Data API as processed with its issues, and
@@ -112,7 +113,11 @@ export class Confirmations {
     this.queries++
     let answer: { status: number; body: string }
     try {
-      answer = await get(this.options.agent, this.options.baseUrl, path, key)
+      answer = await send(this.options.agent, this.options.baseUrl, {
+        method: 'GET',
+        path,
+        headers: { authorization: `Bearer ${key}` },
+      })
     } catch (error) {
       this.failures.push(`sessions query: ${error instanceof Error ? error.message : String(error)}`)
       return
@@ -138,34 +143,4 @@ export class Confirmations {
       this.waiting.delete(id)
     }
   }
-}
-
-function get(
-  agent: Agent,
-  baseUrl: string,
-  path: string,
-  key: string,
-): Promise<{ status: number; body: string }> {
-  const target = new URL(path, baseUrl)
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: `${target.pathname}${target.search}`,
-        agent,
-        timeout: 30_000,
-        headers: { authorization: `Bearer ${key}` },
-      },
-      (res) => {
-        const chunks: Buffer[] = []
-        res.on('data', (chunk: Buffer) => chunks.push(chunk))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }))
-        res.on('error', reject)
-      },
-    )
-    req.on('timeout', () => req.destroy(new Error('request timed out after 30 s')))
-    req.on('error', reject)
-    req.end()
-  })
 }

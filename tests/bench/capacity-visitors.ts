@@ -1,7 +1,7 @@
-import { type Agent, request } from 'node:http'
+import type { Agent } from 'node:http'
 import type { RrwebEvent } from '@/lib/analysis/types'
 import { hostileEvents } from '../helpers/hostile-events'
-import type { Recorder } from './load-traffic'
+import { type Recorder, send, word } from './load-traffic'
 
 /**
  * The visitors of `npm run bench:capacity`: people on customers' sites, each recorded by our
@@ -51,17 +51,6 @@ export function fixturesFrom(
       eventsJson,
     }
   })
-}
-
-/** n as lower-case letters (the analyser's normalisation keeps letters, not digits). */
-function word(n: number): string {
-  let text = ''
-  let rest = n
-  do {
-    text = String.fromCharCode(97 + (rest % 26)) + text
-    rest = Math.floor(rest / 26)
-  } while (rest > 0)
-  return `u${text}`
 }
 
 /** A small deterministic generator, so that two runs offer the same visitors. */
@@ -322,7 +311,16 @@ export class VisitorPool {
     let status = 0
     let detail = ''
     try {
-      const answer = await post(this.options.agent, this.options.baseUrl, visitor, body)
+      const answer = await send(this.options.agent, this.options.baseUrl, {
+        method: 'POST',
+        path: '/api/sdk/replay',
+        headers: {
+          'content-type': 'application/json',
+          'x-service-api-key': visitor.key,
+          'x-forwarded-for': visitor.address,
+        },
+        body,
+      })
       status = answer.status
       detail = answer.body.slice(0, 200)
     } catch (error) {
@@ -347,41 +345,4 @@ export class VisitorPool {
       this.options.onEnded(visitor, organization)
     }
   }
-}
-
-function post(
-  agent: Agent,
-  baseUrl: string,
-  visitor: Visitor,
-  body: string,
-): Promise<{ status: number; body: string }> {
-  const target = new URL('/api/sdk/replay', baseUrl)
-  const bytes = Buffer.from(body)
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname,
-        method: 'POST',
-        agent,
-        timeout: 30_000,
-        headers: {
-          'content-type': 'application/json',
-          'x-service-api-key': visitor.key,
-          'x-forwarded-for': visitor.address,
-          'content-length': bytes.byteLength,
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = []
-        res.on('data', (chunk: Buffer) => chunks.push(chunk))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }))
-        res.on('error', reject)
-      },
-    )
-    req.on('timeout', () => req.destroy(new Error('request timed out after 30 s')))
-    req.on('error', reject)
-    req.end(bytes)
-  })
 }

@@ -122,7 +122,7 @@ export const keepAliveRaces = { resent: 0 }
  * that a reset of a reused connection before any answer is resent once (Node's documented
  * `request.reusedSocket` pattern).
  */
-async function send(
+export async function send(
   agent: Agent,
   baseUrl: string,
   options: { method: string; path: string; headers?: Record<string, string>; body?: string },
@@ -247,7 +247,7 @@ export function loadRecordings(
 }
 
 /** n as lower-case letters (the analyser's normalisation replaces digits, not letters). */
-function word(n: number): string {
+export function word(n: number): string {
   let text = ''
   let rest = n
   do {
